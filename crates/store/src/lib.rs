@@ -1,0 +1,22 @@
+//! fsview's session store: what an agent has seen of each file, whether it
+//! is still what is on disk, and whether the agent may now change it.
+//!
+//! The pieces, each in its own module: where the session file lives
+//! ([`location`]), the SQLite file itself ([`store`]), a file's fingerprint
+//! and freshness ([`fingerprint`]), reading a file as an agent's Read tool
+//! shows it ([`show`]), the edit gate ([`gate`]) and the report of files that
+//! changed since they were seen ([`changes`]).
+
+pub mod changes;
+pub mod error;
+pub mod fingerprint;
+pub mod gate;
+pub mod location;
+pub mod paths;
+pub mod show;
+pub mod store;
+pub mod view;
+
+pub use error::{Error, Result};
+pub use store::Store;
+pub use view::{Kind, Source};

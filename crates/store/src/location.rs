@@ -1,0 +1,114 @@
+//! Where the session file lives when nobody says.
+//!
+//! In order: `--session FILE`, `$FSVIEW_SESSION` (both handed in by the
+//! caller), `fsview/session.db` inside the git directory of the current work
+//! tree (the common git directory for a linked worktree, so every worktree of
+//! a repository shares one file), else `$XDG_STATE_HOME/fsview/session.db`
+//! (`~/.local/state/fsview/session.db`). The git directory is found by
+//! walking up from the working directory, as git does, without running git:
+//! this sits on every call's start-up path.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// The session file for `explicit` (from `--session` or `$FSVIEW_SESSION`),
+/// else the default for `cwd`.
+pub fn session_path(explicit: Option<&Path>, cwd: &Path) -> Result<PathBuf> {
+    if let Some(p) = explicit {
+        if p.as_os_str().is_empty() {
+            return Err(Error::new(
+                "the session path is empty; pass --session FILE or unset FSVIEW_SESSION",
+            ));
+        }
+        return Ok(cwd.join(p));
+    }
+    if let Some(git) = common_git_dir(cwd) {
+        return Ok(git.join("fsview").join("session.db"));
+    }
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| home().map(|h| h.join(".local").join("state")));
+    match state {
+        Some(dir) => Ok(dir.join("fsview").join("session.db")),
+        None => Err(Error::new(
+            "cannot choose a session file: not in a git work tree and neither XDG_STATE_HOME nor HOME is set; pass --session FILE",
+        )),
+    }
+}
+
+fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+}
+
+/// The common git directory for `cwd`: `$GIT_COMMON_DIR` or `$GIT_DIR` when
+/// set (as inside a git hook), else the `.git` found walking up.
+pub fn common_git_dir(cwd: &Path) -> Option<PathBuf> {
+    if let Some(common) = env_path("GIT_COMMON_DIR") {
+        return Some(cwd.join(common));
+    }
+    let git_dir = match env_path("GIT_DIR") {
+        Some(d) => cwd.join(d),
+        None => find_git_dir(cwd)?,
+    };
+    Some(match std::fs::read_to_string(git_dir.join("commondir")) {
+        Ok(s) => git_dir.join(s.trim_end_matches(['\n', '\r'])),
+        Err(_) => git_dir,
+    })
+}
+
+fn env_path(name: &str) -> Option<OsString> {
+    std::env::var_os(name).filter(|v| !v.is_empty())
+}
+
+/// The git directory of the work tree holding `cwd`, found as git finds it:
+/// a `.git` directory, or a `.git` file saying `gitdir: PATH`.
+fn find_git_dir(cwd: &Path) -> Option<PathBuf> {
+    let mut dir = Some(cwd);
+    while let Some(d) = dir {
+        let dot_git = d.join(".git");
+        if let Ok(meta) = std::fs::metadata(&dot_git) {
+            if meta.is_dir() {
+                return Some(dot_git);
+            }
+            if let Ok(s) = std::fs::read_to_string(&dot_git) {
+                if let Some(rest) = s.strip_prefix("gitdir:") {
+                    return Some(d.join(rest.trim()));
+                }
+            }
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_worktree_common_dir() {
+        let t = tempfile::tempdir().unwrap();
+        let main = t.path().join("repo/.git");
+        std::fs::create_dir_all(main.join("worktrees/wt")).unwrap();
+        std::fs::write(main.join("worktrees/wt/commondir"), "../..\n").unwrap();
+        let wt = t.path().join("wt");
+        std::fs::create_dir_all(wt.join("sub")).unwrap();
+        std::fs::write(
+            wt.join(".git"),
+            format!("gitdir: {}\n", main.join("worktrees/wt").display()),
+        )
+        .unwrap();
+        let got = find_git_dir(&wt.join("sub")).unwrap();
+        assert_eq!(got, main.join("worktrees/wt"));
+        let common = std::fs::read_to_string(got.join("commondir")).unwrap();
+        assert_eq!(
+            std::fs::canonicalize(got.join(common.trim())).unwrap(),
+            std::fs::canonicalize(&main).unwrap()
+        );
+    }
+}

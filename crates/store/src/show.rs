@@ -1,0 +1,526 @@
+//! Reading a file the way an agent's Read tool shows it.
+//!
+//! A read opens the file once, never blocks (FIFOs and devices are refused by
+//! type, before a byte is read), streams it in fixed-size chunks so a range
+//! deep inside a huge file costs constant memory, and numbers the lines it
+//! shows as `N<TAB>line`. The same pass yields the fingerprint of the file:
+//! the stat of the open file taken before the first byte, and the SHA-256 of
+//! every byte when the whole file was read (always for files up to
+//! [`HASH_LIMIT`], which are read to the end even for a range).
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+
+use crate::fingerprint::{self, FileType, Fingerprint, Stat, HASH_LIMIT};
+use crate::view::Kind;
+
+/// The default cap on what a whole-file read shows: 256 KiB.
+pub const DEFAULT_CAP: u64 = 256 * 1024;
+
+/// How many leading bytes decide that a file is binary (a NUL among them).
+const SNIFF_LEN: usize = 8 * 1024;
+
+const CHUNK: usize = 256 * 1024;
+
+/// What to show of a file.
+#[derive(Clone, Copy, Debug)]
+pub struct Request {
+    /// First line, 1-based; `None` for the start.
+    pub offset: Option<u64>,
+    /// How many lines; `None` for all (up to the cap).
+    pub limit: Option<u64>,
+    /// Most bytes of file text to show.
+    pub cap: u64,
+}
+
+impl Request {
+    pub fn whole(cap: u64) -> Request {
+        Request {
+            offset: None,
+            limit: None,
+            cap,
+        }
+    }
+
+    pub fn is_range(&self) -> bool {
+        self.offset.is_some() || self.limit.is_some()
+    }
+}
+
+/// Why a file cannot be shown.
+#[derive(Debug)]
+pub enum ReadError {
+    /// Not a regular file (a directory, FIFO, device, socket).
+    NotAFile(FileType),
+    /// A NUL byte in its first 8 KiB.
+    Binary,
+    Io(io::Error),
+}
+
+impl From<io::Error> for ReadError {
+    fn from(e: io::Error) -> Self {
+        ReadError::Io(e)
+    }
+}
+
+/// What a read showed, and what the file was.
+#[derive(Clone, Debug)]
+pub struct Shown {
+    pub kind: Kind,
+    /// First line shown, 1-based.
+    pub offset: u64,
+    /// Lines shown.
+    pub lines: u64,
+    /// Lines in the file, when the whole file was read.
+    pub total_lines: Option<u64>,
+    /// The exact file bytes shown (whole lines, unless `cut_line`).
+    pub bytes: Vec<u8>,
+    /// The file's fingerprint at the moment of reading.
+    pub fingerprint: Fingerprint,
+    /// The cap cut the output short of what was asked.
+    pub capped: bool,
+    /// A single line longer than the cap was cut inside the line.
+    pub cut_line: bool,
+}
+
+impl Shown {
+    /// The numbered text, `N<TAB>line` per line, as the agent sees it. Bytes
+    /// that are not UTF-8 are shown as U+FFFD; a `\r` before `\n` is dropped.
+    pub fn numbered(&self) -> String {
+        number_lines(&self.bytes, self.offset)
+    }
+
+    pub fn is_utf8(&self) -> bool {
+        std::str::from_utf8(&self.bytes).is_ok()
+    }
+
+    /// The last line shown, or `offset - 1` when none was.
+    pub fn last_line(&self) -> u64 {
+        self.offset + self.lines - 1
+    }
+}
+
+/// Number `bytes` as lines starting at `first`.
+pub fn number_lines(bytes: &[u8], first: u64) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = String::with_capacity(text.len() + text.len() / 8 + 16);
+    let mut n = first;
+    let mut rest: &str = &text;
+    while !rest.is_empty() {
+        let (line, next) = match rest.find('\n') {
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => (rest, ""),
+        };
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        out.push_str(itoa(n).as_str());
+        out.push('\t');
+        out.push_str(line);
+        out.push('\n');
+        n += 1;
+        rest = next;
+    }
+    out
+}
+
+fn itoa(n: u64) -> String {
+    n.to_string()
+}
+
+/// Count lines the way they are numbered: a last line without `\n` counts.
+pub fn count_lines(bytes: &[u8]) -> u64 {
+    let nl = memchr::memchr_iter(b'\n', bytes).count() as u64;
+    if bytes.last().is_some_and(|&b| b != b'\n') {
+        nl + 1
+    } else {
+        nl
+    }
+}
+
+/// Read `path` as `req` asks.
+pub fn read(path: &Path, req: &Request) -> Result<Shown, ReadError> {
+    let taken_ns = fingerprint::now_ns();
+    let file = fingerprint::open_nonblocking(path).map_err(|e| {
+        // A socket cannot be opened at all; say what it is instead.
+        if e.raw_os_error() == Some(libc::ENXIO) {
+            if let Ok(m) = std::fs::metadata(path) {
+                return ReadError::NotAFile(FileType::of(&m));
+            }
+        }
+        ReadError::Io(e)
+    })?;
+    let meta = file.metadata()?;
+    let stat = Stat::of(&meta);
+    if stat.ftype != FileType::File {
+        return Err(ReadError::NotAFile(stat.ftype));
+    }
+    let mut reader = Reader::new(file);
+    let shown = if req.is_range() {
+        read_range(&mut reader, req, &stat, taken_ns)?
+    } else {
+        read_whole(&mut reader, req, &stat, taken_ns)?
+    };
+    Ok(shown)
+}
+
+/// A chunked reader that hashes what passes through it and counts lines.
+struct Reader {
+    file: File,
+    buf: Vec<u8>,
+    hasher: Sha256,
+    /// Bytes read so far.
+    pos: u64,
+    sniffed: bool,
+}
+
+impl Reader {
+    fn new(file: File) -> Reader {
+        Reader {
+            file,
+            buf: vec![0u8; CHUNK],
+            hasher: Sha256::new(),
+            pos: 0,
+            sniffed: false,
+        }
+    }
+
+    /// The next chunk, or an empty slice at the end of the file.
+    fn next(&mut self) -> Result<&[u8], ReadError> {
+        let n = loop {
+            match self.file.read(&mut self.buf) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(ReadError::Io(e)),
+            }
+        };
+        let chunk = &self.buf[..n];
+        if !self.sniffed && n > 0 {
+            // Decide on the first 8 KiB; a short first read is rare for a
+            // regular file and only makes the sniff smaller.
+            self.sniffed = true;
+            if memchr::memchr(0, &chunk[..n.min(SNIFF_LEN)]).is_some() {
+                return Err(ReadError::Binary);
+            }
+        }
+        self.hasher.update(chunk);
+        self.pos += n as u64;
+        Ok(chunk)
+    }
+}
+
+/// Lines counted by newlines plus a last unterminated line.
+fn total_from(newlines: u64, last: Option<u8>) -> u64 {
+    match last {
+        Some(b) if b != b'\n' => newlines + 1,
+        _ => newlines,
+    }
+}
+
+fn read_whole(
+    reader: &mut Reader,
+    req: &Request,
+    stat: &Stat,
+    taken_ns: i64,
+) -> Result<Shown, ReadError> {
+    let cap = req.cap.max(1);
+    let mut kept: Vec<u8> = Vec::new();
+    let mut newlines = 0u64;
+    let mut last = None;
+    let mut over = false;
+    loop {
+        let chunk = reader.next()?;
+        if chunk.is_empty() {
+            break;
+        }
+        newlines += memchr::memchr_iter(b'\n', chunk).count() as u64;
+        last = chunk.last().copied();
+        if !over {
+            let room = (cap as usize + 1).saturating_sub(kept.len());
+            kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            if kept.len() as u64 > cap {
+                over = true;
+            }
+        }
+        // Beyond the hash limit, a start view of a file whose stat can be
+        // trusted is fingerprinted by that stat; stop reading.
+        if over && stat.size > HASH_LIMIT && !fingerprint::is_racy(stat, taken_ns) {
+            return Ok(start_view(kept, cap, None, stat, taken_ns, None));
+        }
+    }
+    let total = total_from(newlines, last);
+    let hash = std::mem::replace(&mut reader.hasher, Sha256::new()).finalize().into();
+    if !over {
+        let lines = count_lines(&kept);
+        return Ok(Shown {
+            kind: Kind::Full,
+            offset: 1,
+            lines,
+            total_lines: Some(total),
+            bytes: kept,
+            fingerprint: Fingerprint {
+                stat: *stat,
+                taken_ns,
+                hash: Some(hash),
+            },
+            capped: false,
+            cut_line: false,
+        });
+    }
+    Ok(start_view(kept, cap, Some(total), stat, taken_ns, Some(hash)))
+}
+
+/// The start of a file over the cap: whole lines within `cap` bytes, or the
+/// first line cut at the cap when even it is longer.
+fn start_view(
+    mut kept: Vec<u8>,
+    cap: u64,
+    total: Option<u64>,
+    stat: &Stat,
+    taken_ns: i64,
+    hash: Option<fingerprint::Hash>,
+) -> Shown {
+    kept.truncate(cap as usize);
+    let cut_line = cut_to_lines(&mut kept);
+    Shown {
+        kind: Kind::Start,
+        offset: 1,
+        lines: count_lines(&kept),
+        total_lines: total,
+        bytes: kept,
+        fingerprint: Fingerprint {
+            stat: *stat,
+            taken_ns,
+            hash,
+        },
+        capped: true,
+        cut_line,
+    }
+}
+
+/// Trim `bytes` (already at most the cap) back to its last whole line; if
+/// there is none, keep the cut line, ending on a UTF-8 boundary. Returns
+/// whether a line was cut.
+fn cut_to_lines(bytes: &mut Vec<u8>) -> bool {
+    match memchr::memrchr(b'\n', bytes) {
+        Some(i) => {
+            bytes.truncate(i + 1);
+            false
+        }
+        None => {
+            let valid = match std::str::from_utf8(bytes) {
+                Ok(_) => bytes.len(),
+                Err(e) if e.error_len().is_none() => e.valid_up_to(),
+                Err(_) => bytes.len(),
+            };
+            bytes.truncate(valid);
+            true
+        }
+    }
+}
+
+fn read_range(
+    reader: &mut Reader,
+    req: &Request,
+    stat: &Stat,
+    taken_ns: i64,
+) -> Result<Shown, ReadError> {
+    let offset = req.offset.unwrap_or(1).max(1);
+    let limit = req.limit.unwrap_or(u64::MAX);
+    let cap = req.cap.max(1);
+    let end_line = offset.saturating_add(limit); // first line not shown
+    let mut line = 1u64; // line number at the reader's position
+    let mut kept: Vec<u8> = Vec::new();
+    let mut newlines = 0u64;
+    let mut last = None;
+    let mut done = limit == 0; // the range is complete
+    let mut capped = false;
+    loop {
+        let chunk = reader.next()?;
+        if chunk.is_empty() {
+            break;
+        }
+        last = chunk.last().copied();
+        newlines += memchr::memchr_iter(b'\n', chunk).count() as u64;
+        if !done {
+            let mut at = 0usize;
+            // Skip to the offset.
+            while line < offset {
+                match memchr::memchr(b'\n', &chunk[at..]) {
+                    Some(i) => {
+                        at += i + 1;
+                        line += 1;
+                    }
+                    None => {
+                        at = chunk.len();
+                        break;
+                    }
+                }
+            }
+            if line >= offset {
+                // Keep whole lines until the limit.
+                let mut take_to = at;
+                let mut reached = false;
+                for i in memchr::memchr_iter(b'\n', &chunk[at..]) {
+                    take_to = at + i + 1;
+                    line += 1;
+                    if line >= end_line {
+                        reached = true;
+                        break;
+                    }
+                }
+                if !reached {
+                    take_to = chunk.len();
+                }
+                kept.extend_from_slice(&chunk[at..take_to]);
+                if kept.len() as u64 > cap {
+                    kept.truncate(cap as usize + 1);
+                    capped = true;
+                    done = true;
+                } else if reached {
+                    done = true;
+                }
+            }
+        }
+        if done && (reader.pos > HASH_LIMIT || stat.size > HASH_LIMIT) && !fingerprint::is_racy(stat, taken_ns) {
+            // A range of a huge file: do not pay for hashing the rest.
+            return Ok(range_view(kept, offset, cap, capped, None, stat, taken_ns, None, req));
+        }
+    }
+    let total = total_from(newlines, last);
+    let hash = std::mem::replace(&mut reader.hasher, Sha256::new()).finalize().into();
+    Ok(range_view(kept, offset, cap, capped, Some(total), stat, taken_ns, Some(hash), req))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn range_view(
+    mut kept: Vec<u8>,
+    offset: u64,
+    cap: u64,
+    capped: bool,
+    total: Option<u64>,
+    stat: &Stat,
+    taken_ns: i64,
+    hash: Option<fingerprint::Hash>,
+    req: &Request,
+) -> Shown {
+    let mut cut_line = false;
+    if capped {
+        kept.truncate(cap as usize);
+        cut_line = cut_to_lines(&mut kept);
+    }
+    let lines = count_lines(&kept);
+    // A "range" that began at line 1 and showed every byte saw the whole
+    // file, unprocessed: that is a full view, whatever was asked.
+    let whole = offset == 1
+        && !capped
+        && hash.is_some()
+        && total == Some(lines)
+        && kept.len() as u64 == stat.size;
+    let kind = if whole { Kind::Full } else { Kind::Range };
+    let _ = req;
+    Shown {
+        kind,
+        offset,
+        lines,
+        total_lines: total,
+        bytes: kept,
+        fingerprint: Fingerprint {
+            stat: *stat,
+            taken_ns,
+            hash,
+        },
+        capped,
+        cut_line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, body: &[u8]) -> std::path::PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, body).unwrap();
+        p
+    }
+
+    #[test]
+    fn numbers_lines_from_offset() {
+        assert_eq!(number_lines(b"a\nb\r\nc", 7), "7\ta\n8\tb\n9\tc\n");
+        assert_eq!(number_lines(b"", 1), "");
+    }
+
+    #[test]
+    fn whole_file_is_full() {
+        let d = tempfile::tempdir().unwrap();
+        let p = write(d.path(), "a", b"x\ny\n");
+        let s = read(&p, &Request::whole(DEFAULT_CAP)).unwrap();
+        assert_eq!(s.kind, Kind::Full);
+        assert_eq!((s.offset, s.lines, s.total_lines), (1, 2, Some(2)));
+        assert_eq!(s.numbered(), "1\tx\n2\ty\n");
+        assert_eq!(s.fingerprint.hash, Some(fingerprint::hash_bytes(b"x\ny\n")));
+    }
+
+    #[test]
+    fn over_the_cap_is_start() {
+        let d = tempfile::tempdir().unwrap();
+        let p = write(d.path(), "a", b"aaaa\nbbbb\ncccc\n");
+        let s = read(&p, &Request::whole(12)).unwrap();
+        assert_eq!(s.kind, Kind::Start);
+        assert_eq!((s.lines, s.total_lines), (2, Some(3)));
+        assert_eq!(s.bytes, b"aaaa\nbbbb\n");
+        let s = read(&p, &Request::whole(3)).unwrap();
+        assert!(s.cut_line);
+        assert_eq!(s.bytes, b"aaa");
+    }
+
+    #[test]
+    fn range_in_the_middle() {
+        let d = tempfile::tempdir().unwrap();
+        let body: String = (1..=100).map(|i| format!("line {i}\n")).collect();
+        let p = write(d.path(), "a", body.as_bytes());
+        let req = Request {
+            offset: Some(50),
+            limit: Some(3),
+            cap: DEFAULT_CAP,
+        };
+        let s = read(&p, &req).unwrap();
+        assert_eq!(s.kind, Kind::Range);
+        assert_eq!(s.numbered(), "50\tline 50\n51\tline 51\n52\tline 52\n");
+        assert_eq!(s.total_lines, Some(100));
+        let past = Request {
+            offset: Some(500),
+            limit: None,
+            cap: DEFAULT_CAP,
+        };
+        let s = read(&p, &past).unwrap();
+        assert_eq!((s.lines, s.total_lines), (0, Some(100)));
+    }
+
+    #[test]
+    fn range_over_whole_file_is_full() {
+        let d = tempfile::tempdir().unwrap();
+        let p = write(d.path(), "a", b"x\ny");
+        let req = Request {
+            offset: Some(1),
+            limit: Some(10),
+            cap: DEFAULT_CAP,
+        };
+        let s = read(&p, &req).unwrap();
+        assert_eq!(s.kind, Kind::Full);
+        assert_eq!(s.numbered(), "1\tx\n2\ty\n");
+    }
+
+    #[test]
+    fn refuses_binary_and_directories() {
+        let d = tempfile::tempdir().unwrap();
+        let p = write(d.path(), "a", b"ab\0cd");
+        assert!(matches!(read(&p, &Request::whole(DEFAULT_CAP)), Err(ReadError::Binary)));
+        assert!(matches!(
+            read(d.path(), &Request::whole(DEFAULT_CAP)),
+            Err(ReadError::NotAFile(FileType::Dir))
+        ));
+    }
+}

@@ -1,0 +1,847 @@
+//! The session file: one SQLite database shared by every fsview process.
+//!
+//! Opening is careful about whose file it is. A missing or zero-length file
+//! (as `mktemp` makes) becomes a new session file; anything else must carry
+//! SQLite's magic, fsview's `application_id` and a `user_version` this build
+//! knows, or it is refused before SQLite writes a byte to it. A file from a
+//! newer fsview is refused, not migrated down.
+//!
+//! Writes are short `BEGIN IMMEDIATE` transactions in WAL mode, so readers
+//! never wait and writers queue on SQLite's lock with a busy timeout; a
+//! transaction that still finds the file busy is retried with backoff for up
+//! to a minute. A process killed mid-write leaves the last committed state:
+//! that is what SQLite's journal is for.
+//!
+//! Viewed text is stored once per content (keyed by its SHA-256) within a
+//! size budget; past it the least recently used texts are dropped, while the
+//! fingerprints that decide freshness stay.
+
+use std::fs::{self, OpenOptions};
+use std::io::Read;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension};
+
+use crate::error::{quote, Error, Result};
+use crate::fingerprint::{self, FileType, Fingerprint, Hash, Stat};
+use crate::view::{Kind, Source};
+
+/// 'FSVW': marks a SQLite file as an fsview session file.
+pub const APPLICATION_ID: i32 = 0x4653_5657;
+/// The schema this build writes. Bump it with a new entry in [`MIGRATIONS`].
+pub const SCHEMA_VERSION: i32 = 1;
+/// Default budget for kept texts.
+pub const DEFAULT_TEXT_BUDGET: i64 = 64 * 1024 * 1024;
+
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+const WRITE_DEADLINE: Duration = Duration::from_secs(60);
+
+/// Schema migrations, in order: entry `i` takes `user_version` `i` to `i + 1`.
+const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE meta(
+    key   TEXT PRIMARY KEY,
+    value INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE sessions(
+    sid        TEXT PRIMARY KEY,
+    created_ns INTEGER NOT NULL,
+    parent     TEXT
+) WITHOUT ROWID;
+-- One row per file a session has seen: its path and its fingerprint when
+-- last viewed. Every view of the row saw that same content.
+CREATE TABLE files(
+    id        INTEGER PRIMARY KEY,
+    sid       TEXT NOT NULL,
+    path      BLOB NOT NULL,
+    dev       INTEGER NOT NULL,
+    ino       INTEGER NOT NULL,
+    btime_ns  INTEGER,
+    ftype     INTEGER NOT NULL,
+    size      INTEGER NOT NULL,
+    mtime_ns  INTEGER NOT NULL,
+    ctime_ns  INTEGER NOT NULL,
+    taken_ns  INTEGER NOT NULL,
+    hash      BLOB,
+    viewed_ns INTEGER NOT NULL,
+    UNIQUE(sid, path)
+);
+CREATE INDEX files_inode ON files(sid, dev, ino);
+CREATE TABLE views(
+    file_id     INTEGER NOT NULL,
+    kind        TEXT NOT NULL,
+    line_offset INTEGER NOT NULL,
+    line_count  INTEGER NOT NULL,
+    source      TEXT NOT NULL,
+    total_lines INTEGER,
+    shown_hash  BLOB NOT NULL,
+    text_hash   BLOB,
+    viewed_ns   INTEGER NOT NULL,
+    PRIMARY KEY(file_id, kind, line_offset, line_count)
+) WITHOUT ROWID;
+CREATE TABLE texts(
+    hash    BLOB PRIMARY KEY,
+    body    BLOB NOT NULL,
+    used_ns INTEGER NOT NULL
+);
+CREATE INDEX texts_used ON texts(used_ns);
+-- Memoized context parts (system, user) and the pending injection.
+CREATE TABLE context(
+    sid      TEXT NOT NULL,
+    part     TEXT NOT NULL,
+    body     BLOB NOT NULL,
+    built_ns INTEGER NOT NULL,
+    PRIMARY KEY(sid, part)
+) WITHOUT ROWID;
+CREATE TABLE nested(
+    sid  TEXT NOT NULL,
+    path BLOB NOT NULL,
+    PRIMARY KEY(sid, path)
+) WITHOUT ROWID;
+CREATE TABLE events(
+    id      INTEGER PRIMARY KEY,
+    sid     TEXT NOT NULL,
+    at_ns   INTEGER NOT NULL,
+    tool    TEXT NOT NULL,
+    action  TEXT NOT NULL,
+    path    BLOB,
+    verdict TEXT,
+    detail  TEXT
+);
+CREATE INDEX events_sid ON events(sid, id);
+"#];
+
+/// An open session file.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+/// A file a session has seen, with its fingerprint at the last view.
+#[derive(Clone, Debug)]
+pub struct FileRecord {
+    pub id: i64,
+    pub path: PathBuf,
+    pub fingerprint: Fingerprint,
+    pub viewed_ns: i64,
+}
+
+/// One view of a file.
+#[derive(Clone, Debug)]
+pub struct ViewRecord {
+    pub kind: Kind,
+    pub source: Source,
+    pub offset: u64,
+    pub lines: u64,
+    pub total_lines: Option<u64>,
+    pub shown_hash: Hash,
+    pub text_hash: Option<Hash>,
+    pub viewed_ns: i64,
+}
+
+/// A view to record.
+pub struct NewView<'a> {
+    /// Canonical path.
+    pub path: &'a Path,
+    pub fingerprint: &'a Fingerprint,
+    pub kind: Kind,
+    pub source: Source,
+    pub offset: u64,
+    pub lines: u64,
+    pub total_lines: Option<u64>,
+    /// The exact text shown (file bytes, or the processed text).
+    pub shown: &'a [u8],
+    /// Keep `shown` for later diffs.
+    pub keep_text: bool,
+}
+
+/// What recording found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    /// The same view of the same content was recorded before.
+    pub unchanged: bool,
+}
+
+impl Store {
+    /// Open the session file at `path`, creating it (mode 0600, and its
+    /// directory 0700) when it does not exist.
+    pub fn open(path: &Path) -> Result<Store> {
+        match Store::open_inner(path, true)? {
+            Some(s) => Ok(s),
+            None => unreachable!("open with create returns a store"),
+        }
+    }
+
+    /// Open the session file at `path` if it exists; `None` if it does not.
+    pub fn open_existing(path: &Path) -> Result<Option<Store>> {
+        Store::open_inner(path, false)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn open_inner(path: &Path, create: bool) -> Result<Option<Store>> {
+        let fresh = match inspect(path)? {
+            Some(len) => len == 0,
+            None if !create => return Ok(None),
+            None => {
+                create_file(path)?;
+                true
+            }
+        };
+        if !fresh {
+            sniff_header(path)?;
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| db_error(path, e))?;
+        let store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
+        store
+            .conn
+            .busy_timeout(BUSY_TIMEOUT)
+            .map_err(|e| db_error(path, e))?;
+        store.check_schema()?;
+        store
+            .conn
+            .execute_batch("PRAGMA synchronous=NORMAL;")
+            .map_err(|e| db_error(path, e))?;
+        Ok(Some(store))
+    }
+
+    /// Refuse a foreign or newer file; initialize or migrate ours.
+    fn check_schema(&self) -> Result<()> {
+        let (app, version) = self.header().map_err(|e| db_error(&self.path, e))?;
+        if app == APPLICATION_ID && version == SCHEMA_VERSION {
+            return Ok(());
+        }
+        if app != 0 && app != APPLICATION_ID {
+            return Err(self.foreign());
+        }
+        if app == 0 {
+            // A new file, or one another fsview process is initializing
+            // right now; any table at all means somebody else's database.
+            let tables: i64 = self
+                .conn
+                .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+                .map_err(|e| db_error(&self.path, e))?;
+            if tables > 0 {
+                return Err(self.foreign());
+            }
+            self.conn
+                .query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))
+                .map_err(|e| db_error(&self.path, e))?;
+        }
+        if version > SCHEMA_VERSION {
+            return Err(self.newer(version));
+        }
+        self.migrate()
+    }
+
+    fn header(&self) -> rusqlite::Result<(i32, i32)> {
+        let app = self.conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+        let version = self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        Ok((app, version))
+    }
+
+    fn migrate(&self) -> Result<()> {
+        let path = self.path.clone();
+        self.write(|conn| {
+            // Re-read inside the lock: another process may have done it.
+            let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+            let mut version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+            if app != 0 && app != APPLICATION_ID {
+                return Ok(Err(foreign_error(&path)));
+            }
+            if version > SCHEMA_VERSION {
+                return Ok(Err(newer_error(&path, version)));
+            }
+            if app == 0 {
+                let tables: i64 =
+                    conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+                if tables > 0 {
+                    return Ok(Err(foreign_error(&path)));
+                }
+                conn.execute_batch(&format!("PRAGMA application_id = {APPLICATION_ID};"))?;
+            }
+            while version < SCHEMA_VERSION {
+                conn.execute_batch(MIGRATIONS[version as usize])?;
+                version += 1;
+            }
+            conn.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION};"))?;
+            Ok(Ok(()))
+        })?
+    }
+
+    fn foreign(&self) -> Error {
+        foreign_error(&self.path)
+    }
+
+    fn newer(&self, version: i32) -> Error {
+        newer_error(&self.path, version)
+    }
+
+    /// Run `f` in a `BEGIN IMMEDIATE` transaction, retrying while the file
+    /// is busy. `f` must be safe to run again.
+    pub fn write<T>(&self, mut f: impl FnMut(&Connection) -> rusqlite::Result<T>) -> Result<T> {
+        let start = Instant::now();
+        let mut delay = Duration::from_millis(1);
+        loop {
+            match self.try_write(&mut f) {
+                Ok(v) => return Ok(v),
+                Err(e) if is_busy(&e) && start.elapsed() < WRITE_DEADLINE => {
+                    std::thread::sleep(delay + jitter(delay));
+                    delay = (delay * 2).min(Duration::from_millis(50));
+                }
+                Err(e) => return Err(db_error(&self.path, e)),
+            }
+        }
+    }
+
+    fn try_write<T>(
+        &self,
+        f: &mut impl FnMut(&Connection) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T> {
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        let result = f(&self.conn).and_then(|v| self.conn.execute_batch("COMMIT").map(|_| v));
+        if result.is_err() && !self.conn.is_autocommit() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+        result
+    }
+
+    /// Run a read-only query, mapping errors to messages.
+    pub fn read<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T> {
+        f(&self.conn).map_err(|e| db_error(&self.path, e))
+    }
+
+    /// Record a view, replacing the file's earlier views when its content
+    /// changed since them.
+    pub fn record(&self, sid: &str, v: &NewView<'_>) -> Result<Recorded> {
+        let now = fingerprint::now_ns();
+        let path = path_bytes(v.path);
+        let shown_hash = fingerprint::hash_bytes(v.shown);
+        let budget = self.text_budget()?;
+        let keep = v.keep_text && (v.shown.len() as i64) <= budget;
+        self.write(|conn| {
+            ensure_session(conn, sid, now)?;
+            let old = file_by_path(conn, sid, &path)?;
+            let mut unchanged = false;
+            let file_id = match old {
+                Some(old) if old.fingerprint.same_content(v.fingerprint) => {
+                    unchanged = conn
+                        .query_row(
+                            "SELECT 1 FROM views WHERE file_id=?1 AND kind=?2 AND line_offset=?3 AND shown_hash=?4",
+                            params![old.id, v.kind.as_str(), v.offset as i64, &shown_hash[..]],
+                            |_| Ok(()),
+                        )
+                        .optional()?
+                        .is_some();
+                    // Keep a hash the stat-only fingerprint lacks.
+                    let mut fp = v.fingerprint.clone();
+                    if fp.hash.is_none() {
+                        fp.hash = old.fingerprint.hash;
+                    }
+                    update_file(conn, old.id, &fp, now)?;
+                    old.id
+                }
+                Some(old) => {
+                    conn.execute("DELETE FROM views WHERE file_id=?1", [old.id])?;
+                    update_file(conn, old.id, v.fingerprint, now)?;
+                    old.id
+                }
+                None => insert_file(conn, sid, &path, v.fingerprint, now)?,
+            };
+            let text_hash = if keep {
+                keep_text(conn, &shown_hash, v.shown, now, budget)?;
+                Some(shown_hash)
+            } else {
+                None
+            };
+            conn.execute(
+                "INSERT INTO views(file_id, kind, line_offset, line_count, source, total_lines, shown_hash, text_hash, viewed_ns)
+                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                 ON CONFLICT(file_id, kind, line_offset, line_count) DO UPDATE SET
+                   source=excluded.source, total_lines=excluded.total_lines,
+                   shown_hash=excluded.shown_hash, text_hash=excluded.text_hash,
+                   viewed_ns=excluded.viewed_ns",
+                params![
+                    file_id,
+                    v.kind.as_str(),
+                    v.offset as i64,
+                    v.lines as i64,
+                    v.source.as_str(),
+                    v.total_lines.map(|n| n as i64),
+                    &shown_hash[..],
+                    text_hash.as_ref().map(|h| &h[..]),
+                    now
+                ],
+            )?;
+            Ok(Recorded { unchanged })
+        })
+    }
+
+    /// Store a better fingerprint for the same content (after a touch, or
+    /// once a racy stat has aged).
+    pub fn refresh(&self, file_id: i64, fp: &Fingerprint) -> Result<()> {
+        self.write(|conn| {
+            conn.execute(
+                "UPDATE files SET dev=?2, ino=?3, btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, hash=COALESCE(?10, hash) WHERE id=?1",
+                fingerprint_params(file_id, fp),
+            )?;
+            Ok(())
+        })
+    }
+
+    pub fn file_by_path(&self, sid: &str, path: &Path) -> Result<Option<FileRecord>> {
+        self.read(|conn| file_by_path(conn, sid, &path_bytes(path)))
+    }
+
+    /// The most recently viewed file of the session with this inode (a hard
+    /// link to it, or the same file under a name no longer canonical).
+    pub fn file_by_inode(&self, sid: &str, stat: &Stat) -> Result<Option<FileRecord>> {
+        self.read(|conn| {
+            conn.query_row(
+                &format!("SELECT {FILE_COLUMNS} FROM files WHERE sid=?1 AND dev=?2 AND ino=?3 ORDER BY viewed_ns DESC LIMIT 1"),
+                params![sid, stat.dev as i64, stat.ino as i64],
+                file_row,
+            )
+            .optional()
+        })
+    }
+
+    /// Every file the session has seen, oldest view first.
+    pub fn files(&self, sid: &str) -> Result<Vec<FileRecord>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare(&format!(
+                "SELECT {FILE_COLUMNS} FROM files WHERE sid=?1 ORDER BY viewed_ns, id"
+            ))?;
+            let rows = stmt.query_map([sid], file_row)?;
+            rows.collect()
+        })
+    }
+
+    pub fn views(&self, file_id: i64) -> Result<Vec<ViewRecord>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT kind, source, line_offset, line_count, total_lines, shown_hash, text_hash, viewed_ns
+                 FROM views WHERE file_id=?1 ORDER BY viewed_ns",
+            )?;
+            let rows = stmt.query_map([file_id], |r| {
+                Ok(ViewRecord {
+                    kind: Kind::parse(&r.get::<_, String>(0)?).unwrap_or(Kind::Processed),
+                    source: Source::parse(&r.get::<_, String>(1)?).unwrap_or(Source::Read),
+                    offset: r.get::<_, i64>(2)? as u64,
+                    lines: r.get::<_, i64>(3)? as u64,
+                    total_lines: r.get::<_, Option<i64>>(4)?.map(|n| n as u64),
+                    shown_hash: blob_hash(r.get(5)?),
+                    text_hash: r.get::<_, Option<Vec<u8>>>(6)?.map(blob_hash),
+                    viewed_ns: r.get(7)?,
+                })
+            })?;
+            rows.collect()
+        })
+    }
+
+    /// A kept text, if it is still kept.
+    pub fn text(&self, hash: &Hash) -> Result<Option<Vec<u8>>> {
+        self.read(|conn| {
+            conn.query_row("SELECT body FROM texts WHERE hash=?1", [&hash[..]], |r| {
+                r.get(0)
+            })
+            .optional()
+        })
+    }
+
+    fn text_budget(&self) -> Result<i64> {
+        self.read(|conn| {
+            Ok(conn
+                .query_row(
+                    "SELECT value FROM meta WHERE key='text_budget'",
+                    [],
+                    |r| r.get(0),
+                )
+                .optional()?
+                .unwrap_or(DEFAULT_TEXT_BUDGET))
+        })
+    }
+
+    /// Set the budget for kept texts, in bytes.
+    pub fn set_text_budget(&self, bytes: i64) -> Result<()> {
+        self.write(|conn| {
+            conn.execute(
+                "INSERT INTO meta(key, value) VALUES('text_budget', ?1) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                [bytes],
+            )?;
+            evict(conn, bytes)?;
+            Ok(())
+        })
+    }
+}
+
+const FILE_COLUMNS: &str =
+    "id, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns";
+
+fn file_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRecord> {
+    Ok(FileRecord {
+        id: r.get(0)?,
+        path: PathBuf::from(std::ffi::OsString::from_vec(r.get(1)?)),
+        fingerprint: Fingerprint {
+            stat: Stat {
+                dev: r.get::<_, i64>(2)? as u64,
+                ino: r.get::<_, i64>(3)? as u64,
+                btime_ns: r.get(4)?,
+                ftype: FileType::from_code(r.get(5)?),
+                size: r.get::<_, i64>(6)? as u64,
+                mtime_ns: r.get(7)?,
+                ctime_ns: r.get(8)?,
+            },
+            taken_ns: r.get(9)?,
+            hash: r.get::<_, Option<Vec<u8>>>(10)?.map(blob_hash),
+        },
+        viewed_ns: r.get(11)?,
+    })
+}
+
+fn file_by_path(conn: &Connection, sid: &str, path: &[u8]) -> rusqlite::Result<Option<FileRecord>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {FILE_COLUMNS} FROM files WHERE sid=?1 AND path=?2"
+    ))?;
+    stmt.query_row(params![sid, path], file_row).optional()
+}
+
+fn blob_hash(v: Vec<u8>) -> Hash {
+    let mut h = [0u8; 32];
+    let n = v.len().min(32);
+    h[..n].copy_from_slice(&v[..n]);
+    h
+}
+
+pub fn path_bytes(p: &Path) -> Vec<u8> {
+    p.as_os_str().as_bytes().to_vec()
+}
+
+pub fn ensure_session(conn: &Connection, sid: &str, now: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached("INSERT OR IGNORE INTO sessions(sid, created_ns) VALUES(?1, ?2)")?
+        .execute(params![sid, now])?;
+    Ok(())
+}
+
+fn fingerprint_params(id: i64, fp: &Fingerprint) -> impl rusqlite::Params + '_ {
+    (
+        id,
+        fp.stat.dev as i64,
+        fp.stat.ino as i64,
+        fp.stat.btime_ns,
+        fp.stat.ftype.code(),
+        fp.stat.size as i64,
+        fp.stat.mtime_ns,
+        fp.stat.ctime_ns,
+        fp.taken_ns,
+        fp.hash.as_ref().map(|h| h.to_vec()),
+    )
+}
+
+fn update_file(conn: &Connection, id: i64, fp: &Fingerprint, now: i64) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "UPDATE files SET dev=?2, ino=?3, btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, hash=?10 WHERE id=?1",
+    )?
+    .execute(fingerprint_params(id, fp))?;
+    conn.prepare_cached("UPDATE files SET viewed_ns=?2 WHERE id=?1")?
+        .execute(params![id, now])?;
+    Ok(())
+}
+
+fn insert_file(
+    conn: &Connection,
+    sid: &str,
+    path: &[u8],
+    fp: &Fingerprint,
+    now: i64,
+) -> rusqlite::Result<i64> {
+    conn.prepare_cached(
+        "INSERT INTO files(sid, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns)
+         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+    )?
+    .execute(params![
+        sid,
+        path,
+        fp.stat.dev as i64,
+        fp.stat.ino as i64,
+        fp.stat.btime_ns,
+        fp.stat.ftype.code(),
+        fp.stat.size as i64,
+        fp.stat.mtime_ns,
+        fp.stat.ctime_ns,
+        fp.taken_ns,
+        fp.hash.as_ref().map(|h| &h[..]),
+        now
+    ])?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// Store `body` under `hash` (once), then drop the least recently used
+/// texts while the total is over `budget`.
+fn keep_text(
+    conn: &Connection,
+    hash: &Hash,
+    body: &[u8],
+    now: i64,
+    budget: i64,
+) -> rusqlite::Result<()> {
+    let updated = conn
+        .prepare_cached("UPDATE texts SET used_ns=?2 WHERE hash=?1")?
+        .execute(params![&hash[..], now])?;
+    if updated > 0 {
+        return Ok(());
+    }
+    conn.prepare_cached("INSERT INTO texts(hash, body, used_ns) VALUES(?1, ?2, ?3)")?
+        .execute(params![&hash[..], body, now])?;
+    conn.prepare_cached(
+        "INSERT INTO meta(key, value) VALUES('text_bytes', ?1)
+         ON CONFLICT(key) DO UPDATE SET value = value + excluded.value",
+    )?
+    .execute([body.len() as i64])?;
+    evict(conn, budget)
+}
+
+fn evict(conn: &Connection, budget: i64) -> rusqlite::Result<()> {
+    let mut total: i64 = conn
+        .query_row("SELECT value FROM meta WHERE key='text_bytes'", [], |r| r.get(0))
+        .optional()?
+        .unwrap_or(0);
+    while total > budget {
+        let oldest: Option<(Vec<u8>, i64)> = conn
+            .query_row(
+                "SELECT hash, length(body) FROM texts ORDER BY used_ns LIMIT 1",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let Some((hash, len)) = oldest else {
+            total = 0;
+            break;
+        };
+        conn.execute("DELETE FROM texts WHERE hash=?1", [&hash])?;
+        total -= len;
+    }
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES('text_bytes', ?1) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+        [total.max(0)],
+    )?;
+    Ok(())
+}
+
+fn jitter(d: Duration) -> Duration {
+    // The low bits of the clock are noise enough to spread retries.
+    let n = fingerprint::now_ns() as u64;
+    Duration::from_nanos(n % (d.as_nanos() as u64 + 1))
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked)
+    )
+}
+
+/// What went wrong with the session file, and what to do about it.
+pub fn db_error(path: &Path, e: rusqlite::Error) -> Error {
+    let p = quote(path);
+    let msg = match e.sqlite_error_code() {
+        Some(ErrorCode::DiskFull) => format!(
+            "the disk holding session file {p} is full; nothing was recorded; free some space and retry"
+        ),
+        Some(ErrorCode::ReadOnly) => format!(
+            "session file {p} is read-only; make it (and its directory) writable or pass another --session"
+        ),
+        Some(ErrorCode::CannotOpen) => format!(
+            "cannot open session file {p}; check that its directory exists and is writable, or pass another --session"
+        ),
+        Some(ErrorCode::PermissionDenied) => format!(
+            "permission denied on session file {p}; check its permissions or pass another --session"
+        ),
+        Some(ErrorCode::NotADatabase) => format!(
+            "{p} is not an fsview session file (not an SQLite database); pass another --session"
+        ),
+        Some(ErrorCode::DatabaseCorrupt) => format!(
+            "session file {p} is corrupt; move it aside (fsview will start a new one) or pass another --session"
+        ),
+        Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked) => format!(
+            "session file {p} stayed locked by another process for over a minute; retry"
+        ),
+        Some(ErrorCode::SystemIoFailure) => {
+            let detail = match &e {
+                rusqlite::Error::SqliteFailure(f, _) if f.extended_code == 13 /* SQLITE_FULL */ => "disk full".to_string(),
+                _ => e.to_string(),
+            };
+            format!("I/O error on session file {p} ({detail}); check the disk and retry")
+        }
+        _ => format!("session file {p}: {e}; retry, or pass another --session"),
+    };
+    Error::new(msg)
+}
+
+fn foreign_error(path: &Path) -> Error {
+    Error::new(format!(
+        "{} is an SQLite database but not an fsview session file; pass another --session",
+        quote(path)
+    ))
+}
+
+fn newer_error(path: &Path, version: i32) -> Error {
+    Error::new(format!(
+        "session file {} was written by a newer fsview (schema {version}, this one knows {SCHEMA_VERSION}); upgrade fsview or pass another --session",
+        quote(path)
+    ))
+}
+
+/// What is at the session path: `None` when nothing, else its length.
+/// Anything but a regular file of ours is refused here, before SQLite.
+fn inspect(path: &Path) -> Result<Option<u64>> {
+    let p = quote(path);
+    let lmeta = match fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if fingerprint::is_gone(&e) => return Ok(None),
+        Err(e) => return Err(Error::io("inspect session file", path, &e)),
+    };
+    let meta = if lmeta.file_type().is_symlink() {
+        match fs::metadata(path) {
+            Ok(m) => m,
+            Err(e) if fingerprint::is_gone(&e) => {
+                return Err(Error::new(format!(
+                    "session path {p} is a dangling symbolic link; fix the link or pass another --session"
+                )))
+            }
+            Err(e) => return Err(Error::io("inspect session file", path, &e)),
+        }
+    } else {
+        lmeta
+    };
+    let ft = FileType::of(&meta);
+    if ft != FileType::File {
+        return Err(Error::new(format!(
+            "session path {p} is {}, not a file; pass --session with a file path",
+            ft.describe()
+        )));
+    }
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if meta.uid() != me {
+        return Err(Error::new(format!(
+            "session file {p} belongs to another user (uid {}); fsview only uses its own session files; pass another --session",
+            meta.uid()
+        )));
+    }
+    Ok(Some(meta.len()))
+}
+
+/// Refuse a file that is not SQLite at all before SQLite sees it.
+fn sniff_header(path: &Path) -> Result<()> {
+    let mut head = [0u8; 16];
+    let mut f = fs::File::open(path).map_err(|e| Error::io("open session file", path, &e))?;
+    let mut got = 0;
+    while got < head.len() {
+        match f.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) => return Err(Error::io("read session file", path, &e)),
+        }
+    }
+    if got < head.len() || &head != b"SQLite format 3\0" {
+        return Err(Error::new(format!(
+            "{} is not an fsview session file (not an SQLite database); pass another --session",
+            quote(path)
+        )));
+    }
+    Ok(())
+}
+
+/// Create the session file with mode 0600 (it holds file contents), and any
+/// missing directories above it with mode 0700.
+fn create_file(path: &Path) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if !dir.exists() {
+            use std::os::unix::fs::DirBuilderExt;
+            fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(|e| Error::io("create the session directory", dir, &e))?;
+        }
+    }
+    match OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+    {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(Error::io("create session file", path, &e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn creates_with_mode_0600() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("sub/s.db");
+        let s = Store::open(&p).unwrap();
+        drop(s);
+        let mode = fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        let dmode = fs::metadata(d.path().join("sub")).unwrap().permissions().mode() & 0o777;
+        assert_eq!(dmode, 0o700);
+        // Reopening validates and succeeds.
+        Store::open(&p).unwrap();
+    }
+
+    #[test]
+    fn zero_length_file_is_a_new_session() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("s.db");
+        fs::write(&p, b"").unwrap();
+        Store::open(&p).unwrap();
+        assert!(fs::metadata(&p).unwrap().len() > 0);
+    }
+
+    #[test]
+    fn refuses_text_and_foreign() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("t.db");
+        fs::write(&p, b"hello, I am text\n").unwrap();
+        let e = Store::open(&p).err().unwrap();
+        assert!(e.message().contains("not an SQLite database"), "{e}");
+        let f = d.path().join("f.db");
+        Connection::open(&f)
+            .unwrap()
+            .execute_batch("CREATE TABLE x(a);")
+            .unwrap();
+        let before = fs::read(&f).unwrap();
+        let e = Store::open(&f).err().unwrap();
+        assert!(e.message().contains("not an fsview session file"), "{e}");
+        assert_eq!(fs::read(&f).unwrap(), before);
+    }
+
+    #[test]
+    fn refuses_newer_schema() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("s.db");
+        drop(Store::open(&p).unwrap());
+        Connection::open(&p)
+            .unwrap()
+            .execute_batch("PRAGMA user_version = 99;")
+            .unwrap();
+        let e = Store::open(&p).err().unwrap();
+        assert!(e.message().contains("newer fsview (schema 99"), "{e}");
+    }
+}
