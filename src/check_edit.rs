@@ -1,0 +1,216 @@
+//! fsview-check-edit: may the agent change this file now?
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser};
+use serde::Deserialize;
+use serde_json::Value;
+
+use fsview_store::changes::{self, Limits};
+use fsview_store::gate::{self, Decision};
+use fsview_store::{paths, Error};
+
+use crate::common::{self, Out, Outcome, SessionArgs, Stop};
+use crate::json;
+
+const TOOL: &str = "fsview-check-edit";
+
+const EXAMPLES: &str = "\
+Examples:
+  fsview-check-edit src/main.rs            may the agent edit it? ok (0) or denied (1)
+  fsview-check-edit --write src/main.rs    may it replace the whole file? needs a full view
+  fsview-check-edit --json a.rs b.rs       one JSON object per path, with \"verdict\"
+  git diff --name-only -z | fsview-check-edit -0 -
+                                           paths from stdin, NUL-separated
+  fsview-check-edit --changed              files changed since the agent saw them, with diffs
+  printf '{\"path\":\"a.rs\",\"write\":true}\\n' | fsview-check-edit --requests";
+
+/// Decide, per path, whether the agent may change the file now.
+///
+/// A targeted edit (the default) needs a fresh view that is not processed;
+/// a whole-file write (--write) needs a fresh `full` view. Verdicts: `ok`,
+/// `new_file` (nothing there: creating it needs no read), `not_read`,
+/// `processed_view`, `start_only` (--write after seeing only part) and
+/// `modified` (with what changed: content, replaced, deleted, type). Exit 0
+/// when every path is allowed, 1 when any is denied, 2 on error.
+///
+/// With --changed, list instead every file of the session that is no longer
+/// what the agent saw, with a unified diff where the viewed text was kept;
+/// exit 1 when there is any.
+#[derive(Parser, Debug)]
+#[command(name = TOOL, version, after_help = EXAMPLES)]
+pub struct Args {
+    /// Files to check; `-` reads paths from stdin, one per line
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Ask about replacing the whole file, not a targeted edit
+    #[arg(short, long)]
+    pub write: bool,
+
+    /// Paths on stdin (`-`) are separated by NUL bytes, as from `git diff -z`
+    #[arg(short = '0', long = "null")]
+    pub null: bool,
+
+    /// Read requests as JSON Lines on stdin: {"path": "a.rs", "write": true}
+    /// ("write" optional, default false)
+    #[arg(long, conflicts_with_all = ["paths", "changed"])]
+    pub requests: bool,
+
+    /// List every file of the session whose views are no longer fresh, with
+    /// a unified diff of what changed
+    #[arg(long, conflicts_with_all = ["paths", "write", "null"])]
+    pub changed: bool,
+
+    /// With --changed: most diff lines shown per file
+    #[arg(long, value_name = "N", default_value_t = 200)]
+    pub diff_lines: usize,
+
+    /// With --changed: most diff lines shown in all
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pub total_diff_lines: usize,
+
+    #[command(flatten)]
+    pub common: SessionArgs,
+}
+
+pub fn command() -> clap::Command {
+    Args::command()
+}
+
+pub fn main() -> ExitCode {
+    let args: Args = common::parse(command());
+    common::finish(TOOL, run(&args))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RequestLine {
+    path: PathBuf,
+    #[serde(default)]
+    write: bool,
+}
+
+fn run(args: &Args) -> Result<Outcome, Stop> {
+    let cwd = common::current_dir()?;
+    let mut out = Out::new(TOOL, args.common.quiet);
+    if args.changed {
+        return run_changed(args, &cwd, &mut out);
+    }
+    let mut outcome = Outcome::Ok;
+    let jobs: Vec<(PathBuf, bool)> = if args.requests {
+        let mut input = String::new();
+        std::io::stdin().lock().read_to_string(&mut input).map_err(|e| {
+            Error::new(format!(
+                "cannot read requests from standard input: {}; send JSON Lines as UTF-8",
+                fsview_store::error::plain_io(&e)
+            ))
+        })?;
+        let mut jobs = Vec::new();
+        for (n, line) in input.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<RequestLine>(line) {
+                Ok(r) => jobs.push((r.path, r.write)),
+                Err(e) => {
+                    outcome = Outcome::Error;
+                    let msg = format!(
+                        "stdin line {}: {e}; each line must be an object like {{\"path\":\"a.rs\",\"write\":false}}",
+                        n + 1
+                    );
+                    if args.common.json {
+                        out.json(&json::error(None, &msg))?;
+                    }
+                    out.error(&msg);
+                }
+            }
+        }
+        jobs
+    } else {
+        if args.paths.is_empty() {
+            return Err(Error::new("no file given; name one or more PATHs, or `-` to read them from stdin (see --help)").into());
+        }
+        common::paths_from(&args.paths, args.null)?
+            .into_iter()
+            .map(|p| (p, args.write))
+            .collect()
+    };
+    let store = args.common.open_existing(&cwd)?;
+    for (path, write) in &jobs {
+        match gate::decide(store.as_ref(), &args.common.sid, &cwd, path, *write) {
+            Ok(d) => {
+                if !d.verdict.allowed() {
+                    outcome = outcome.worst(Outcome::Negative);
+                }
+                print_decision(args, &mut out, path, *write, &d)?;
+            }
+            Err(e) => {
+                outcome = Outcome::Error;
+                if args.common.json {
+                    out.json(&json::error(Some(path), e.message()))?;
+                }
+                out.error(e.message());
+            }
+        }
+    }
+    out.flush()?;
+    Ok(outcome)
+}
+
+fn print_decision(args: &Args, out: &mut Out, path: &Path, write: bool, d: &Decision) -> Result<(), Stop> {
+    if args.common.json {
+        let mut m = json::object("check");
+        json::put_path(&mut m, "path", path);
+        json::put_path(&mut m, "canonical", &d.canonical);
+        m.insert("verdict".into(), d.verdict.as_str().into());
+        m.insert("change".into(), d.verdict.change().map(|c| c.as_str()).into());
+        m.insert("allowed".into(), d.verdict.allowed().into());
+        m.insert("write".into(), write.into());
+        m.insert("message".into(), d.message.clone().into());
+        m.insert("view".into(), d.view.as_ref().map(|v| v.kind.as_str()).into());
+        return out.json(&Value::Object(m));
+    }
+    let p = common::shown(path);
+    let line = match (d.verdict.allowed(), d.verdict.change()) {
+        (true, _) => format!("{p}: {}\n", d.verdict.as_str()),
+        (false, Some(c)) => format!("{p}: modified ({}): {}\n", c.as_str(), d.message),
+        (false, None) => format!("{p}: {}: {}\n", d.verdict.as_str(), d.message),
+    };
+    out.write(&line)
+}
+
+fn run_changed(args: &Args, cwd: &Path, out: &mut Out) -> Result<Outcome, Stop> {
+    let Some(store) = args.common.open_existing(cwd)? else {
+        return Ok(Outcome::Ok);
+    };
+    let limits = Limits {
+        per_file: args.diff_lines,
+        total: args.total_diff_lines,
+    };
+    let found = changes::changed(&store, &args.common.sid, cwd, limits)?;
+    for c in &found {
+        let shown = paths::display(cwd, &c.record.path);
+        if args.common.json {
+            let mut m = json::object("changed");
+            json::put_path(&mut m, "path", &shown);
+            json::put_path(&mut m, "canonical", &c.record.path);
+            m.insert("verdict".into(), "modified".into());
+            m.insert("change".into(), c.change.as_str().into());
+            m.insert("diff".into(), c.diff.clone().into());
+            m.insert("truncated".into(), c.truncated.into());
+            m.insert("note".into(), c.note.clone().into());
+            out.json(&Value::Object(m))?;
+        } else {
+            let note = c.note.as_deref().map(|n| format!(": {n}")).unwrap_or_default();
+            out.write(&format!("{}: modified ({}){note}\n", common::shown(&shown), c.change.as_str()))?;
+            if let Some(d) = &c.diff {
+                out.write(d)?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(if found.is_empty() { Outcome::Ok } else { Outcome::Negative })
+}

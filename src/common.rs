@@ -1,0 +1,263 @@
+//! What every fsview tool shares: the session options, the output stream,
+//! and the one choke point where an outcome becomes an exit code.
+//!
+//! Exit codes: 0 ok, 1 a negative verdict (an edit denied, a change found),
+//! 2 an error. A closed stdout (`fsview-read big | head`) ends the run
+//! quietly with 0, as ripgrep does.
+
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use fsview_store::error::escape_bytes;
+use fsview_store::{location, Error, Store};
+
+/// Options every tool takes.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SessionArgs {
+    /// The session file [default: fsview/session.db in the git directory, else
+    /// $XDG_STATE_HOME/fsview/session.db]
+    #[arg(long, env = "FSVIEW_SESSION", value_name = "FILE", global = true)]
+    pub session: Option<PathBuf>,
+
+    /// The session (conversation) within the file
+    #[arg(long, env = "FSVIEW_SID", value_name = "ID", default_value = "default", global = true)]
+    pub sid: String,
+
+    /// Write JSON Lines to stdout, one object per input (see fsview-json(7))
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// Print no notices on stderr (errors are still printed)
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+}
+
+impl SessionArgs {
+    /// The session file's path, as flags, environment and cwd decide.
+    pub fn session_path(&self, cwd: &Path) -> Result<PathBuf, Error> {
+        location::session_path(self.session.as_deref(), cwd)
+    }
+
+    /// Open (creating if needed) the session file.
+    pub fn open(&self, cwd: &Path) -> Result<Store, Error> {
+        self.check_sid()?;
+        Store::open(&self.session_path(cwd)?)
+    }
+
+    /// Open the session file if it exists.
+    pub fn open_existing(&self, cwd: &Path) -> Result<Option<Store>, Error> {
+        self.check_sid()?;
+        Store::open_existing(&self.session_path(cwd)?)
+    }
+
+    fn check_sid(&self) -> Result<(), Error> {
+        let sid = &self.sid;
+        if sid.is_empty() || sid.len() > 200 || sid.chars().any(char::is_control) {
+            return Err(Error::new(format!(
+                "invalid session id {:?}: use 1 to 200 printable characters (--sid or FSVIEW_SID)",
+                sid
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Outcome {
+    Ok = 0,
+    Negative = 1,
+    Error = 2,
+}
+
+impl Outcome {
+    pub fn worst(self, other: Outcome) -> Outcome {
+        self.max(other)
+    }
+}
+
+/// Why a run stopped early.
+#[derive(Debug)]
+pub enum Stop {
+    /// An error for the whole run (not one path).
+    Error(Error),
+    /// Nobody reads our stdout any more.
+    BrokenPipe,
+}
+
+impl From<Error> for Stop {
+    fn from(e: Error) -> Self {
+        Stop::Error(e)
+    }
+}
+
+impl From<io::Error> for Stop {
+    fn from(e: io::Error) -> Self {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            Stop::BrokenPipe
+        } else {
+            Stop::Error(Error::new(format!(
+                "cannot write to standard output: {}",
+                fsview_store::error::plain_io(&e)
+            )))
+        }
+    }
+}
+
+/// Run a tool and turn its outcome into the exit code: the only place that
+/// does.
+pub fn finish(tool: &str, result: Result<Outcome, Stop>) -> ExitCode {
+    match result {
+        Ok(o) => ExitCode::from(o as u8),
+        Err(Stop::BrokenPipe) => ExitCode::SUCCESS,
+        Err(Stop::Error(e)) => {
+            eprintln!("{tool}: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Parse arguments, turning clap's own errors into exit 2 (clap's default)
+/// and `--help`/`--version` into 0, before anything opens the session file.
+pub fn parse<T: clap::FromArgMatches>(cmd: clap::Command) -> T {
+    let matches = cmd.get_matches();
+    match T::from_arg_matches(&matches) {
+        Ok(t) => t,
+        Err(e) => e.exit(),
+    }
+}
+
+/// Stdout, buffered, with diagnostics to stderr under the tool's name.
+pub struct Out {
+    pub tool: &'static str,
+    pub quiet: bool,
+    w: BufWriter<io::Stdout>,
+}
+
+impl Out {
+    pub fn new(tool: &'static str, quiet: bool) -> Out {
+        Out {
+            tool,
+            quiet,
+            w: BufWriter::with_capacity(64 * 1024, io::stdout()),
+        }
+    }
+
+    pub fn write(&mut self, s: &str) -> Result<(), Stop> {
+        self.w.write_all(s.as_bytes())?;
+        Ok(())
+    }
+
+    pub fn json(&mut self, v: &serde_json::Value) -> Result<(), Stop> {
+        serde_json::to_writer(&mut self.w, v).map_err(io::Error::from)?;
+        self.w.write_all(b"\n")?;
+        Ok(())
+    }
+
+    pub fn flush(&mut self) -> Result<(), Stop> {
+        self.w.flush()?;
+        Ok(())
+    }
+
+    /// A notice on stderr, unless `--quiet`.
+    pub fn notice(&mut self, msg: &str) {
+        if !self.quiet {
+            let _ = self.w.flush();
+            eprintln!("{}: {msg}", self.tool);
+        }
+    }
+
+    /// An error about one input on stderr; the run goes on.
+    pub fn error(&mut self, msg: &str) {
+        let _ = self.w.flush();
+        eprintln!("{}: {msg}", self.tool);
+    }
+}
+
+/// A path as text output shows it: escaped so it stays on one line.
+pub fn shown(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    escape_bytes(path.as_os_str().as_bytes())
+}
+
+pub fn current_dir() -> Result<PathBuf, Error> {
+    std::env::current_dir().map_err(|e| {
+        Error::new(format!(
+            "cannot read the current directory: {}; cd to an existing directory",
+            fsview_store::error::plain_io(&e)
+        ))
+    })
+}
+
+/// Where paths to work on come from: arguments, `-` for stdin (one per line,
+/// or NUL-separated with `-0`).
+pub fn paths_from(args: &[PathBuf], nul: bool) -> Result<Vec<PathBuf>, Error> {
+    use std::os::unix::ffi::OsStringExt;
+    let mut out = Vec::new();
+    let mut stdin_used = false;
+    for a in args {
+        if a.as_os_str() == "-" {
+            if stdin_used {
+                continue;
+            }
+            stdin_used = true;
+            let mut buf = Vec::new();
+            io::Read::read_to_end(&mut io::stdin().lock(), &mut buf).map_err(|e| {
+                Error::new(format!(
+                    "cannot read paths from standard input: {}",
+                    fsview_store::error::plain_io(&e)
+                ))
+            })?;
+            let sep = if nul { b'\0' } else { b'\n' };
+            for part in buf.split(|&b| b == sep) {
+                let part = if nul {
+                    part
+                } else {
+                    part.strip_suffix(b"\r").unwrap_or(part)
+                };
+                if !part.is_empty() {
+                    out.push(PathBuf::from(std::ffi::OsString::from_vec(part.to_vec())));
+                }
+            }
+        } else {
+            out.push(a.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// Parse a size such as `262144`, `256K`, `256KiB`, `1M`.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits);
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a size; use bytes or a suffix: 256K, 1M"))?;
+    let mult = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1024,
+        "m" | "mb" | "mib" => 1024 * 1024,
+        "g" | "gb" | "gib" => 1024 * 1024 * 1024,
+        _ => return Err(format!("{s:?} has an unknown unit; use K, M or G")),
+    };
+    match n.checked_mul(mult) {
+        Some(0) | None => Err(format!("{s:?} is not a usable size; give at least 1 byte")),
+        Some(v) => Ok(v),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("256K"), Ok(262144));
+        assert_eq!(parse_size("1MiB"), Ok(1 << 20));
+        assert_eq!(parse_size("10"), Ok(10));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("12Q").is_err());
+    }
+}

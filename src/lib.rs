@@ -1,0 +1,17 @@
+//! The fsview command-line tools.
+//!
+//! Each tool is a module with a `command()` (its clap definition, used for
+//! `--help`, man pages and completions) and a `main()` the thin binary
+//! calls. What every tool shares (the session options, the JSON envelope,
+//! the one place an outcome becomes an exit code) lives in [`common`] and
+//! [`json`].
+
+pub mod check_edit;
+pub mod common;
+pub mod json;
+pub mod read;
+
+/// Every tool's clap command, for man pages and completions.
+pub fn commands() -> Vec<clap::Command> {
+    vec![read::command(), check_edit::command()]
+}

@@ -1,0 +1,426 @@
+//! fsview-read: show a file numbered as an agent's Read tool does, and
+//! record what was shown as a view in the session.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser};
+use serde::Deserialize;
+use serde_json::Value;
+
+use fsview_store::error::quote;
+use fsview_store::fingerprint::{self, Fingerprint};
+use fsview_store::paths::{self, Resolved};
+use fsview_store::show::{self, ReadError, Request, Shown};
+use fsview_store::store::NewView;
+use fsview_store::{Error, Kind, Source, Store};
+
+use crate::common::{self, Out, Outcome, SessionArgs, Stop};
+use crate::json;
+
+const TOOL: &str = "fsview-read";
+
+/// What an unchanged re-read prints with --stub.
+pub const UNCHANGED_STUB: &str = "File unchanged since last read. The content from the earlier read in this conversation is still current; refer to that instead of re-reading.";
+
+/// Texts up to this size are kept with a --written view, for later diffs.
+const WRITTEN_KEEP: u64 = 8 * 1024 * 1024;
+
+const EXAMPLES: &str = "\
+Examples:
+  fsview-read src/main.rs                       show a file, record a full view
+  fsview-read --offset 100 --limit 50 app.log   lines 100-149, a range view
+  fsview-read --stub src/main.rs                a short stub if unchanged since the last read
+  fsview-read --json a.rs b.rs | jq .kind       JSON Lines, one object per file
+  fsview-read --written src/main.rs             after the agent wrote it: a full view, source write
+  strip-comments CLAUDE.md | fsview-read --processed CLAUDE.md
+                                                record what a pipeline injected
+  printf '{\"path\":\"a.rs\",\"offset\":10,\"limit\":5}\\n' | fsview-read --requests";
+
+/// Show files numbered as an agent's Read tool does, and record the views.
+///
+/// Prints each line as `N<TAB>line`, numbered from 1 (or from --offset), and
+/// records in the session what was shown: a `full` view of the whole file, a
+/// `range` view of an --offset/--limit slice, or a `start` view when the
+/// whole file was asked for but the cap cut it. Directories, FIFOs, devices,
+/// sockets and binary files are refused, never waited on. Notices (capped
+/// output, an empty file, an offset past the end, text that is not UTF-8) go
+/// to stderr, and into `notices` with --json.
+#[derive(Parser, Debug)]
+#[command(name = TOOL, version, after_help = EXAMPLES)]
+pub struct Args {
+    /// Files to show (with --requests, none: requests come on stdin)
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// First line to show, 1-based
+    #[arg(short = 'o', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub offset: Option<u64>,
+
+    /// Number of lines to show
+    #[arg(short = 'n', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: Option<u64>,
+
+    /// Most bytes of a file to show (suffixes K, M, G); a whole-file read
+    /// over it shows the start and records a `start` view
+    #[arg(long, value_name = "SIZE", default_value = "256K", env = "FSVIEW_READ_CAP", value_parser = common::parse_size)]
+    pub cap: u64,
+
+    /// When the same view of the same content was recorded before, print a
+    /// short stub instead of the content
+    #[arg(long)]
+    pub stub: bool,
+
+    /// Record the agent's own write of each PATH as a `full` view (source
+    /// `write`), printing nothing, so its next edit needs no re-read
+    #[arg(long, conflicts_with_all = ["offset", "limit", "stub", "processed", "requests"])]
+    pub written: bool,
+
+    /// Record the text on stdin as a `processed` view of PATH (what a
+    /// pipeline injected instead of the disk text), printing nothing
+    #[arg(long, conflicts_with_all = ["offset", "limit", "stub", "requests"])]
+    pub processed: bool,
+
+    /// Read requests as JSON Lines on stdin:
+    /// {"path": "a.rs", "offset": 10, "limit": 5} (offset and limit optional)
+    #[arg(long)]
+    pub requests: bool,
+
+    #[command(flatten)]
+    pub common: SessionArgs,
+}
+
+pub fn command() -> clap::Command {
+    Args::command()
+}
+
+pub fn main() -> ExitCode {
+    let args: Args = common::parse(command());
+    common::finish(TOOL, run(&args))
+}
+
+/// One thing to show.
+struct Job {
+    path: PathBuf,
+    req: Request,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RequestLine {
+    path: PathBuf,
+    offset: Option<u64>,
+    limit: Option<u64>,
+}
+
+fn run(args: &Args) -> Result<Outcome, Stop> {
+    let cwd = common::current_dir()?;
+    let mut out = Out::new(TOOL, args.common.quiet);
+    if args.processed {
+        return run_processed(args, &cwd, &mut out);
+    }
+    let mut outcome = Outcome::Ok;
+    let jobs = if args.requests {
+        if !args.paths.is_empty() {
+            return Err(Error::new("--requests reads paths from stdin; give no PATH arguments").into());
+        }
+        let (jobs, bad) = read_requests(args, &mut out)?;
+        outcome = outcome.worst(bad);
+        jobs
+    } else {
+        if args.paths.is_empty() {
+            return Err(Error::new("no file given; name one or more PATHs (see --help)").into());
+        }
+        let req = Request {
+            offset: args.offset,
+            limit: args.limit,
+            cap: args.cap,
+        };
+        args.paths
+            .iter()
+            .map(|p| Job {
+                path: p.clone(),
+                req,
+            })
+            .collect()
+    };
+    let store = args.common.open(&cwd)?;
+    let many = jobs.len() > 1;
+    for (i, job) in jobs.iter().enumerate() {
+        let result = if args.written {
+            written(args, &store, &cwd, &job.path, &mut out)
+        } else {
+            show_one(args, &store, &cwd, job, many && i > 0, many, &mut out)
+        };
+        match result {
+            Ok(()) => {}
+            Err(Stop::Error(e)) => {
+                outcome = Outcome::Error;
+                if args.common.json {
+                    out.json(&json::error(Some(&job.path), e.message()))?;
+                }
+                out.error(e.message());
+            }
+            Err(stop) => return Err(stop),
+        }
+    }
+    out.flush()?;
+    Ok(outcome)
+}
+
+fn read_requests(args: &Args, out: &mut Out) -> Result<(Vec<Job>, Outcome), Stop> {
+    let mut input = String::new();
+    std::io::stdin().lock().read_to_string(&mut input).map_err(|e| {
+        Error::new(format!(
+            "cannot read requests from standard input: {}; send JSON Lines as UTF-8",
+            fsview_store::error::plain_io(&e)
+        ))
+    })?;
+    let mut jobs = Vec::new();
+    let mut outcome = Outcome::Ok;
+    for (n, line) in input.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<RequestLine>(line) {
+            Ok(r) if r.offset == Some(0) || r.limit == Some(0) => {
+                outcome = Outcome::Error;
+                let msg = format!("stdin line {}: offset and limit start at 1", n + 1);
+                if args.common.json {
+                    out.json(&json::error(Some(&r.path), &msg))?;
+                }
+                out.error(&msg);
+            }
+            Ok(r) => jobs.push(Job {
+                path: r.path,
+                req: Request {
+                    offset: r.offset,
+                    limit: r.limit,
+                    cap: args.cap,
+                },
+            }),
+            Err(e) => {
+                outcome = Outcome::Error;
+                let msg = format!(
+                    "stdin line {}: {e}; each line must be an object like {{\"path\":\"a.rs\",\"offset\":1,\"limit\":50}}",
+                    n + 1
+                );
+                if args.common.json {
+                    out.json(&json::error(None, &msg))?;
+                }
+                out.error(&msg);
+            }
+        }
+    }
+    Ok((jobs, outcome))
+}
+
+/// Resolve `path` to an existing regular file.
+fn existing(cwd: &Path, path: &Path) -> Result<PathBuf, Error> {
+    match paths::resolve(cwd, path)? {
+        Resolved::Existing { canonical, .. } => Ok(canonical),
+        Resolved::Missing { .. } => Err(Error::new(format!(
+            "{}: no such file; check the path",
+            quote(path)
+        ))),
+    }
+}
+
+fn read_error(path: &Path, e: ReadError) -> Error {
+    let p = quote(path);
+    match e {
+        ReadError::NotAFile(ft) => Error::new(format!(
+            "{p} is {}; fsview-read shows regular files only",
+            ft.describe()
+        )),
+        ReadError::Binary => Error::new(format!(
+            "{p} looks binary (a NUL byte in its first 8 KiB); fsview-read shows text files only"
+        )),
+        ReadError::Io(e) => Error::io("read", path, &e),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn show_one(
+    args: &Args,
+    store: &Store,
+    cwd: &Path,
+    job: &Job,
+    gap: bool,
+    header: bool,
+    out: &mut Out,
+) -> Result<(), Stop> {
+    let canonical = existing(cwd, &job.path)?;
+    let shown = show::read(&canonical, &job.req).map_err(|e| read_error(&job.path, e))?;
+    let recorded = store.record(
+        &args.common.sid,
+        &NewView {
+            path: &canonical,
+            fingerprint: &shown.fingerprint,
+            kind: shown.kind,
+            source: Source::Read,
+            offset: shown.offset,
+            lines: shown.lines,
+            total_lines: shown.total_lines,
+            shown: &shown.bytes,
+            keep_text: true,
+        },
+    )?;
+    let notices = notices(&shown, &job.req, args.cap);
+    let content = if args.stub && recorded.unchanged {
+        format!("{UNCHANGED_STUB}\n")
+    } else {
+        shown.numbered()
+    };
+    if args.common.json {
+        let mut m = json::object("read");
+        json::put_path(&mut m, "path", &job.path);
+        json::put_path(&mut m, "canonical", &canonical);
+        m.insert("kind".into(), shown.kind.as_str().into());
+        m.insert("source".into(), Source::Read.as_str().into());
+        m.insert("offset".into(), shown.offset.into());
+        m.insert("lines".into(), shown.lines.into());
+        m.insert("total_lines".into(), shown.total_lines.into());
+        m.insert("unchanged".into(), recorded.unchanged.into());
+        m.insert("sha256".into(), shown.fingerprint.hash.as_ref().map(fingerprint::hex).into());
+        m.insert("content".into(), content.into());
+        m.insert("notices".into(), notices.clone().into());
+        out.json(&Value::Object(m))?;
+    } else {
+        if gap {
+            out.write("\n")?;
+        }
+        if header {
+            out.write(&format!("==> {} <==\n", common::shown(&job.path)))?;
+        }
+        out.write(&content)?;
+    }
+    for n in notices {
+        out.notice(&format!("{}: {n}", common::shown(&job.path)));
+    }
+    Ok(())
+}
+
+/// The notices a read deserves, in the words the agent will see.
+fn notices(s: &Shown, req: &Request, cap: u64) -> Vec<String> {
+    let mut v = Vec::new();
+    let total = s
+        .total_lines
+        .map(|t| format!(" of {t}"))
+        .unwrap_or_default();
+    if s.fingerprint.stat.size == 0 {
+        v.push("the file exists but is empty".to_string());
+    } else if s.lines == 0 && !s.cut_line {
+        let offset = req.offset.unwrap_or(1);
+        match s.total_lines {
+            Some(t) => v.push(format!(
+                "the file exists but is shorter than the provided offset ({offset}); the file has {t} lines"
+            )),
+            None => v.push(format!("the file exists but has fewer than {offset} lines")),
+        }
+    }
+    if s.cut_line {
+        v.push(format!(
+            "line {} is longer than the cap of {cap} bytes and was cut; raise --cap to see all of it",
+            s.offset
+        ));
+    } else if s.capped {
+        let next = s.last_line() + 1;
+        let what = if req.is_range() { "the range" } else { "the file" };
+        v.push(format!(
+            "showing lines {}-{}{total}: {what} is over the cap of {cap} bytes; read on with --offset {next} (or raise --cap)",
+            s.offset,
+            s.last_line(),
+        ));
+    }
+    if !s.is_utf8() {
+        v.push("not valid UTF-8: invalid bytes are shown as U+FFFD".to_string());
+    }
+    v
+}
+
+/// Record the agent's own write: a full view of what is on disk now.
+fn written(args: &Args, store: &Store, cwd: &Path, path: &Path, out: &mut Out) -> Result<(), Stop> {
+    let canonical = existing(cwd, path)?;
+    let shown = show::read(&canonical, &Request::whole(WRITTEN_KEEP)).map_err(|e| read_error(path, e))?;
+    let (fp, keep, lines) = if shown.kind == Kind::Full {
+        (shown.fingerprint.clone(), true, shown.lines)
+    } else {
+        // Too big to keep the text: still fingerprint the whole file.
+        let taken_ns = fingerprint::now_ns();
+        let (hash, stat) = fingerprint::hash_path(&canonical).map_err(|e| Error::io("read", path, &e))?;
+        let fp = Fingerprint { stat, taken_ns, hash: Some(hash) };
+        (fp, false, shown.total_lines.unwrap_or(0))
+    };
+    store.record(
+        &args.common.sid,
+        &NewView {
+            path: &canonical,
+            fingerprint: &fp,
+            kind: Kind::Full,
+            source: Source::Write,
+            offset: 1,
+            lines,
+            total_lines: Some(lines),
+            shown: if keep { &shown.bytes } else { &[] },
+            keep_text: keep,
+        },
+    )?;
+    if args.common.json {
+        let mut m = json::object("record");
+        json::put_path(&mut m, "path", path);
+        json::put_path(&mut m, "canonical", &canonical);
+        m.insert("kind".into(), Kind::Full.as_str().into());
+        m.insert("source".into(), Source::Write.as_str().into());
+        m.insert("lines".into(), lines.into());
+        m.insert("sha256".into(), fp.hash.as_ref().map(fingerprint::hex).into());
+        out.json(&Value::Object(m))?;
+    }
+    Ok(())
+}
+
+/// Record stdin as a processed view of the one PATH.
+fn run_processed(args: &Args, cwd: &Path, out: &mut Out) -> Result<Outcome, Stop> {
+    let [path] = args.paths.as_slice() else {
+        return Err(Error::new("--processed records one file: give exactly one PATH and its injected text on stdin").into());
+    };
+    let canonical = existing(cwd, path)?;
+    let mut text = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut text)
+        .map_err(|e| Error::new(format!("cannot read the processed text from standard input: {}", fsview_store::error::plain_io(&e))))?;
+    let taken_ns = fingerprint::now_ns();
+    let (hash, stat) = fingerprint::hash_path(&canonical).map_err(|e| Error::io("read", path, &e))?;
+    let fp = Fingerprint { stat, taken_ns, hash: Some(hash) };
+    // Text identical to the disk is no processing at all.
+    let kind = if fingerprint::hash_bytes(&text) == hash { Kind::Full } else { Kind::Processed };
+    let lines = show::count_lines(&text);
+    let store = args.common.open(cwd)?;
+    store.record(
+        &args.common.sid,
+        &NewView {
+            path: &canonical,
+            fingerprint: &fp,
+            kind,
+            source: Source::Inject,
+            offset: 1,
+            lines,
+            total_lines: None,
+            shown: &text,
+            keep_text: true,
+        },
+    )?;
+    if args.common.json {
+        let mut m = json::object("record");
+        json::put_path(&mut m, "path", path);
+        json::put_path(&mut m, "canonical", &canonical);
+        m.insert("kind".into(), kind.as_str().into());
+        m.insert("source".into(), Source::Inject.as_str().into());
+        m.insert("lines".into(), lines.into());
+        out.json(&Value::Object(m))?;
+        out.flush()?;
+    }
+    Ok(Outcome::Ok)
+}
