@@ -102,12 +102,15 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
     let mut outcome = Outcome::Ok;
     let jobs: Vec<(PathBuf, bool)> = if args.requests {
         let mut input = String::new();
-        std::io::stdin().lock().read_to_string(&mut input).map_err(|e| {
-            Error::new(format!(
-                "cannot read requests from standard input: {}; send JSON Lines as UTF-8",
-                fsview_store::error::plain_io(&e)
-            ))
-        })?;
+        std::io::stdin()
+            .lock()
+            .read_to_string(&mut input)
+            .map_err(|e| {
+                Error::new(format!(
+                    "cannot read requests from standard input: {}; send JSON Lines as UTF-8",
+                    fsview_store::error::plain_io(&e)
+                ))
+            })?;
         let mut jobs = Vec::new();
         for (n, line) in input.lines().enumerate() {
             if line.trim().is_empty() {
@@ -160,17 +163,29 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
     Ok(outcome)
 }
 
-fn print_decision(args: &Args, out: &mut Out, path: &Path, write: bool, d: &Decision) -> Result<(), Stop> {
+fn print_decision(
+    args: &Args,
+    out: &mut Out,
+    path: &Path,
+    write: bool,
+    d: &Decision,
+) -> Result<(), Stop> {
     if args.common.json {
         let mut m = json::object("check");
         json::put_path(&mut m, "path", path);
         json::put_path(&mut m, "canonical", &d.canonical);
         m.insert("verdict".into(), d.verdict.as_str().into());
-        m.insert("change".into(), d.verdict.change().map(|c| c.as_str()).into());
+        m.insert(
+            "change".into(),
+            d.verdict.change().map(|c| c.as_str()).into(),
+        );
         m.insert("allowed".into(), d.verdict.allowed().into());
         m.insert("write".into(), write.into());
         m.insert("message".into(), d.message.clone().into());
-        m.insert("view".into(), d.view.as_ref().map(|v| v.kind.as_str()).into());
+        m.insert(
+            "view".into(),
+            d.view.as_ref().map(|v| v.kind.as_str()).into(),
+        );
         return out.json(&Value::Object(m));
     }
     let p = common::shown(path);
@@ -204,13 +219,25 @@ fn run_changed(args: &Args, cwd: &Path, out: &mut Out) -> Result<Outcome, Stop> 
             m.insert("note".into(), c.note.clone().into());
             out.json(&Value::Object(m))?;
         } else {
-            let note = c.note.as_deref().map(|n| format!(": {n}")).unwrap_or_default();
-            out.write(&format!("{}: modified ({}){note}\n", common::shown(&shown), c.change.as_str()))?;
+            let note = c
+                .note
+                .as_deref()
+                .map(|n| format!(": {n}"))
+                .unwrap_or_default();
+            out.write(&format!(
+                "{}: modified ({}){note}\n",
+                common::shown(&shown),
+                c.change.as_str()
+            ))?;
             if let Some(d) = &c.diff {
                 out.write(d)?;
             }
         }
     }
     out.flush()?;
-    Ok(if found.is_empty() { Outcome::Ok } else { Outcome::Negative })
+    Ok(if found.is_empty() {
+        Outcome::Ok
+    } else {
+        Outcome::Negative
+    })
 }

@@ -21,7 +21,13 @@ pub struct SessionArgs {
     pub session: Option<PathBuf>,
 
     /// The session (conversation) within the file
-    #[arg(long, env = "FSVIEW_SID", value_name = "ID", default_value = "default", global = true)]
+    #[arg(
+        long,
+        env = "FSVIEW_SID",
+        value_name = "ID",
+        default_value = "default",
+        global = true
+    )]
     pub sid: String,
 
     /// Write JSON Lines to stdout, one object per input (see fsview-json(7))

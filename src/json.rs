@@ -30,10 +30,15 @@ pub fn put_path(m: &mut Map<String, Value>, key: &str, path: &Path) {
             m.insert(key.into(), s.into());
         }
         Err(_) => {
-            m.insert(key.into(), String::from_utf8_lossy(bytes).into_owned().into());
+            m.insert(
+                key.into(),
+                String::from_utf8_lossy(bytes).into_owned().into(),
+            );
             m.insert(
                 format!("{key}_bytes"),
-                base64::engine::general_purpose::STANDARD.encode(bytes).into(),
+                base64::engine::general_purpose::STANDARD
+                    .encode(bytes)
+                    .into(),
             );
         }
     }

@@ -123,7 +123,9 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
     let mut outcome = Outcome::Ok;
     let jobs = if args.requests {
         if !args.paths.is_empty() {
-            return Err(Error::new("--requests reads paths from stdin; give no PATH arguments").into());
+            return Err(
+                Error::new("--requests reads paths from stdin; give no PATH arguments").into(),
+            );
         }
         let (jobs, bad) = read_requests(args, &mut out)?;
         outcome = outcome.worst(bad);
@@ -171,12 +173,15 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
 
 fn read_requests(args: &Args, out: &mut Out) -> Result<(Vec<Job>, Outcome), Stop> {
     let mut input = String::new();
-    std::io::stdin().lock().read_to_string(&mut input).map_err(|e| {
-        Error::new(format!(
-            "cannot read requests from standard input: {}; send JSON Lines as UTF-8",
-            fsview_store::error::plain_io(&e)
-        ))
-    })?;
+    std::io::stdin()
+        .lock()
+        .read_to_string(&mut input)
+        .map_err(|e| {
+            Error::new(format!(
+                "cannot read requests from standard input: {}; send JSON Lines as UTF-8",
+                fsview_store::error::plain_io(&e)
+            ))
+        })?;
     let mut jobs = Vec::new();
     let mut outcome = Outcome::Ok;
     for (n, line) in input.lines().enumerate() {
@@ -283,7 +288,10 @@ fn show_one(
         m.insert("lines".into(), shown.lines.into());
         m.insert("total_lines".into(), shown.total_lines.into());
         m.insert("unchanged".into(), recorded.unchanged.into());
-        m.insert("sha256".into(), shown.fingerprint.hash.as_ref().map(fingerprint::hex).into());
+        m.insert(
+            "sha256".into(),
+            shown.fingerprint.hash.as_ref().map(fingerprint::hex).into(),
+        );
         m.insert("content".into(), content.into());
         m.insert("notices".into(), notices.clone().into());
         out.json(&Value::Object(m))?;
@@ -327,7 +335,11 @@ fn notices(s: &Shown, req: &Request, cap: u64) -> Vec<String> {
         ));
     } else if s.capped {
         let next = s.last_line() + 1;
-        let what = if req.is_range() { "the range" } else { "the file" };
+        let what = if req.is_range() {
+            "the range"
+        } else {
+            "the file"
+        };
         v.push(format!(
             "showing lines {}-{}{total}: {what} is over the cap of {cap} bytes; read on with --offset {next} (or raise --cap)",
             s.offset,
@@ -343,14 +355,20 @@ fn notices(s: &Shown, req: &Request, cap: u64) -> Vec<String> {
 /// Record the agent's own write: a full view of what is on disk now.
 fn written(args: &Args, store: &Store, cwd: &Path, path: &Path, out: &mut Out) -> Result<(), Stop> {
     let canonical = existing(cwd, path)?;
-    let shown = show::read(&canonical, &Request::whole(WRITTEN_KEEP)).map_err(|e| read_error(path, e))?;
+    let shown =
+        show::read(&canonical, &Request::whole(WRITTEN_KEEP)).map_err(|e| read_error(path, e))?;
     let (fp, keep, lines) = if shown.kind == Kind::Full {
         (shown.fingerprint.clone(), true, shown.lines)
     } else {
         // Too big to keep the text: still fingerprint the whole file.
         let taken_ns = fingerprint::now_ns();
-        let (hash, stat) = fingerprint::hash_path(&canonical).map_err(|e| Error::io("read", path, &e))?;
-        let fp = Fingerprint { stat, taken_ns, hash: Some(hash) };
+        let (hash, stat) =
+            fingerprint::hash_path(&canonical).map_err(|e| Error::io("read", path, &e))?;
+        let fp = Fingerprint {
+            stat,
+            taken_ns,
+            hash: Some(hash),
+        };
         (fp, false, shown.total_lines.unwrap_or(0))
     };
     store.record(
@@ -374,7 +392,10 @@ fn written(args: &Args, store: &Store, cwd: &Path, path: &Path, out: &mut Out) -
         m.insert("kind".into(), Kind::Full.as_str().into());
         m.insert("source".into(), Source::Write.as_str().into());
         m.insert("lines".into(), lines.into());
-        m.insert("sha256".into(), fp.hash.as_ref().map(fingerprint::hex).into());
+        m.insert(
+            "sha256".into(),
+            fp.hash.as_ref().map(fingerprint::hex).into(),
+        );
         out.json(&Value::Object(m))?;
     }
     Ok(())
@@ -383,19 +404,36 @@ fn written(args: &Args, store: &Store, cwd: &Path, path: &Path, out: &mut Out) -
 /// Record stdin as a processed view of the one PATH.
 fn run_processed(args: &Args, cwd: &Path, out: &mut Out) -> Result<Outcome, Stop> {
     let [path] = args.paths.as_slice() else {
-        return Err(Error::new("--processed records one file: give exactly one PATH and its injected text on stdin").into());
+        return Err(Error::new(
+            "--processed records one file: give exactly one PATH and its injected text on stdin",
+        )
+        .into());
     };
     let canonical = existing(cwd, path)?;
     let mut text = Vec::new();
     std::io::stdin()
         .lock()
         .read_to_end(&mut text)
-        .map_err(|e| Error::new(format!("cannot read the processed text from standard input: {}", fsview_store::error::plain_io(&e))))?;
+        .map_err(|e| {
+            Error::new(format!(
+                "cannot read the processed text from standard input: {}",
+                fsview_store::error::plain_io(&e)
+            ))
+        })?;
     let taken_ns = fingerprint::now_ns();
-    let (hash, stat) = fingerprint::hash_path(&canonical).map_err(|e| Error::io("read", path, &e))?;
-    let fp = Fingerprint { stat, taken_ns, hash: Some(hash) };
+    let (hash, stat) =
+        fingerprint::hash_path(&canonical).map_err(|e| Error::io("read", path, &e))?;
+    let fp = Fingerprint {
+        stat,
+        taken_ns,
+        hash: Some(hash),
+    };
     // Text identical to the disk is no processing at all.
-    let kind = if fingerprint::hash_bytes(&text) == hash { Kind::Full } else { Kind::Processed };
+    let kind = if fingerprint::hash_bytes(&text) == hash {
+        Kind::Full
+    } else {
+        Kind::Processed
+    };
     let lines = show::count_lines(&text);
     let store = args.common.open(cwd)?;
     store.record(

@@ -8,7 +8,7 @@
 //! story.
 
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use similar::TextDiff;
 
@@ -52,7 +52,8 @@ pub struct Changed {
 }
 
 /// Every file of session `sid` that is no longer what the agent saw.
-pub fn changed(store: &Store, sid: &str, limits: Limits) -> Result<Vec<Changed>> {
+/// Paths in diff headers are shown relative to `cwd` when below it.
+pub fn changed(store: &Store, sid: &str, cwd: &Path, limits: Limits) -> Result<Vec<Changed>> {
     let mut out = Vec::new();
     let mut budget = limits.total;
     for record in store.files(sid)? {
@@ -68,7 +69,15 @@ pub fn changed(store: &Store, sid: &str, limits: Limits) -> Result<Vec<Changed>>
             Err(_) => Change::Content,
         };
         let views = store.views(record.id)?;
-        let (diff, truncated, note) = describe(store, &record, &views, change, limits.per_file, &mut budget)?;
+        let (diff, truncated, note) = describe(
+            store,
+            &record,
+            &views,
+            change,
+            cwd,
+            limits.per_file,
+            &mut budget,
+        )?;
         out.push(Changed {
             record,
             change,
@@ -87,6 +96,7 @@ fn describe(
     record: &FileRecord,
     views: &[ViewRecord],
     change: Change,
+    cwd: &Path,
     per_file: usize,
     budget: &mut usize,
 ) -> Result<Described> {
@@ -101,7 +111,10 @@ fn describe(
         Change::Content | Change::Replaced => {}
     }
     let pick = |k: Kind| views.iter().find(|v| v.kind == k && v.text_hash.is_some());
-    let Some(view) = pick(Kind::Full).or_else(|| pick(Kind::Start)).or_else(|| pick(Kind::Range)) else {
+    let Some(view) = pick(Kind::Full)
+        .or_else(|| pick(Kind::Start))
+        .or_else(|| pick(Kind::Range))
+    else {
         let why = if views.iter().all(|v| v.kind == Kind::Processed) {
             "seen only as processed context; no diff"
         } else {
@@ -110,7 +123,11 @@ fn describe(
         return Ok((None, 0, Some(why.into())));
     };
     let Some(old) = store.text(view.text_hash.as_ref().expect("picked with a text"))? else {
-        return Ok((None, 0, Some("the viewed text was dropped to keep the session small; no diff".into())));
+        return Ok((
+            None,
+            0,
+            Some("the viewed text was dropped to keep the session small; no diff".into()),
+        ));
     };
     let new = match read_capped(&record.path) {
         Ok(Some(b)) => b,
@@ -127,15 +144,24 @@ fn describe(
     };
     let old = String::from_utf8_lossy(&old);
     let new = String::from_utf8_lossy(&new);
-    let name = record.path.display().to_string();
+    let name = crate::paths::display(cwd, &record.path)
+        .display()
+        .to_string();
     let what = match view.kind {
         Kind::Full => String::new(),
-        _ => format!(", lines {}-{}", view.offset, view.offset + view.lines.max(1) - 1),
+        _ => format!(
+            ", lines {}-{}",
+            view.offset,
+            view.offset + view.lines.max(1) - 1
+        ),
     };
     let text = TextDiff::from_lines(old.as_ref(), new.as_ref())
         .unified_diff()
         .context_radius(CONTEXT_LINES)
-        .header(&format!("{name} (as viewed{what})"), &format!("{name} (now)"))
+        .header(
+            &format!("{name} (as viewed{what})"),
+            &format!("{name} (now)"),
+        )
         .to_string();
     if text.is_empty() {
         // The shown part is the same; the change lies outside it.

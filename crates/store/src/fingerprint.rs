@@ -146,7 +146,9 @@ impl Stat {
 
     /// Same size and timestamps (identity aside).
     pub fn same_times(&self, other: &Stat) -> bool {
-        self.size == other.size && self.mtime_ns == other.mtime_ns && self.ctime_ns == other.ctime_ns
+        self.size == other.size
+            && self.mtime_ns == other.mtime_ns
+            && self.ctime_ns == other.ctime_ns
     }
 }
 
@@ -221,7 +223,9 @@ impl Change {
 pub enum Freshness {
     /// Still the same bytes. `refreshed` is a better fingerprint for the same
     /// content (new stat, no longer racy) worth storing, if any.
-    Fresh { refreshed: Option<Fingerprint> },
+    Fresh {
+        refreshed: Option<Fingerprint>,
+    },
     Stale(Change),
 }
 
@@ -352,7 +356,10 @@ mod tests {
         std::fs::write(&p, "one\n").unwrap();
         let fp = fingerprint(&p);
         assert!(fp.is_racy());
-        assert_eq!(freshness(&p, &fp).unwrap(), Freshness::Fresh { refreshed: None });
+        assert_eq!(
+            freshness(&p, &fp).unwrap(),
+            Freshness::Fresh { refreshed: None }
+        );
     }
 
     // Racy git: a same-size rewrite in the same tick leaves the stat alone;
@@ -368,7 +375,10 @@ mod tests {
         drop(f);
         // Pretend the stat did not move at all, as on a coarse clock.
         fp.stat = Stat::of(&std::fs::metadata(&p).unwrap());
-        assert_eq!(freshness(&p, &fp).unwrap(), Freshness::Stale(Change::Content));
+        assert_eq!(
+            freshness(&p, &fp).unwrap(),
+            Freshness::Stale(Change::Content)
+        );
     }
 
     #[test]
@@ -379,9 +389,15 @@ mod tests {
         let mut fp = fingerprint(&p);
         fp.hash = None;
         fp.taken_ns += 10 * RACY_WINDOW_NS;
-        assert_eq!(freshness(&p, &fp).unwrap(), Freshness::Fresh { refreshed: None });
+        assert_eq!(
+            freshness(&p, &fp).unwrap(),
+            Freshness::Fresh { refreshed: None }
+        );
         fp.stat.mtime_ns -= 1;
-        assert_eq!(freshness(&p, &fp).unwrap(), Freshness::Stale(Change::Content));
+        assert_eq!(
+            freshness(&p, &fp).unwrap(),
+            Freshness::Stale(Change::Content)
+        );
     }
 
     #[test]
@@ -391,7 +407,10 @@ mod tests {
         std::fs::write(&p, "one\n").unwrap();
         let fp = fingerprint(&p);
         std::fs::remove_file(&p).unwrap();
-        assert_eq!(freshness(&p, &fp).unwrap(), Freshness::Stale(Change::Deleted));
+        assert_eq!(
+            freshness(&p, &fp).unwrap(),
+            Freshness::Stale(Change::Deleted)
+        );
         std::fs::create_dir(&p).unwrap();
         assert_eq!(freshness(&p, &fp).unwrap(), Freshness::Stale(Change::Type));
     }

@@ -139,6 +139,9 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(d.path().join("nowhere"), d.path().join("l")).unwrap();
         let e = resolve(d.path(), Path::new("l")).unwrap_err();
-        assert_eq!(e.message(), "l is a dangling symbolic link; fix the link or name its target");
+        assert_eq!(
+            e.message(),
+            "l is a dangling symbolic link; fix the link or name its target"
+        );
     }
 }

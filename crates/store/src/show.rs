@@ -250,7 +250,9 @@ fn read_whole(
         }
     }
     let total = total_from(newlines, last);
-    let hash = std::mem::replace(&mut reader.hasher, Sha256::new()).finalize().into();
+    let hash = std::mem::replace(&mut reader.hasher, Sha256::new())
+        .finalize()
+        .into();
     if !over {
         let lines = count_lines(&kept);
         return Ok(Shown {
@@ -268,7 +270,14 @@ fn read_whole(
             cut_line: false,
         });
     }
-    Ok(start_view(kept, cap, Some(total), stat, taken_ns, Some(hash)))
+    Ok(start_view(
+        kept,
+        cap,
+        Some(total),
+        stat,
+        taken_ns,
+        Some(hash),
+    ))
 }
 
 /// The start of a file over the cap: whole lines within `cap` bytes, or the
@@ -383,14 +392,31 @@ fn read_range(
                 }
             }
         }
-        if done && (reader.pos > HASH_LIMIT || stat.size > HASH_LIMIT) && !fingerprint::is_racy(stat, taken_ns) {
+        if done
+            && (reader.pos > HASH_LIMIT || stat.size > HASH_LIMIT)
+            && !fingerprint::is_racy(stat, taken_ns)
+        {
             // A range of a huge file: do not pay for hashing the rest.
-            return Ok(range_view(kept, offset, cap, capped, None, stat, taken_ns, None, req));
+            return Ok(range_view(
+                kept, offset, cap, capped, None, stat, taken_ns, None, req,
+            ));
         }
     }
     let total = total_from(newlines, last);
-    let hash = std::mem::replace(&mut reader.hasher, Sha256::new()).finalize().into();
-    Ok(range_view(kept, offset, cap, capped, Some(total), stat, taken_ns, Some(hash), req))
+    let hash = std::mem::replace(&mut reader.hasher, Sha256::new())
+        .finalize()
+        .into();
+    Ok(range_view(
+        kept,
+        offset,
+        cap,
+        capped,
+        Some(total),
+        stat,
+        taken_ns,
+        Some(hash),
+        req,
+    ))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -517,7 +543,10 @@ mod tests {
     fn refuses_binary_and_directories() {
         let d = tempfile::tempdir().unwrap();
         let p = write(d.path(), "a", b"ab\0cd");
-        assert!(matches!(read(&p, &Request::whole(DEFAULT_CAP)), Err(ReadError::Binary)));
+        assert!(matches!(
+            read(&p, &Request::whole(DEFAULT_CAP)),
+            Err(ReadError::Binary)
+        ));
         assert!(matches!(
             read(d.path(), &Request::whole(DEFAULT_CAP)),
             Err(ReadError::NotAFile(FileType::Dir))

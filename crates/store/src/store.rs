@@ -243,8 +243,12 @@ impl Store {
     }
 
     fn header(&self) -> rusqlite::Result<(i32, i32)> {
-        let app = self.conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
-        let version = self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let app = self
+            .conn
+            .query_row("PRAGMA application_id", [], |r| r.get(0))?;
+        let version = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?;
         Ok((app, version))
     }
 
@@ -460,11 +464,9 @@ impl Store {
     fn text_budget(&self) -> Result<i64> {
         self.read(|conn| {
             Ok(conn
-                .query_row(
-                    "SELECT value FROM meta WHERE key='text_budget'",
-                    [],
-                    |r| r.get(0),
-                )
+                .query_row("SELECT value FROM meta WHERE key='text_budget'", [], |r| {
+                    r.get(0)
+                })
                 .optional()?
                 .unwrap_or(DEFAULT_TEXT_BUDGET))
         })
@@ -611,7 +613,9 @@ fn keep_text(
 
 fn evict(conn: &Connection, budget: i64) -> rusqlite::Result<()> {
     let mut total: i64 = conn
-        .query_row("SELECT value FROM meta WHERE key='text_bytes'", [], |r| r.get(0))
+        .query_row("SELECT value FROM meta WHERE key='text_bytes'", [], |r| {
+            r.get(0)
+        })
         .optional()?
         .unwrap_or(0);
     while total > budget {
@@ -799,7 +803,11 @@ mod tests {
         drop(s);
         let mode = fs::metadata(&p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
-        let dmode = fs::metadata(d.path().join("sub")).unwrap().permissions().mode() & 0o777;
+        let dmode = fs::metadata(d.path().join("sub"))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
         assert_eq!(dmode, 0o700);
         // Reopening validates and succeeds.
         Store::open(&p).unwrap();

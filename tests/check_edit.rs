@@ -1,0 +1,223 @@
+//! fsview-check-edit: every verdict, its message and its exit code.
+
+use crate::harness::Env;
+
+const MODIFIED: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
+const NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
+
+#[test]
+fn ok_after_a_full_read() {
+    let env = Env::new();
+    env.write("src/main.rs", "fn main() {}\n");
+    env.run("fsview-read", &["src/main.rs"])
+        .expect(0, "1\tfn main() {}\n");
+    env.run("fsview-check-edit", &["src/main.rs"])
+        .expect(0, "src/main.rs: ok\n");
+    env.run("fsview-check-edit", &["--write", "src/main.rs"])
+        .expect(0, "src/main.rs: ok\n");
+}
+
+#[test]
+fn not_read_and_new_file() {
+    let env = Env::new();
+    env.write("a.rs", "x\n");
+    env.run("fsview-check-edit", &["a.rs"])
+        .expect(1, &format!("a.rs: not_read: {NOT_READ}\n"));
+    env.run("fsview-check-edit", &["brand-new.rs"])
+        .expect(0, "brand-new.rs: new_file\n");
+    env.run("fsview-check-edit", &["--write", "sub/dir/new.rs"])
+        .expect(0, "sub/dir/new.rs: new_file\n");
+    // No session file at all is the same as an empty session, and creates none.
+    assert!(!env.session.exists());
+}
+
+#[test]
+fn modified_after_an_append() {
+    let env = Env::new();
+    env.write("src/main.rs", "fn main() {}\n");
+    env.run("fsview-read", &["src/main.rs"]);
+    env.sh("printf '// x\\n' >> src/main.rs").expect(0, "");
+    env.run("fsview-check-edit", &["src/main.rs"])
+        .expect(1, &format!("src/main.rs: modified (content): {MODIFIED}\n"));
+    let j = env
+        .run("fsview-check-edit", &["--json", "src/main.rs"])
+        .json();
+    assert_eq!(j[0]["verdict"], "modified");
+    assert_eq!(j[0]["change"], "content");
+    assert_eq!(j[0]["allowed"], false);
+    assert_eq!(j[0]["message"], MODIFIED);
+}
+
+#[test]
+fn start_only_for_a_whole_file_write_after_a_range() {
+    let env = Env::new();
+    let body: String = (1..=300).map(|i| format!("{i}\n")).collect();
+    env.write("app.log", body);
+    env.run(
+        "fsview-read",
+        &["--offset", "100", "--limit", "50", "app.log"],
+    );
+    env.run("fsview-check-edit", &["app.log"])
+        .expect(0, "app.log: ok\n");
+    env.run("fsview-check-edit", &["--write", "app.log"]).expect(
+        1,
+        "app.log: start_only: File has only been read in part (lines 100-149 of 300). Read the whole file before writing all of it.\n",
+    );
+    env.run("fsview-read", &["--cap", "100", "app.log"]);
+    env.run("fsview-check-edit", &["--write", "app.log"]).expect(
+        1,
+        "app.log: start_only: File has only been read in part (lines 1-36 of 300). Read the whole file before writing all of it.\n",
+    );
+    env.run("fsview-read", &["app.log"]);
+    env.run("fsview-check-edit", &["--write", "app.log"])
+        .expect(0, "app.log: ok\n");
+}
+
+#[test]
+fn processed_view_only() {
+    let env = Env::new();
+    env.write("CLAUDE.md", "---\npaths: src\n---\nRule.\n");
+    env.run_stdin("fsview-read", &["--processed", "CLAUDE.md"], b"Rule.\n")
+        .expect(0, "");
+    env.run("fsview-check-edit", &["CLAUDE.md"]).expect(1, "CLAUDE.md: processed_view: File has only been shown processed (as injected context), not as it is on disk. Read it first before writing to it.\n");
+    env.run("fsview-read", &["CLAUDE.md"]);
+    env.run("fsview-check-edit", &["CLAUDE.md"])
+        .expect(0, "CLAUDE.md: ok\n");
+}
+
+#[test]
+fn exit_1_when_any_path_is_denied_and_2_on_error() {
+    let env = Env::new();
+    env.write("a", "a\n");
+    env.write("b", "b\n");
+    env.run("fsview-read", &["a"]);
+    env.run("fsview-check-edit", &["a", "b"])
+        .expect(1, &format!("a: ok\nb: not_read: {NOT_READ}\n"));
+    std::fs::create_dir(env.path("d")).unwrap();
+    env.run("fsview-check-edit", &["a", "d"])
+        .expect(2, "a: ok\n")
+        .stderr_is(
+            "fsview-check-edit: d is a directory; fsview-check-edit gates regular files only\n",
+        );
+    env.run("fsview-check-edit", &[])
+        .expect(2, "")
+        .stderr_is("fsview-check-edit: no file given; name one or more PATHs, or `-` to read them from stdin (see --help)\n");
+}
+
+#[test]
+fn paths_from_stdin_lines_nul_and_json() {
+    let env = Env::new();
+    env.write("a", "a\n");
+    env.write("b c", "b\n");
+    env.run("fsview-read", &["a", "b c"]);
+    env.run_stdin("fsview-check-edit", &["-"], b"a\nb c\nnew\n")
+        .expect(0, "a: ok\nb c: ok\nnew: new_file\n");
+    env.run_stdin("fsview-check-edit", &["-0", "-"], b"a\0b c\0")
+        .expect(0, "a: ok\nb c: ok\n");
+    env.run_stdin(
+        "fsview-check-edit",
+        &["--requests"],
+        b"{\"path\":\"a\",\"write\":true}\n{\"path\":\"zz\"}\n",
+    )
+    .expect(0, "a: ok\nzz: new_file\n");
+}
+
+#[test]
+fn git_diff_pipeline() {
+    let env = Env::new();
+    let git = |args: &str| env.sh(&format!("git -c user.name=t -c user.email=t@t {args}"));
+    git("init -q .").expect(0, "");
+    env.write("a.rs", "a\n");
+    env.write("b.rs", "b\n");
+    git("add . && git -c user.name=t -c user.email=t@t commit -qm init").expect(0, "");
+    env.run("fsview-read", &["a.rs", "b.rs"]);
+    env.write("b.rs", "B\n");
+    env.sh("git diff --name-only -z | fsview-check-edit -0 -")
+        .expect(1, &format!("b.rs: modified (content): {MODIFIED}\n"));
+}
+
+#[test]
+fn changed_lists_stale_files_with_diffs() {
+    let env = Env::new();
+    let body: String = (1..=30).map(|i| format!("line {i}\n")).collect();
+    env.write("a.txt", &body);
+    env.write("gone.txt", "bye\n");
+    env.write("same.txt", "same\n");
+    env.run("fsview-read", &["a.txt", "gone.txt", "same.txt"]);
+    env.run("fsview-check-edit", &["--changed"]).expect(0, "");
+    env.write("a.txt", body.replace("line 15\n", "line fifteen\n"));
+    std::fs::remove_file(env.path("gone.txt")).unwrap();
+    let expected = "\
+a.txt: modified (content)
+--- a.txt (as viewed)
++++ a.txt (now)
+@@ -7,17 +7,17 @@
+ line 7
+ line 8
+ line 9
+ line 10
+ line 11
+ line 12
+ line 13
+ line 14
+-line 15
++line fifteen
+ line 16
+ line 17
+ line 18
+ line 19
+ line 20
+ line 21
+ line 22
+ line 23
+gone.txt: modified (deleted): deleted
+";
+    env.run("fsview-check-edit", &["--changed"])
+        .expect(1, expected);
+    let r = env.run(
+        "fsview-check-edit",
+        &["--changed", "--diff-lines", "5", "--json"],
+    );
+    let j = r.json();
+    assert_eq!(j.len(), 2);
+    assert_eq!(j[0]["path"], "a.txt");
+    assert_eq!(j[0]["change"], "content");
+    assert_eq!(j[0]["truncated"], 16);
+    assert_eq!(
+        j[0]["diff"],
+        "--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -7,17 +7,17 @@\n line 7\n line 8\n[16 lines truncated]\n"
+    );
+    assert_eq!(j[1]["change"], "deleted");
+    assert_eq!(j[1]["diff"], serde_json::Value::Null);
+    // A re-read makes it fresh again.
+    env.run("fsview-read", &["-q", "a.txt"]);
+    env.run("fsview-check-edit", &["--changed"])
+        .expect(1, "gone.txt: modified (deleted): deleted\n");
+}
+
+#[test]
+fn changed_diff_of_a_range_compares_the_same_lines() {
+    let env = Env::new();
+    let body: String = (1..=100).map(|i| format!("{i}\n")).collect();
+    env.write("r.txt", &body);
+    env.run("fsview-read", &["-o", "50", "-n", "2", "r.txt"]);
+    env.write("r.txt", body.replace("50\n", "fifty\n"));
+    env.run("fsview-check-edit", &["--changed"]).expect(
+        1,
+        "r.txt: modified (content)\n--- r.txt (as viewed, lines 50-51)\n+++ r.txt (now)\n@@ -1,2 +1,2 @@\n-50\n+fifty\n 51\n",
+    );
+}
+
+#[test]
+fn sessions_in_one_file_are_independent() {
+    let env = Env::new();
+    env.write("a", "a\n");
+    env.run("fsview-read", &["--sid", "agent-1", "a"]);
+    env.run("fsview-check-edit", &["--sid", "agent-1", "a"])
+        .expect(0, "a: ok\n");
+    env.run("fsview-check-edit", &["--sid", "agent-2", "a"])
+        .expect(1, &format!("a: not_read: {NOT_READ}\n"));
+    let mut c = env.cmd(crate::harness::bin("fsview-check-edit"));
+    c.env("FSVIEW_SID", "agent-1").arg("a");
+    crate::harness::output(c, None).expect(0, "a: ok\n");
+}

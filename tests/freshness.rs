@@ -1,0 +1,153 @@
+//! No missed change, no false alarm: the racy and renamed ways a file can
+//! change behind the agent, and the names under which it is the same file.
+
+use crate::harness::{mtime, set_mtime, Env};
+
+const MODIFIED: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
+
+fn modified(path: &str, change: &str) -> String {
+    format!("{path}: modified ({change}): {MODIFIED}\n")
+}
+
+fn read_ok(env: &Env, path: &str) {
+    let r = env.run("fsview-read", &["-q", path]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
+// Racy git: a same-size rewrite within the same second (the same timestamp
+// tick) leaves size and mtime alone; the hash must catch it.
+#[test]
+fn same_size_rewrite_in_the_same_second_racy_git() {
+    let env = Env::new();
+    let p = env.write("a", "aaaa\n");
+    read_ok(&env, "a");
+    let (s, ns) = mtime(&p);
+    env.write("a", "bbbb\n");
+    set_mtime(&p, s, ns);
+    env.run("fsview-check-edit", &["a"])
+        .expect(1, &modified("a", "content"));
+}
+
+// mtime going backwards: `touch -d` to the old time after a change. The
+// ctime moved, so the stat differs and the hash decides.
+#[test]
+fn touch_d_back_in_time_after_a_change() {
+    let env = Env::new();
+    let p = env.write("a", "one\n");
+    set_mtime(&p, 1_600_000_000, 0);
+    read_ok(&env, "a");
+    env.write("a", "two\n");
+    env.sh("touch -d @1600000000 a").expect(0, "");
+    assert_eq!(mtime(&p), (1_600_000_000, 0));
+    env.run("fsview-check-edit", &["a"])
+        .expect(1, &modified("a", "content"));
+}
+
+// mtime going backwards: `cp -p` of an older copy over the file.
+#[test]
+fn cp_p_of_an_older_copy() {
+    let env = Env::new();
+    let old = env.write("old", "old text\n");
+    set_mtime(&old, 1_500_000_000, 0);
+    env.write("a", "new text\n");
+    read_ok(&env, "a");
+    env.sh("cp -p old a").expect(0, "");
+    env.run("fsview-check-edit", &["a"])
+        .expect(1, &modified("a", "content"));
+}
+
+// Editors save by writing a new file and renaming it over the old one.
+#[test]
+fn rename_replace_is_replaced_even_with_the_same_content() {
+    let env = Env::new();
+    env.write("a", "text\n");
+    read_ok(&env, "a");
+    env.write("a.tmp", "text\n");
+    env.sh("mv a.tmp a").expect(0, "");
+    env.run("fsview-check-edit", &["a"])
+        .expect(1, &modified("a", "replaced"));
+}
+
+#[test]
+fn deleted_and_replaced_by_a_directory() {
+    let env = Env::new();
+    env.write("a", "text\n");
+    env.write("b", "text\n");
+    read_ok(&env, "a");
+    read_ok(&env, "b");
+    std::fs::remove_file(env.path("a")).unwrap();
+    env.run("fsview-check-edit", &["a"])
+        .expect(1, &modified("a", "deleted"));
+    std::fs::remove_file(env.path("b")).unwrap();
+    std::fs::create_dir(env.path("b")).unwrap();
+    env.run("fsview-check-edit", &["--changed"]).expect(
+        1,
+        "a: modified (deleted): deleted\nb: modified (type): now a directory\n",
+    );
+}
+
+#[test]
+fn touch_and_chmod_alone_stay_fresh() {
+    let env = Env::new();
+    let p = env.write("a", "text\n");
+    read_ok(&env, "a");
+    env.sh("touch a").expect(0, "");
+    env.run("fsview-check-edit", &["--write", "a"])
+        .expect(0, "a: ok\n");
+    env.sh("chmod 600 a").expect(0, "");
+    env.run("fsview-check-edit", &["--write", "a"])
+        .expect(0, "a: ok\n");
+    set_mtime(&p, 1_000_000_000, 0);
+    env.run("fsview-check-edit", &["--write", "a"])
+        .expect(0, "a: ok\n");
+    env.run("fsview-check-edit", &["--changed"]).expect(0, "");
+}
+
+#[test]
+fn one_file_under_many_names() {
+    let env = Env::new();
+    env.write("dir/a", "text\n");
+    read_ok(&env, "dir/a");
+    std::os::unix::fs::symlink(env.path("dir/a"), env.path("link")).unwrap();
+    std::fs::hard_link(env.path("dir/a"), env.path("hard")).unwrap();
+    let abs = env.path("dir/a");
+    let abs = abs.to_str().unwrap();
+    env.run(
+        "fsview-check-edit",
+        &["--write", "./dir/a", "dir/../dir/a", abs, "link", "hard"],
+    )
+    .expect(
+        0,
+        &format!("./dir/a: ok\ndir/../dir/a: ok\n{abs}: ok\nlink: ok\nhard: ok\n"),
+    );
+    // Written through the hard link: caught under every name.
+    env.write("hard", "changed\n");
+    env.run("fsview-check-edit", &["dir/a", "link"]).expect(
+        1,
+        &format!(
+            "{}{}",
+            modified("dir/a", "content"),
+            modified("link", "content")
+        ),
+    );
+}
+
+#[test]
+fn a_different_file_swapped_in_is_not_the_viewed_one() {
+    let env = Env::new();
+    env.write("a", "A\n");
+    env.write("b", "B\n");
+    read_ok(&env, "a");
+    env.sh("mv b a").expect(0, "");
+    env.run("fsview-check-edit", &["a"])
+        .expect(1, &modified("a", "replaced"));
+    // A symlink now stands at the path.
+    env.write("c", "C\n");
+    read_ok(&env, "c");
+    std::fs::remove_file(env.path("c")).unwrap();
+    std::os::unix::fs::symlink(env.path("a"), env.path("c")).unwrap();
+    env.run("fsview-check-edit", &["--changed"]).expect(
+        1,
+        "a: modified (replaced)\n--- a (as viewed)\n+++ a (now)\n@@ -1 +1 @@\n-A\n+B\nc: modified (type): now a symbolic link\n",
+    );
+}

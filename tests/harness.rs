@@ -1,0 +1,164 @@
+//! A hermetic test environment: a temp directory holding a work tree and a
+//! session file, and a cleared environment for every command.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+pub struct Env {
+    pub dir: tempfile::TempDir,
+    /// The working directory of every command.
+    pub work: PathBuf,
+    pub session: PathBuf,
+}
+
+/// What a command did.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn bin(name: &str) -> PathBuf {
+    match name {
+        "fsview-read" => PathBuf::from(env!("CARGO_BIN_EXE_fsview-read")),
+        "fsview-check-edit" => PathBuf::from(env!("CARGO_BIN_EXE_fsview-check-edit")),
+        other => panic!("unknown binary {other}"),
+    }
+}
+
+/// The directory holding the built binaries, for shell pipelines.
+pub fn bin_dir() -> PathBuf {
+    bin("fsview-read").parent().unwrap().to_path_buf()
+}
+
+impl Env {
+    pub fn new() -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let work = root.join("work");
+        std::fs::create_dir_all(&work).unwrap();
+        std::fs::create_dir_all(root.join("home")).unwrap();
+        let session = root.join("session.db");
+        Env { dir, work, session }
+    }
+
+    pub fn root(&self) -> PathBuf {
+        self.work.parent().unwrap().to_path_buf()
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.work.join(rel)
+    }
+
+    pub fn write(&self, rel: &str, body: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.path(rel);
+        if let Some(d) = p.parent() {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(&p, body).unwrap();
+        p
+    }
+
+    /// A command with a cleared environment: PATH for git and coreutils,
+    /// HOME inside the temp dir, the session file set.
+    pub fn cmd(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut c = Command::new(program);
+        c.env_clear()
+            .env(
+                "PATH",
+                format!("{}:/usr/local/bin:/usr/bin:/bin", bin_dir().display()),
+            )
+            .env("HOME", self.root().join("home"))
+            .env("LC_ALL", "C")
+            .env("TZ", "UTC")
+            .env("FSVIEW_SESSION", &self.session)
+            .current_dir(&self.work);
+        c
+    }
+
+    pub fn run(&self, name: &str, args: &[&str]) -> Run {
+        self.run_in(name, args, None)
+    }
+
+    pub fn run_stdin(&self, name: &str, args: &[&str], stdin: &[u8]) -> Run {
+        self.run_in(name, args, Some(stdin))
+    }
+
+    fn run_in(&self, name: &str, args: &[&str], stdin: Option<&[u8]>) -> Run {
+        let mut c = self.cmd(bin(name));
+        c.args(args);
+        output(c, stdin)
+    }
+
+    /// Run a bash pipeline (with `set -o pipefail`), the binaries on PATH.
+    pub fn sh(&self, script: &str) -> Run {
+        let mut c = self.cmd("bash");
+        c.arg("-c").arg(format!("set -o pipefail\n{script}"));
+        output(c, None)
+    }
+}
+
+pub fn output(mut c: Command, stdin: Option<&[u8]>) -> Run {
+    c.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let mut child = c.spawn().expect("spawn");
+    if let Some(input) = stdin {
+        let mut w = child.stdin.take().unwrap();
+        w.write_all(input).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+impl Run {
+    /// Assert the exit code and exact stdout, showing stderr on failure.
+    #[track_caller]
+    pub fn expect(&self, code: i32, stdout: &str) -> &Run {
+        assert_eq!(
+            (self.code, self.stdout.as_str()),
+            (code, stdout),
+            "stderr: {}",
+            self.stderr
+        );
+        self
+    }
+
+    #[track_caller]
+    pub fn stderr_is(&self, stderr: &str) -> &Run {
+        assert_eq!(self.stderr, stderr);
+        self
+    }
+
+    /// The JSON Lines of stdout.
+    pub fn json(&self) -> Vec<serde_json::Value> {
+        self.stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect()
+    }
+}
+
+/// Set a file's mtime (and atime) to `secs.nanos` since the epoch.
+pub fn set_mtime(path: &Path, secs: i64, nanos: u32) {
+    let t = std::time::UNIX_EPOCH + std::time::Duration::new(secs as u64, nanos);
+    let f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    f.set_times(std::fs::FileTimes::new().set_modified(t).set_accessed(t))
+        .unwrap();
+}
+
+pub fn mtime(path: &Path) -> (i64, u32) {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).unwrap();
+    (m.mtime(), m.mtime_nsec() as u32)
+}

@@ -1,0 +1,9 @@
+//! Integration tests: the built binaries, run in temp directories with a
+//! cleared environment, as a user or a shell pipeline would run them.
+
+mod check_edit;
+mod concurrency;
+mod freshness;
+mod harness;
+mod read;
+mod session_file;
