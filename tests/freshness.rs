@@ -151,3 +151,29 @@ fn a_different_file_swapped_in_is_not_the_viewed_one() {
         "a: modified (replaced)\n--- a (as viewed)\n+++ a (now)\n@@ -1 +1 @@\n-A\n+B\nc: modified (type): now a symbolic link\n",
     );
 }
+
+// A range read of a file over 32 MiB is fingerprinted by its stat alone
+// (hashing the whole file would cost more than the range): fresh while the
+// stat is unchanged, and any stat change counts as a change, even a touch.
+#[test]
+fn huge_file_range_read_fails_closed_on_any_stat_change() {
+    let env = Env::new();
+    let line = "y".repeat(99) + "\n";
+    env.write("huge.log", line.repeat(340_000));
+    // Let mtime and ctime age past the racy window (ctime cannot be set).
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let r = env.run("fsview-read", &["--json", "-o", "200000", "-n", "2", "huge.log"]);
+    let j = r.json();
+    assert_eq!(j[0]["kind"], "range");
+    assert_eq!(j[0]["sha256"], serde_json::Value::Null);
+    assert_eq!(j[0]["total_lines"], serde_json::Value::Null);
+    env.run("fsview-check-edit", &["huge.log"]).expect(0, "huge.log: ok\n");
+    env.sh("touch huge.log").expect(0, "");
+    env.run("fsview-check-edit", &["huge.log"]).expect(1, &modified("huge.log", "content"));
+    // Freshly written (racy) huge files are hashed whole, so a touch is fine.
+    env.write("huge2.log", line.repeat(340_000));
+    let j = env.run("fsview-read", &["--json", "-o", "5", "-n", "1", "huge2.log"]).json();
+    assert_eq!(j[0]["total_lines"], 340_000);
+    env.sh("touch huge2.log").expect(0, "");
+    env.run("fsview-check-edit", &["huge2.log"]).expect(0, "huge2.log: ok\n");
+}

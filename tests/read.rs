@@ -212,3 +212,12 @@ fn non_utf8_paths_are_exact_in_json_and_escaped_in_text() {
         "fsview-read: missing\\nfile: no such file; check the path\n"
     );
 }
+
+#[test]
+fn range_over_the_cap_says_where_to_read_on() {
+    let env = Env::new();
+    env.write("r", "aaaa\nbbbb\ncccc\ndddd\n");
+    env.run("fsview-read", &["--cap", "10", "-o", "2", "-n", "3", "r"])
+        .expect(0, "2\tbbbb\n3\tcccc\n")
+        .stderr_is("fsview-read: r: showing lines 2-3 of 4: the range is over the cap of 10 bytes; read on with --offset 4 (or raise --cap)\n");
+}
