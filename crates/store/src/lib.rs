@@ -12,6 +12,7 @@ pub mod error;
 pub mod fingerprint;
 pub mod gate;
 pub mod location;
+pub mod memo;
 pub mod paths;
 pub mod show;
 pub mod store;

@@ -156,7 +156,10 @@ pub fn read(path: &Path, req: &Request) -> Result<Shown, ReadError> {
     if stat.ftype != FileType::File {
         return Err(ReadError::NotAFile(stat.ftype));
     }
-    let mut reader = Reader::new(file);
+    // A huge file whose stat can be trusted is fingerprinted by that stat
+    // alone when not read to the end: skip hashing what passes by.
+    let hash = stat.size <= HASH_LIMIT || fingerprint::is_racy(&stat, taken_ns);
+    let mut reader = Reader::new(file, hash);
     let shown = if req.is_range() {
         read_range(&mut reader, req, &stat, taken_ns)?
     } else {
@@ -169,18 +172,23 @@ pub fn read(path: &Path, req: &Request) -> Result<Shown, ReadError> {
 struct Reader {
     file: File,
     buf: Vec<u8>,
-    hasher: Sha256,
+    hasher: Option<Sha256>,
     /// Bytes read so far.
     pos: u64,
     sniffed: bool,
 }
 
 impl Reader {
-    fn new(file: File) -> Reader {
+    /// The hash of everything read, if hashing.
+    fn finish(&mut self) -> Option<fingerprint::Hash> {
+        self.hasher.take().map(|h| h.finalize().into())
+    }
+
+    fn new(file: File, hash: bool) -> Reader {
         Reader {
             file,
             buf: vec![0u8; CHUNK],
-            hasher: Sha256::new(),
+            hasher: hash.then(Sha256::new),
             pos: 0,
             sniffed: false,
         }
@@ -204,7 +212,9 @@ impl Reader {
                 return Err(ReadError::Binary);
             }
         }
-        self.hasher.update(chunk);
+        if let Some(h) = &mut self.hasher {
+            h.update(chunk);
+        }
         self.pos += n as u64;
         Ok(chunk)
     }
@@ -250,9 +260,7 @@ fn read_whole(
         }
     }
     let total = total_from(newlines, last);
-    let hash = std::mem::replace(&mut reader.hasher, Sha256::new())
-        .finalize()
-        .into();
+    let hash = reader.finish();
     if !over {
         let lines = count_lines(&kept);
         return Ok(Shown {
@@ -264,20 +272,13 @@ fn read_whole(
             fingerprint: Fingerprint {
                 stat: *stat,
                 taken_ns,
-                hash: Some(hash),
+                hash,
             },
             capped: false,
             cut_line: false,
         });
     }
-    Ok(start_view(
-        kept,
-        cap,
-        Some(total),
-        stat,
-        taken_ns,
-        Some(hash),
-    ))
+    Ok(start_view(kept, cap, Some(total), stat, taken_ns, hash))
 }
 
 /// The start of a file over the cap: whole lines within `cap` bytes, or the
@@ -403,9 +404,7 @@ fn read_range(
         }
     }
     let total = total_from(newlines, last);
-    let hash = std::mem::replace(&mut reader.hasher, Sha256::new())
-        .finalize()
-        .into();
+    let hash = reader.finish();
     Ok(range_view(
         kept,
         offset,
@@ -414,7 +413,7 @@ fn read_range(
         Some(total),
         stat,
         taken_ns,
-        Some(hash),
+        hash,
         req,
     ))
 }

@@ -81,18 +81,27 @@ CREATE TABLE views(
     viewed_ns   INTEGER NOT NULL,
     PRIMARY KEY(file_id, kind, line_offset, line_count)
 ) WITHOUT ROWID;
+-- Kept texts, once per content. When each was last used lives apart from
+-- the body: updating a row rewrites all of it, overflow pages included.
 CREATE TABLE texts(
+    hash BLOB PRIMARY KEY,
+    body BLOB NOT NULL
+);
+CREATE TABLE text_use(
     hash    BLOB PRIMARY KEY,
-    body    BLOB NOT NULL,
+    size    INTEGER NOT NULL,
     used_ns INTEGER NOT NULL
 );
-CREATE INDEX texts_used ON texts(used_ns);
+CREATE INDEX text_use_used ON text_use(used_ns);
 -- Memoized context parts (system, user) and the pending injection.
 CREATE TABLE context(
     sid      TEXT NOT NULL,
     part     TEXT NOT NULL,
     body     BLOB NOT NULL,
     built_ns INTEGER NOT NULL,
+    -- ctx-build's JSON about the part: its files and their fingerprints,
+    -- its warnings, the options it was built with.
+    meta     TEXT,
     PRIMARY KEY(sid, part)
 ) WITHOUT ROWID;
 CREATE TABLE nested(
@@ -208,14 +217,14 @@ impl Store {
         store.check_schema()?;
         store
             .conn
-            .execute_batch("PRAGMA synchronous=NORMAL;")
+            .execute_batch(&format!("PRAGMA synchronous={};", sync_mode()?))
             .map_err(|e| db_error(path, e))?;
         Ok(Some(store))
     }
 
     /// Refuse a foreign or newer file; initialize or migrate ours.
     fn check_schema(&self) -> Result<()> {
-        let (app, version) = self.header().map_err(|e| db_error(&self.path, e))?;
+        let (app, version, tables) = self.retry(|conn| header(conn))?;
         if app == APPLICATION_ID && version == SCHEMA_VERSION {
             return Ok(());
         }
@@ -224,32 +233,18 @@ impl Store {
         }
         if app == 0 {
             // A new file, or one another fsview process is initializing
-            // right now; any table at all means somebody else's database.
-            let tables: i64 = self
-                .conn
-                .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
-                .map_err(|e| db_error(&self.path, e))?;
+            // right now (its commit sets the id and the tables at once, and
+            // all three were read in one snapshot); any table at all means
+            // somebody else's database.
             if tables > 0 {
                 return Err(self.foreign());
             }
-            self.conn
-                .query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))
-                .map_err(|e| db_error(&self.path, e))?;
+            self.retry(|conn| conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())))?;
         }
         if version > SCHEMA_VERSION {
             return Err(self.newer(version));
         }
         self.migrate()
-    }
-
-    fn header(&self) -> rusqlite::Result<(i32, i32)> {
-        let app = self
-            .conn
-            .query_row("PRAGMA application_id", [], |r| r.get(0))?;
-        let version = self
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))?;
-        Ok((app, version))
     }
 
     fn migrate(&self) -> Result<()> {
@@ -319,74 +314,32 @@ impl Store {
     }
 
     /// Run a read-only query, mapping errors to messages.
-    pub fn read<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T> {
-        f(&self.conn).map_err(|e| db_error(&self.path, e))
+    pub fn read<T>(&self, mut f: impl FnMut(&Connection) -> rusqlite::Result<T>) -> Result<T> {
+        self.retry(&mut f)
+    }
+
+    /// Run `f`, retrying while the file is busy (a reader can meet a writer
+    /// rebuilding the WAL index, or a checkpoint in progress).
+    fn retry<T>(&self, mut f: impl FnMut(&Connection) -> rusqlite::Result<T>) -> Result<T> {
+        let start = Instant::now();
+        let mut delay = Duration::from_millis(1);
+        loop {
+            match f(&self.conn) {
+                Ok(v) => return Ok(v),
+                Err(e) if is_busy(&e) && start.elapsed() < WRITE_DEADLINE => {
+                    std::thread::sleep(delay + jitter(delay));
+                    delay = (delay * 2).min(Duration::from_millis(50));
+                }
+                Err(e) => return Err(db_error(&self.path, e)),
+            }
+        }
     }
 
     /// Record a view, replacing the file's earlier views when its content
     /// changed since them.
     pub fn record(&self, sid: &str, v: &NewView<'_>) -> Result<Recorded> {
-        let now = fingerprint::now_ns();
-        let path = path_bytes(v.path);
-        let shown_hash = fingerprint::hash_bytes(v.shown);
         let budget = self.text_budget()?;
-        let keep = v.keep_text && (v.shown.len() as i64) <= budget;
-        self.write(|conn| {
-            ensure_session(conn, sid, now)?;
-            let old = file_by_path(conn, sid, &path)?;
-            let mut unchanged = false;
-            let file_id = match old {
-                Some(old) if old.fingerprint.same_content(v.fingerprint) => {
-                    unchanged = conn
-                        .query_row(
-                            "SELECT 1 FROM views WHERE file_id=?1 AND kind=?2 AND line_offset=?3 AND shown_hash=?4",
-                            params![old.id, v.kind.as_str(), v.offset as i64, &shown_hash[..]],
-                            |_| Ok(()),
-                        )
-                        .optional()?
-                        .is_some();
-                    // Keep a hash the stat-only fingerprint lacks.
-                    let mut fp = v.fingerprint.clone();
-                    if fp.hash.is_none() {
-                        fp.hash = old.fingerprint.hash;
-                    }
-                    update_file(conn, old.id, &fp, now)?;
-                    old.id
-                }
-                Some(old) => {
-                    conn.execute("DELETE FROM views WHERE file_id=?1", [old.id])?;
-                    update_file(conn, old.id, v.fingerprint, now)?;
-                    old.id
-                }
-                None => insert_file(conn, sid, &path, v.fingerprint, now)?,
-            };
-            let text_hash = if keep {
-                keep_text(conn, &shown_hash, v.shown, now, budget)?;
-                Some(shown_hash)
-            } else {
-                None
-            };
-            conn.execute(
-                "INSERT INTO views(file_id, kind, line_offset, line_count, source, total_lines, shown_hash, text_hash, viewed_ns)
-                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-                 ON CONFLICT(file_id, kind, line_offset, line_count) DO UPDATE SET
-                   source=excluded.source, total_lines=excluded.total_lines,
-                   shown_hash=excluded.shown_hash, text_hash=excluded.text_hash,
-                   viewed_ns=excluded.viewed_ns",
-                params![
-                    file_id,
-                    v.kind.as_str(),
-                    v.offset as i64,
-                    v.lines as i64,
-                    v.source.as_str(),
-                    v.total_lines.map(|n| n as i64),
-                    &shown_hash[..],
-                    text_hash.as_ref().map(|h| &h[..]),
-                    now
-                ],
-            )?;
-            Ok(Recorded { unchanged })
-        })
+        self.write(|conn| record_in(conn, sid, v, fingerprint::now_ns(), budget))
     }
 
     /// Store a better fingerprint for the same content (after a touch, or
@@ -461,7 +414,7 @@ impl Store {
         })
     }
 
-    fn text_budget(&self) -> Result<i64> {
+    pub(crate) fn text_budget(&self) -> Result<i64> {
         self.read(|conn| {
             Ok(conn
                 .query_row("SELECT value FROM meta WHERE key='text_budget'", [], |r| {
@@ -483,6 +436,80 @@ impl Store {
             Ok(())
         })
     }
+}
+
+/// Record a view inside a write transaction already open on `conn` (see
+/// [`Store::record`]); `budget` is the kept-text budget.
+pub(crate) fn record_in(
+    conn: &Connection,
+    sid: &str,
+    v: &NewView<'_>,
+    now: i64,
+    budget: i64,
+) -> rusqlite::Result<Recorded> {
+    let path = path_bytes(v.path);
+    // A full view showed the file's bytes: their hash is the file's.
+    let shown_hash = match v.fingerprint.hash {
+        Some(h) if v.kind == Kind::Full && v.shown.len() as u64 == v.fingerprint.stat.size => h,
+        _ => fingerprint::hash_bytes(v.shown),
+    };
+    let keep = v.keep_text && (v.shown.len() as i64) <= budget;
+    let old = file_by_path(conn, sid, &path)?;
+    let mut unchanged = false;
+    let file_id = match old {
+        Some(old) if old.fingerprint.same_content(v.fingerprint) => {
+            unchanged = conn
+                .query_row(
+                    "SELECT 1 FROM views WHERE file_id=?1 AND kind=?2 AND line_offset=?3 AND shown_hash=?4",
+                    params![old.id, v.kind.as_str(), v.offset as i64, &shown_hash[..]],
+                    |_| Ok(()),
+                )
+                .optional()?
+                .is_some();
+            // Keep a hash the stat-only fingerprint lacks.
+            let mut fp = v.fingerprint.clone();
+            if fp.hash.is_none() {
+                fp.hash = old.fingerprint.hash;
+            }
+            update_file(conn, old.id, &fp, now)?;
+            old.id
+        }
+        Some(old) => {
+            conn.execute("DELETE FROM views WHERE file_id=?1", [old.id])?;
+            update_file(conn, old.id, v.fingerprint, now)?;
+            old.id
+        }
+        None => {
+            ensure_session(conn, sid, now)?;
+            insert_file(conn, sid, &path, v.fingerprint, now)?
+        }
+    };
+    let text_hash = if keep {
+        keep_text(conn, &shown_hash, v.shown, now, budget)?;
+        Some(shown_hash)
+    } else {
+        None
+    };
+    conn.execute(
+        "INSERT INTO views(file_id, kind, line_offset, line_count, source, total_lines, shown_hash, text_hash, viewed_ns)
+         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+         ON CONFLICT(file_id, kind, line_offset, line_count) DO UPDATE SET
+           source=excluded.source, total_lines=excluded.total_lines,
+           shown_hash=excluded.shown_hash, text_hash=excluded.text_hash,
+           viewed_ns=excluded.viewed_ns",
+        params![
+            file_id,
+            v.kind.as_str(),
+            v.offset as i64,
+            v.lines as i64,
+            v.source.as_str(),
+            v.total_lines.map(|n| n as i64),
+            &shown_hash[..],
+            text_hash.as_ref().map(|h| &h[..]),
+            now
+        ],
+    )?;
+    Ok(Recorded { unchanged })
 }
 
 const FILE_COLUMNS: &str =
@@ -596,13 +623,15 @@ fn keep_text(
     budget: i64,
 ) -> rusqlite::Result<()> {
     let updated = conn
-        .prepare_cached("UPDATE texts SET used_ns=?2 WHERE hash=?1")?
+        .prepare_cached("UPDATE text_use SET used_ns=?2 WHERE hash=?1")?
         .execute(params![&hash[..], now])?;
     if updated > 0 {
         return Ok(());
     }
-    conn.prepare_cached("INSERT INTO texts(hash, body, used_ns) VALUES(?1, ?2, ?3)")?
-        .execute(params![&hash[..], body, now])?;
+    conn.prepare_cached("INSERT INTO texts(hash, body) VALUES(?1, ?2)")?
+        .execute(params![&hash[..], body])?;
+    conn.prepare_cached("INSERT INTO text_use(hash, size, used_ns) VALUES(?1, ?2, ?3)")?
+        .execute(params![&hash[..], body.len() as i64, now])?;
     conn.prepare_cached(
         "INSERT INTO meta(key, value) VALUES('text_bytes', ?1)
          ON CONFLICT(key) DO UPDATE SET value = value + excluded.value",
@@ -618,10 +647,13 @@ fn evict(conn: &Connection, budget: i64) -> rusqlite::Result<()> {
         })
         .optional()?
         .unwrap_or(0);
+    if total <= budget {
+        return Ok(());
+    }
     while total > budget {
         let oldest: Option<(Vec<u8>, i64)> = conn
             .query_row(
-                "SELECT hash, length(body) FROM texts ORDER BY used_ns LIMIT 1",
+                "SELECT hash, size FROM text_use ORDER BY used_ns LIMIT 1",
                 [],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
@@ -631,6 +663,7 @@ fn evict(conn: &Connection, budget: i64) -> rusqlite::Result<()> {
             break;
         };
         conn.execute("DELETE FROM texts WHERE hash=?1", [&hash])?;
+        conn.execute("DELETE FROM text_use WHERE hash=?1", [&hash])?;
         total -= len;
     }
     conn.execute(
@@ -638,6 +671,27 @@ fn evict(conn: &Connection, budget: i64) -> rusqlite::Result<()> {
         [total.max(0)],
     )?;
     Ok(())
+}
+
+/// How hard SQLite pushes writes to the disk: `$FSVIEW_SYNC`, default `off`.
+///
+/// Every call is a short process, so the WAL is checkpointed when each
+/// writer closes; with `normal` that costs two fsyncs per recording call,
+/// more than the rest of the call on many disks. With `off` (the default) a
+/// killed process still leaves a consistent file (the OS has every byte);
+/// only an OS crash or power loss within seconds of a write can damage it,
+/// and then fsview refuses the file with a clear error and a gate without
+/// its views fails closed (not_read). Set `normal` or `full` where that
+/// trade is wrong.
+fn sync_mode() -> Result<&'static str> {
+    match std::env::var("FSVIEW_SYNC").as_deref() {
+        Err(_) | Ok("") | Ok("off") => Ok("OFF"),
+        Ok("normal") => Ok("NORMAL"),
+        Ok("full") => Ok("FULL"),
+        Ok(other) => Err(Error::new(format!(
+            "FSVIEW_SYNC={other:?} is not a sync mode; use off, normal or full"
+        ))),
+    }
 }
 
 fn jitter(d: Duration) -> Duration {
@@ -651,6 +705,21 @@ fn is_busy(e: &rusqlite::Error) -> bool {
         e.sqlite_error_code(),
         Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked)
     )
+}
+
+/// The application id, schema version and table count, read in one
+/// snapshot.
+fn header(conn: &Connection) -> rusqlite::Result<(i32, i32, i64)> {
+    conn.execute_batch("BEGIN")?;
+    let read = || -> rusqlite::Result<(i32, i32, i64)> {
+        let tables = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
+        let app = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+        let version = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        Ok((app, version, tables))
+    };
+    let result = read();
+    let _ = conn.execute_batch("COMMIT");
+    result
 }
 
 /// What went wrong with the session file, and what to do about it.
@@ -851,5 +920,68 @@ mod tests {
             .unwrap();
         let e = Store::open(&p).err().unwrap();
         assert!(e.message().contains("newer fsview (schema 99"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod budget_tests {
+    use super::*;
+    use crate::show::{self, Request};
+
+    fn record_file(store: &Store, path: &Path) {
+        let s = show::read(path, &Request::whole(1 << 20)).unwrap();
+        store
+            .record(
+                "t",
+                &NewView {
+                    path,
+                    fingerprint: &s.fingerprint,
+                    kind: s.kind,
+                    source: Source::Read,
+                    offset: s.offset,
+                    lines: s.lines,
+                    total_lines: s.total_lines,
+                    shown: &s.bytes,
+                    keep_text: true,
+                },
+            )
+            .unwrap();
+    }
+
+    // Over the budget, the oldest texts go; the fingerprints stay.
+    #[test]
+    fn texts_over_the_budget_are_dropped_but_fingerprints_stay() {
+        let d = tempfile::tempdir().unwrap();
+        let store = Store::open(&d.path().join("s.db")).unwrap();
+        store.set_text_budget(100).unwrap();
+        let paths: Vec<PathBuf> = (0..3)
+            .map(|i| {
+                let p = d.path().join(format!("f{i}"));
+                fs::write(&p, format!("{i}").repeat(40)).unwrap();
+                p
+            })
+            .collect();
+        for p in &paths {
+            record_file(&store, p);
+        }
+        let kept: Vec<bool> = paths
+            .iter()
+            .map(|p| {
+                let f = store.file_by_path("t", p).unwrap().unwrap();
+                let v = &store.views(f.id).unwrap()[0];
+                store.text(v.text_hash.as_ref().unwrap()).unwrap().is_some()
+            })
+            .collect();
+        assert_eq!(kept, [false, true, true]);
+        let f0 = store.file_by_path("t", &paths[0]).unwrap().unwrap();
+        assert!(f0.fingerprint.hash.is_some());
+        let total: i64 = store
+            .read(|c| {
+                c.query_row("SELECT value FROM meta WHERE key='text_bytes'", [], |r| {
+                    r.get(0)
+                })
+            })
+            .unwrap();
+        assert_eq!(total, 80);
     }
 }
