@@ -8,10 +8,17 @@
 
 pub mod check_edit;
 pub mod common;
+pub mod ctx_build;
+pub mod ctx_invalidate;
 pub mod json;
 pub mod read;
 
 /// Every tool's clap command, for man pages and completions.
 pub fn commands() -> Vec<clap::Command> {
-    vec![read::command(), check_edit::command()]
+    vec![
+        read::command(),
+        check_edit::command(),
+        ctx_build::command(),
+        ctx_invalidate::command(),
+    ]
 }

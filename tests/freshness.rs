@@ -162,18 +162,29 @@ fn huge_file_range_read_fails_closed_on_any_stat_change() {
     env.write("huge.log", line.repeat(340_000));
     // Let mtime and ctime age past the racy window (ctime cannot be set).
     std::thread::sleep(std::time::Duration::from_millis(2100));
-    let r = env.run("fsview-read", &["--json", "-o", "200000", "-n", "2", "huge.log"]);
+    let r = env.run(
+        "fsview-read",
+        &["--json", "-o", "200000", "-n", "2", "huge.log"],
+    );
     let j = r.json();
     assert_eq!(j[0]["kind"], "range");
     assert_eq!(j[0]["sha256"], serde_json::Value::Null);
     assert_eq!(j[0]["total_lines"], serde_json::Value::Null);
-    env.run("fsview-check-edit", &["huge.log"]).expect(0, "huge.log: ok\n");
+    env.run("fsview-check-edit", &["huge.log"])
+        .expect(0, "huge.log: ok\n");
     env.sh("touch huge.log").expect(0, "");
-    env.run("fsview-check-edit", &["huge.log"]).expect(1, &modified("huge.log", "content"));
+    env.run("fsview-check-edit", &["huge.log"])
+        .expect(1, &modified("huge.log", "content"));
     // Freshly written (racy) huge files are hashed whole, so a touch is fine.
     env.write("huge2.log", line.repeat(340_000));
-    let j = env.run("fsview-read", &["--json", "-o", "5", "-n", "1", "huge2.log"]).json();
+    let j = env
+        .run(
+            "fsview-read",
+            &["--json", "-o", "5", "-n", "1", "huge2.log"],
+        )
+        .json();
     assert_eq!(j[0]["total_lines"], 340_000);
     env.sh("touch huge2.log").expect(0, "");
-    env.run("fsview-check-edit", &["huge2.log"]).expect(0, "huge2.log: ok\n");
+    env.run("fsview-check-edit", &["huge2.log"])
+        .expect(0, "huge2.log: ok\n");
 }

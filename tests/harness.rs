@@ -24,6 +24,8 @@ pub fn bin(name: &str) -> PathBuf {
     match name {
         "fsview-read" => PathBuf::from(env!("CARGO_BIN_EXE_fsview-read")),
         "fsview-check-edit" => PathBuf::from(env!("CARGO_BIN_EXE_fsview-check-edit")),
+        "ctx-build" => PathBuf::from(env!("CARGO_BIN_EXE_ctx-build")),
+        "ctx-invalidate" => PathBuf::from(env!("CARGO_BIN_EXE_ctx-invalidate")),
         other => panic!("unknown binary {other}"),
     }
 }

@@ -3,6 +3,7 @@
 
 mod check_edit;
 mod concurrency;
+mod ctx;
 mod freshness;
 mod harness;
 mod read;

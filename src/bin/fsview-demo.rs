@@ -9,7 +9,12 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
-const TOOLS: [&str; 4] = ["fsview-read", "fsview-check-edit", "ctx-build", "ctx-invalidate"];
+const TOOLS: [&str; 4] = [
+    "fsview-read",
+    "fsview-check-edit",
+    "ctx-build",
+    "ctx-invalidate",
+];
 
 struct Demo {
     bin: PathBuf,
@@ -38,7 +43,8 @@ fn run() -> Result<(), String> {
     let tmp = tempdir()?;
     let work = tmp.join("repo");
     std::fs::create_dir_all(work.join("src")).map_err(|e| e.to_string())?;
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let color = std::io::stdout().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let mut d = Demo {
         bin,
         session: tmp.join("session.db"),
@@ -53,7 +59,10 @@ fn run() -> Result<(), String> {
 
 impl Demo {
     fn play(&mut self) -> Result<(), String> {
-        self.say(&format!("A temporary git repository: {}", self.work.display()));
+        self.say(&format!(
+            "A temporary git repository: {}",
+            self.work.display()
+        ));
         self.write("src/main.rs", "fn main() {\n    println!(\"hello\");\n}\n")?;
         self.write(
             "CLAUDE.md",
@@ -78,7 +87,10 @@ impl Demo {
         self.tool("fsview-check-edit", &["CLAUDE.md"], &[])?;
 
         self.title("The agent edits the file and records its own write");
-        self.write("src/main.rs", "fn main() {\n    println!(\"hello, world\");\n}\n")?;
+        self.write(
+            "src/main.rs",
+            "fn main() {\n    println!(\"hello, world\");\n}\n",
+        )?;
         self.tool("fsview-read", &["--written", "src/main.rs"], &[])?;
         self.tool("fsview-check-edit", &["--write", "src/main.rs"], &[])?;
 
@@ -95,7 +107,9 @@ impl Demo {
             &[],
         )?;
         self.tool("ctx-build", &["--json"], &["cache"])?;
-        self.say("Done: every verdict above came from the real binaries and one SQLite session file.");
+        self.say(
+            "Done: every verdict above came from the real binaries and one SQLite session file.",
+        );
         Ok(())
     }
 
@@ -139,7 +153,11 @@ impl Demo {
     /// Run a tool, print the command, its output (or, with `fields`, those
     /// fields of its JSON) and its exit status.
     fn tool(&self, name: &str, args: &[&str], fields: &[&str]) -> Result<(), String> {
-        println!("{} {}", self.paint("36", "$"), self.paint("36", &format!("{name} {}", args.join(" "))));
+        println!(
+            "{} {}",
+            self.paint("36", "$"),
+            self.paint("36", &format!("{name} {}", args.join(" ")))
+        );
         let out = Command::new(self.bin.join(name))
             .args(args)
             .current_dir(&self.work)
@@ -157,12 +175,20 @@ impl Demo {
             }
         } else {
             for l in stdout.lines() {
-                let v: serde_json::Value = serde_json::from_str(l).map_err(|e| format!("{name} --json: {e}"))?;
+                let v: serde_json::Value =
+                    serde_json::from_str(l).map_err(|e| format!("{name} --json: {e}"))?;
                 for f in fields {
                     let shown = match (&v[*f], *f) {
                         (serde_json::Value::Array(files), "files") => files
                             .iter()
-                            .map(|x| format!("{} ({}, {})", x["path"].as_str().unwrap_or("?"), x["source"].as_str().unwrap_or("?"), x["kind"].as_str().unwrap_or("?")))
+                            .map(|x| {
+                                format!(
+                                    "{} ({}, {})",
+                                    x["path"].as_str().unwrap_or("?"),
+                                    x["source"].as_str().unwrap_or("?"),
+                                    x["kind"].as_str().unwrap_or("?")
+                                )
+                            })
                             .collect::<Vec<_>>()
                             .join(", "),
                         (x, _) => x.to_string(),
@@ -195,7 +221,9 @@ fn tools_dir() -> Result<PathBuf, String> {
     let missing = |d: &Path| TOOLS.iter().any(|t| !d.join(t).is_file());
     if missing(&dir) {
         // Run by `cargo run`, which builds only this binary: build the rest.
-        let cargo = std::env::var_os("CARGO").ok_or("the fsview tools are not next to fsview-demo; build them with `cargo build --bins`")?;
+        let cargo = std::env::var_os("CARGO").ok_or(
+            "the fsview tools are not next to fsview-demo; build them with `cargo build --bins`",
+        )?;
         let mut c = Command::new(cargo);
         c.args(["build", "--quiet", "--bins"]);
         if dir.ends_with("release") {

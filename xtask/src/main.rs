@@ -14,7 +14,10 @@ use roff::{bold, roman, Roff};
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
     match args.as_slice() {
         ["man"] => write_man(&root.join("man"), false),
         ["man", "--check"] => write_man(&root.join("man"), true),
@@ -125,7 +128,9 @@ fn page(cmd: clap::Command) -> String {
         .skip(1)
         .map(|l| l.strip_prefix("  ").unwrap_or(l).to_string())
         .collect();
-    let man = clap_mangen::Man::new(cmd.clone()).manual("fsview").source("fsview");
+    let man = clap_mangen::Man::new(cmd.clone())
+        .manual("fsview")
+        .source("fsview");
     let mut out: Vec<u8> = Vec::new();
     man.render_title(&mut out).unwrap();
     man.render_name_section(&mut out).unwrap();
@@ -148,7 +153,9 @@ fn page(cmd: clap::Command) -> String {
         .text([roman("The default session file inside a git work tree (shared by its worktrees). Created with mode 0600; it holds file contents.")]);
     r.control("TP", [])
         .text([italic_path("$XDG_STATE_HOME/fsview/session.db")])
-        .text([roman("The default session file elsewhere (~/.local/state/fsview/session.db).")]);
+        .text([roman(
+            "The default session file elsewhere (~/.local/state/fsview/session.db).",
+        )]);
     if !examples.is_empty() {
         r.control("SH", ["EXAMPLES"]);
         r.control("nf", []);
@@ -180,7 +187,9 @@ fn json_page() -> String {
     let mut r = Roff::new();
     r.control("TH", ["FSVIEW-JSON", "7", "", "fsview", "fsview"]);
     r.control("SH", ["NAME"]);
-    r.text([roman("fsview-json - the JSON Lines envelope of every fsview tool")]);
+    r.text([roman(
+        "fsview-json - the JSON Lines envelope of every fsview tool",
+    )]);
     r.control("SH", ["DESCRIPTION"]);
     for p in JSON_DOC.split("\n\n") {
         if let Some(rest) = p.strip_prefix("## ") {

@@ -1,0 +1,835 @@
+//! ctx-build: the session's fixed context, built once and then returned
+//! byte for byte.
+//!
+//! The first call builds the system part (git facts, and the injection set
+//! by ctx-invalidate) and the user part (instruction files and the date)
+//! with fsview-context, and stores both in the session together with the
+//! views of every injected file, in one transaction. Later calls return the
+//! stored bytes (`"cache": "hit"`) without running git or reading an
+//! instruction file, until ctx-invalidate clears a part; if a file the
+//! stored part was built from has changed since, they say so on stderr.
+//! Two builds racing on a cold cache agree: the first one stored wins and
+//! the other returns its bytes.
+//!
+//! `--for PATH...` adds the lazy half: nested instruction files and
+//! conditional rules for those paths that the session has not been given
+//! yet, as a separate block that is not part of the memo, each file given
+//! once per session.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use base64::Engine;
+use clap::{CommandFactory, Parser};
+use serde_json::{json, Map, Value};
+
+use fsview_context::{self as context, InjectedFile, Options, UserContext};
+use fsview_store::fingerprint::{self, FileType, Fingerprint, Freshness, Stat};
+use fsview_store::memo::{Build, Memo, NewPart, Part, Stored};
+use fsview_store::show;
+use fsview_store::store::NewView;
+use fsview_store::{paths, Error, Kind, Source, Store};
+
+use crate::common::{self, Out, Outcome, SessionArgs, Stop};
+use crate::json;
+
+const TOOL: &str = "ctx-build";
+
+/// How often a build is redone when an invalidation keeps landing while it
+/// runs, before it is returned unstored.
+const ATTEMPTS: usize = 3;
+
+const EXAMPLES: &str = "\
+Examples:
+  ctx-build                                  the context as text: system part, then user part
+  ctx-build --json | jq -r .cache            miss on the first call, hit after it
+  ctx-build --json | jq -r .system           only the system part (for a system prompt)
+  ctx-build --for packages/api/src/server.ts nested CLAUDE.md files and matching rules, once each
+  ctx-build --also AGENTS.md --also GEMINI.md
+                                             read other instruction file names too
+  ctx-build --memory ~/.claude/projects/p/memory/MEMORY.md
+                                             add the auto-memory index (truncated)
+  ctx-build --no-cache                       a preview from disk; stores and records nothing
+  ctx-invalidate && ctx-build                rebuild after a change
+
+Environment:
+  CLAUDE_CONFIG_DIR         user directory (default ~/.claude): CLAUDE.md, rules/**/*.md
+  FSVIEW_MANAGED_DIR        managed policy directory (default /etc/claude-code)
+  FSVIEW_INSTRUCTION_NAMES  extra instruction file names, comma-separated (as --also)
+  SOURCE_DATE_EPOCH         seconds since 1970 fixing \"Today's date\" (UTC)";
+
+/// Build the session's fixed context once, then return the same bytes.
+///
+/// The system part holds the git facts (current and default branch, short
+/// status capped at 2,000 characters, the last 5 commits, user.name; git runs
+/// with --no-optional-locks and without filter drivers) and the injection
+/// set with `ctx-invalidate --injection`. The user part holds the instruction
+/// files in Claude Code's order (managed, user, then CLAUDE.md,
+/// .claude/CLAUDE.md, unconditional .claude/rules/**/*.md and CLAUDE.local.md
+/// of every directory from / down to the working directory, then --memory),
+/// with @imports followed, front matter and block HTML comments stripped, and
+/// today's date. Every injected file is recorded as a view of the session:
+/// `processed` when what was injected differs from the disk, else `full`.
+///
+/// Both parts are stored in the session: the next ctx-build prints the very
+/// same bytes ("cache": "hit") until ctx-invalidate clears a part, even if
+/// files changed meanwhile; it then warns on stderr, naming them. Text
+/// output is the system part, a blank line, then the user part, as an agent
+/// prepends them; --json gives one object with `cache`, `system`, `user`,
+/// `nested`, `files` (path, source, kind, label, bytes, injected_bytes,
+/// imported_by, part) and `warnings`. On a hit, stderr repeats only what is
+/// new (changed files, other options); `warnings` holds all.
+///
+/// --for PATH... returns, after the memoized parts, a separate block (JSON
+/// `nested`) with the instruction files of the directories below the working
+/// directory down to each PATH, and the conditional rules (front matter
+/// `paths:`) that match a PATH, that this session has not been given yet. The
+/// block is never part of the memo: like Claude Code's nested memory, it is
+/// meant to be attached to the conversation where the agent touches PATH,
+/// and each file is given once per session (until `ctx-invalidate --reset`).
+#[derive(Parser, Debug)]
+#[command(name = TOOL, version, after_help = EXAMPLES)]
+pub struct Args {
+    /// Files the agent is about to work on: also return their nested
+    /// instruction files and matching conditional rules not given yet
+    #[arg(long = "for", value_name = "PATH", num_args = 1..)]
+    pub for_paths: Vec<PathBuf>,
+
+    /// Another instruction file name to read in every directory, after
+    /// CLAUDE.md (repeatable; replaces FSVIEW_INSTRUCTION_NAMES)
+    #[arg(
+        long,
+        value_name = "NAME",
+        env = "FSVIEW_INSTRUCTION_NAMES",
+        value_delimiter = ','
+    )]
+    pub also: Vec<String>,
+
+    /// Let @imports reach files outside the project (the git work tree, else
+    /// the working directory)
+    #[arg(long)]
+    pub allow_external_imports: bool,
+
+    /// Build from disk now, ignoring the memo; store and record nothing
+    #[arg(long)]
+    pub no_cache: bool,
+
+    /// The auto-memory index (MEMORY.md), injected last, truncated at 200
+    /// lines or 25,000 characters
+    #[arg(long, value_name = "FILE")]
+    pub memory: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub common: SessionArgs,
+}
+
+pub fn command() -> clap::Command {
+    Args::command()
+}
+
+pub fn main() -> ExitCode {
+    let args: Args = common::parse(command());
+    common::finish(TOOL, run(&args))
+}
+
+/// Everything a build depends on, fixed before anything is read.
+struct Setup {
+    cwd: PathBuf,
+    opts: Options,
+    /// `opts` with the --for paths, for the lazy half.
+    for_opts: Option<Options>,
+    today: String,
+    /// What the user part was built for; a hit built for something else
+    /// warns.
+    key: Map<String, Value>,
+    warnings: Vec<String>,
+}
+
+/// The context as it will be printed.
+struct Shown {
+    cache_hit: bool,
+    system: String,
+    user: String,
+    nested: Option<String>,
+    files: Vec<Value>,
+    /// All warnings, for --json.
+    warnings: Vec<String>,
+    /// The ones this call found, for stderr.
+    new_warnings: Vec<String>,
+}
+
+fn run(args: &Args) -> Result<Outcome, Stop> {
+    let cwd = common::current_dir()?;
+    let setup = setup(args, &cwd)?;
+    let mut out = Out::new(TOOL, args.common.quiet);
+    let result = if args.no_cache {
+        let store = args.common.open_existing(&cwd)?;
+        preview(args, &setup, store.as_ref())?
+    } else {
+        let store = args.common.open(&cwd)?;
+        memoized(args, &setup, &store)?
+    };
+    print(args, &mut out, &result)?;
+    Ok(Outcome::Ok)
+}
+
+fn setup(args: &Args, cwd: &Path) -> Result<Setup, Error> {
+    let cwd = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
+    let today = today()?;
+    for name in &args.also {
+        if name.is_empty() || name == "." || name == ".." || name.contains('/') {
+            return Err(Error::new(format!(
+                "--also takes a file name such as AGENTS.md, not {name:?} (check --also and FSVIEW_INSTRUCTION_NAMES)"
+            )));
+        }
+    }
+    let mut warnings = Vec::new();
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    let user_dir = match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+        Some(d) => cwd.join(d),
+        None => match &home {
+            Some(h) => h.join(".claude"),
+            None => {
+                warnings.push(
+                    "neither CLAUDE_CONFIG_DIR nor HOME is set; no user instruction files"
+                        .to_string(),
+                );
+                PathBuf::from("/nonexistent/.claude")
+            }
+        },
+    };
+    let managed_dir = std::env::var_os("FSVIEW_MANAGED_DIR")
+        .filter(|d| !d.is_empty())
+        .map(|d| cwd.join(d))
+        .unwrap_or_else(|| PathBuf::from("/etc/claude-code"));
+    let memory_file = args.memory.as_ref().map(|m| cwd.join(m));
+    let opts = Options {
+        cwd: cwd.clone(),
+        // Found when a build needs it: a hit does not.
+        project_root: PathBuf::new(),
+        home,
+        managed_dir,
+        user_dir,
+        extra_names: args.also.clone(),
+        memory_file,
+        allow_external_imports: args.allow_external_imports,
+        for_paths: Vec::new(),
+    };
+    let for_opts = (!args.for_paths.is_empty()).then(|| Options {
+        for_paths: args.for_paths.iter().map(|p| cwd.join(p)).collect(),
+        ..opts.clone()
+    });
+    let mut key = Map::new();
+    key.insert("cwd".into(), lossy(&opts.cwd).into());
+    key.insert("also".into(), opts.extra_names.clone().into());
+    key.insert(
+        "memory".into(),
+        opts.memory_file.as_deref().map(lossy).into(),
+    );
+    key.insert(
+        "allow_external_imports".into(),
+        opts.allow_external_imports.into(),
+    );
+    key.insert("user_dir".into(), lossy(&opts.user_dir).into());
+    key.insert("managed_dir".into(), lossy(&opts.managed_dir).into());
+    Ok(Setup {
+        cwd,
+        opts,
+        for_opts,
+        today,
+        key,
+        warnings,
+    })
+}
+
+fn lossy(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+/// Today's date, `YYYY-MM-DD` in UTC, or the one SOURCE_DATE_EPOCH fixes.
+fn today() -> Result<String, Error> {
+    let secs = match std::env::var("SOURCE_DATE_EPOCH") {
+        Ok(s) if !s.is_empty() => s.trim().parse::<i64>().map_err(|_| {
+            Error::new(format!(
+                "SOURCE_DATE_EPOCH={s:?} is not a whole number of seconds since 1970-01-01; fix or unset it"
+            ))
+        })?,
+        Err(std::env::VarError::NotUnicode(_)) => {
+            return Err(Error::new(
+                "SOURCE_DATE_EPOCH is not a whole number of seconds since 1970-01-01; fix or unset it",
+            ))
+        }
+        _ => fingerprint::now_ns().div_euclid(1_000_000_000),
+    };
+    Ok(civil_date(secs))
+}
+
+/// `YYYY-MM-DD` of a Unix time, in UTC (Howard Hinnant's days-to-civil).
+fn civil_date(secs: i64) -> String {
+    let z = secs.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// What one build produced, before storing.
+struct Built {
+    system: Option<(String, Value)>,
+    user: Option<(String, Value, UserContext)>,
+    nested: UserContext,
+    taken_ns: i64,
+}
+
+/// Build the parts `memo` lacks, and the nested files not in `loaded`.
+fn build(setup: &Setup, memo: &Memo, loaded: &HashSet<PathBuf>) -> Built {
+    let taken_ns = fingerprint::now_ns();
+    let need_system = memo.system.is_none();
+    let need_user = memo.user.is_none();
+    let need_nested = setup.for_opts.is_some();
+    let project_root = if need_user || need_nested {
+        context::project_root(&setup.cwd)
+    } else {
+        PathBuf::new()
+    };
+    let opts = Options {
+        project_root: project_root.clone(),
+        ..setup.opts.clone()
+    };
+    let (system, user) = std::thread::scope(|s| {
+        let system = need_system.then(|| s.spawn(|| context::system_context(&setup.cwd)));
+        let user = need_user.then(|| context::user_context(&opts));
+        let system = system.map(|h| h.join().unwrap_or_default());
+        (system, user)
+    });
+    let system = system.map(|sys| {
+        let body = context::render_system(&sys, memo.injection.as_deref());
+        let meta = json!({"key": {"cwd": lossy(&setup.cwd)}, "warnings": sys.warnings});
+        (body, meta)
+    });
+    let user = user.map(|mut ctx| {
+        ctx.warnings.splice(0..0, setup.warnings.iter().cloned());
+        let body = context::render_user(&ctx, &setup.today);
+        let files: Vec<Value> = ctx
+            .files
+            .iter()
+            .map(|f| {
+                let mut m = file_json(f, "user");
+                m.insert("fp".into(), fp_json(&fingerprint_of(f, taken_ns)));
+                Value::Object(m)
+            })
+            .collect();
+        let meta = json!({"key": setup.key, "files": files, "warnings": ctx.warnings});
+        (body, meta, ctx)
+    });
+    let nested = match &setup.for_opts {
+        Some(o) => {
+            let mut loaded = loaded.clone();
+            if let Some((_, _, ctx)) = &user {
+                loaded.extend(ctx.files.iter().map(|f| f.path.clone()));
+            }
+            let o = Options {
+                project_root,
+                ..o.clone()
+            };
+            context::nested_for(&o, &loaded)
+        }
+        None => UserContext::default(),
+    };
+    Built {
+        system,
+        user,
+        nested,
+        taken_ns,
+    }
+}
+
+fn memoized(args: &Args, setup: &Setup, store: &Store) -> Result<Shown, Stop> {
+    let sid = &args.common.sid;
+    if setup.for_opts.is_none() {
+        // The common case, kept short: one read, no build.
+        let memo = store.memo(sid)?;
+        if memo.system.is_some() && memo.user.is_some() {
+            return Ok(hit(setup, &memo, Vec::new()));
+        }
+    }
+    let mut last = None;
+    for _ in 0..ATTEMPTS {
+        let memo = store.memo_for_build(sid)?;
+        let loaded = if setup.for_opts.is_some() {
+            store.nested(sid)?
+        } else {
+            HashSet::new()
+        };
+        let built = build(setup, &memo, &loaded);
+        if built.system.is_none() && built.user.is_none() && built.nested.files.is_empty() {
+            return Ok(hit(setup, &memo, built.nested.warnings));
+        }
+        let user_fps: Vec<Fingerprint> = built
+            .user
+            .iter()
+            .flat_map(|(_, _, ctx)| ctx.files.iter())
+            .map(|f| fingerprint_of(f, built.taken_ns))
+            .collect();
+        let nested_fps: Vec<Fingerprint> = built
+            .nested
+            .files
+            .iter()
+            .map(|f| fingerprint_of(f, built.taken_ns))
+            .collect();
+        let user_views: Vec<NewView<'_>> = built
+            .user
+            .iter()
+            .flat_map(|(_, _, ctx)| ctx.files.iter())
+            .zip(&user_fps)
+            .map(|(f, fp)| view_of(f, fp))
+            .collect();
+        let nested_views: Vec<NewView<'_>> = built
+            .nested
+            .files
+            .iter()
+            .zip(&nested_fps)
+            .map(|(f, fp)| view_of(f, fp))
+            .collect();
+        let system_meta = built.system.as_ref().map(|(_, m)| m.to_string());
+        let user_meta = built.user.as_ref().map(|(_, m, _)| m.to_string());
+        let b = Build {
+            generation: Some(memo.generation),
+            system: built.system.as_ref().map(|(body, _)| NewPart {
+                body,
+                meta: system_meta.as_deref().unwrap_or("{}"),
+            }),
+            user: built.user.as_ref().map(|(body, _, _)| NewPart {
+                body,
+                meta: user_meta.as_deref().unwrap_or("{}"),
+            }),
+            user_views: &user_views,
+            nested_views: &nested_views,
+        };
+        match store.store_build(sid, &b)? {
+            Stored::Outdated => {
+                last = Some((memo, built));
+                continue;
+            }
+            Stored::Done {
+                system,
+                user,
+                nested_new,
+            } => {
+                let cache_hit = built.system.is_none() && built.user.is_none();
+                let nested_files: Vec<&InjectedFile> = built
+                    .nested
+                    .files
+                    .iter()
+                    .zip(&nested_new)
+                    .filter(|(_, new)| **new)
+                    .map(|(f, _)| f)
+                    .collect();
+                let memo = Memo {
+                    system,
+                    user,
+                    ..memo
+                };
+                let mut r = if cache_hit {
+                    hit(setup, &memo, Vec::new())
+                } else {
+                    // Everything this call built is news.
+                    let mut r = from_memo(&memo, false);
+                    r.new_warnings = r.warnings.clone();
+                    r
+                };
+                add_nested(&mut r, &nested_files, built.nested.warnings);
+                return Ok(r);
+            }
+        }
+    }
+    // Invalidations kept coming: give what was built, unstored.
+    let (memo, built) = last.expect("at least one attempt");
+    let mut r = unstored(&memo, built);
+    let w = "the session's context was invalidated during every build; returned a build that was not stored".to_string();
+    r.warnings.push(w.clone());
+    r.new_warnings.push(w);
+    Ok(r)
+}
+
+/// --no-cache: build everything from disk, store nothing.
+fn preview(args: &Args, setup: &Setup, store: Option<&Store>) -> Result<Shown, Stop> {
+    let sid = &args.common.sid;
+    let (injection, loaded) = match store {
+        Some(s) => (s.memo(sid)?.injection, s.nested(sid)?),
+        None => (None, HashSet::new()),
+    };
+    let memo = Memo {
+        injection,
+        ..Memo::default()
+    };
+    let built = build(setup, &memo, &loaded);
+    Ok(unstored(&memo, built))
+}
+
+fn unstored(memo: &Memo, built: Built) -> Shown {
+    let as_part = |body: &str, meta: &Value| Part {
+        body: body.to_string(),
+        meta: Some(meta.to_string()),
+        built_ns: built.taken_ns,
+    };
+    let memo = Memo {
+        system: built
+            .system
+            .as_ref()
+            .map(|(b, m)| as_part(b, m))
+            .or_else(|| memo.system.clone()),
+        user: built
+            .user
+            .as_ref()
+            .map(|(b, m, _)| as_part(b, m))
+            .or_else(|| memo.user.clone()),
+        injection: memo.injection.clone(),
+        generation: memo.generation,
+    };
+    let mut r = from_memo(&memo, false);
+    let nested: Vec<&InjectedFile> = built.nested.files.iter().collect();
+    add_nested(&mut r, &nested, built.nested.warnings);
+    r.new_warnings = r.warnings.clone();
+    r
+}
+
+/// A hit: the stored parts, checked against the disk.
+fn hit(setup: &Setup, memo: &Memo, nested_warnings: Vec<String>) -> Shown {
+    let user_meta = meta_of(memo.user.as_ref());
+    let system_meta = meta_of(memo.system.as_ref());
+    let mut r = shown(memo, &system_meta, &user_meta, true);
+    let mut news = Vec::new();
+    let mut changed = Vec::new();
+    if let Some(files) = user_meta.get("files").and_then(Value::as_array) {
+        for f in files {
+            let (Some(path), Some(fp)) = (path_of(f), f.get("fp").and_then(fp_from_json)) else {
+                continue;
+            };
+            if let Ok(Freshness::Stale(change)) = fingerprint::freshness(&path, &fp) {
+                changed.push(format!(
+                    "{} ({})",
+                    common::shown(&paths::display(&setup.cwd, &path)),
+                    change.as_str()
+                ));
+            }
+        }
+    }
+    if !changed.is_empty() {
+        news.push(format!(
+            "the cached user context was built from files changed since: {}; run ctx-invalidate --user to rebuild it",
+            changed.join(", ")
+        ));
+    }
+    let mut differ = Vec::new();
+    if let Some(key) = user_meta.get("key").and_then(Value::as_object) {
+        for (field, what) in [
+            ("cwd", "working directory"),
+            ("also", "--also"),
+            ("memory", "--memory"),
+            ("allow_external_imports", "--allow-external-imports"),
+            ("user_dir", "CLAUDE_CONFIG_DIR"),
+            ("managed_dir", "FSVIEW_MANAGED_DIR"),
+        ] {
+            if key.get(field) != setup.key.get(field) {
+                differ.push(what);
+            }
+        }
+    }
+    let system_cwd = system_meta.pointer("/key/cwd");
+    if system_cwd.is_some()
+        && system_cwd != setup.key.get("cwd")
+        && !differ.contains(&"working directory")
+    {
+        differ.insert(0, "working directory");
+    }
+    if !differ.is_empty() {
+        news.push(format!(
+            "the cached context was built with another {}; run ctx-invalidate to rebuild it",
+            differ.join(", ")
+        ));
+    }
+    news.extend(nested_warnings);
+    r.warnings.extend(news.iter().cloned());
+    r.new_warnings = news;
+    r
+}
+
+fn meta_of(p: Option<&Part>) -> Value {
+    p.and_then(|p| p.meta.as_deref())
+        .and_then(|m| serde_json::from_str(m).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// The output for the stored parts (nothing nested yet).
+fn from_memo(memo: &Memo, cache_hit: bool) -> Shown {
+    let system_meta = meta_of(memo.system.as_ref());
+    let user_meta = meta_of(memo.user.as_ref());
+    shown(memo, &system_meta, &user_meta, cache_hit)
+}
+
+fn shown(memo: &Memo, system_meta: &Value, user_meta: &Value, cache_hit: bool) -> Shown {
+    let mut warnings = Vec::new();
+    for m in [system_meta, user_meta] {
+        if let Some(ws) = m.get("warnings").and_then(Value::as_array) {
+            warnings.extend(ws.iter().filter_map(Value::as_str).map(String::from));
+        }
+    }
+    let files = user_meta
+        .get("files")
+        .and_then(Value::as_array)
+        .map(|fs| {
+            fs.iter()
+                .map(|f| {
+                    let mut f = f.clone();
+                    if let Some(m) = f.as_object_mut() {
+                        m.remove("fp");
+                    }
+                    f
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Shown {
+        cache_hit,
+        system: memo
+            .system
+            .as_ref()
+            .map(|p| p.body.clone())
+            .unwrap_or_default(),
+        user: memo
+            .user
+            .as_ref()
+            .map(|p| p.body.clone())
+            .unwrap_or_default(),
+        nested: None,
+        files,
+        warnings,
+        new_warnings: Vec::new(),
+    }
+}
+
+fn add_nested(r: &mut Shown, files: &[&InjectedFile], warnings: Vec<String>) {
+    if !files.is_empty() {
+        r.nested = Some(render_nested(files));
+        r.files
+            .extend(files.iter().map(|f| Value::Object(file_json(f, "nested"))));
+    }
+    r.warnings.extend(warnings.iter().cloned());
+    r.new_warnings.extend(warnings);
+}
+
+/// The lazily loaded files as one reminder block, as Claude Code attaches
+/// nested memory: one `Contents of PATH (description):` block per file.
+fn render_nested(files: &[&InjectedFile]) -> String {
+    let blocks: Vec<String> = files
+        .iter()
+        .map(|f| {
+            format!(
+                "Contents of {} ({}):\n\n{}",
+                f.path.display(),
+                f.description,
+                f.text.trim()
+            )
+        })
+        .collect();
+    format!(
+        "<system-reminder>\n{}\n</system-reminder>\n",
+        blocks.join("\n\n")
+    )
+}
+
+fn print(args: &Args, out: &mut Out, r: &Shown) -> Result<(), Stop> {
+    if args.common.json {
+        let mut m = json::object("context");
+        m.insert(
+            "cache".into(),
+            if r.cache_hit { "hit" } else { "miss" }.into(),
+        );
+        m.insert("system".into(), r.system.clone().into());
+        m.insert("user".into(), r.user.clone().into());
+        m.insert("nested".into(), r.nested.clone().into());
+        m.insert("files".into(), r.files.clone().into());
+        m.insert("warnings".into(), r.warnings.clone().into());
+        out.json(&Value::Object(m))?;
+    } else {
+        if !r.system.is_empty() {
+            out.write(&r.system)?;
+            out.write("\n\n")?;
+        }
+        out.write(&r.user)?;
+        if let Some(n) = &r.nested {
+            out.write("\n")?;
+            out.write(n)?;
+        }
+    }
+    out.flush()?;
+    for w in &r.new_warnings {
+        out.notice(w);
+    }
+    Ok(())
+}
+
+/// The view kind of an injected file: `full` only when the injected text is
+/// exactly the bytes on disk.
+fn kind_of(f: &InjectedFile) -> Kind {
+    if f.kind == context::Kind::Full && f.text.as_bytes() == f.raw.as_slice() {
+        Kind::Full
+    } else {
+        Kind::Processed
+    }
+}
+
+fn source_of(f: &InjectedFile) -> Source {
+    if f.imported_by.is_some() {
+        Source::Import
+    } else {
+        Source::Inject
+    }
+}
+
+/// The fingerprint of what was read: the stat of the open file, taken
+/// before its bytes, and the hash of those bytes. `taken_ns` is from before
+/// the build started, so a write during the build makes the stat racy and
+/// the hash decides.
+fn fingerprint_of(f: &InjectedFile, taken_ns: i64) -> Fingerprint {
+    Fingerprint {
+        stat: Stat::of(&f.meta),
+        taken_ns,
+        hash: Some(fingerprint::hash_bytes(&f.raw)),
+    }
+}
+
+fn view_of<'a>(f: &'a InjectedFile, fp: &'a Fingerprint) -> NewView<'a> {
+    let kind = kind_of(f);
+    let lines = show::count_lines(f.text.as_bytes());
+    NewView {
+        path: &f.path,
+        fingerprint: fp,
+        kind,
+        source: source_of(f),
+        offset: 1,
+        lines,
+        total_lines: (kind == Kind::Full).then_some(lines),
+        shown: f.text.as_bytes(),
+        keep_text: true,
+    }
+}
+
+fn file_json(f: &InjectedFile, part: &str) -> Map<String, Value> {
+    let mut m = Map::new();
+    json::put_path(&mut m, "path", &f.path);
+    m.insert("source".into(), source_of(f).as_str().into());
+    m.insert("kind".into(), kind_of(f).as_str().into());
+    m.insert("label".into(), f.label.clone().into());
+    m.insert("bytes".into(), f.raw.len().into());
+    m.insert("injected_bytes".into(), f.text.len().into());
+    match &f.imported_by {
+        Some(p) => json::put_path(&mut m, "imported_by", p),
+        None => {
+            m.insert("imported_by".into(), Value::Null);
+        }
+    }
+    m.insert("part".into(), part.into());
+    m
+}
+
+/// The path of a stored file entry (exact, even when not UTF-8).
+fn path_of(f: &Value) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
+    if let Some(b) = f.get("path_bytes").and_then(Value::as_str) {
+        let bytes = base64::engine::general_purpose::STANDARD.decode(b).ok()?;
+        return Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)));
+    }
+    f.get("path").and_then(Value::as_str).map(PathBuf::from)
+}
+
+fn fp_json(fp: &Fingerprint) -> Value {
+    json!({
+        "dev": fp.stat.dev,
+        "ino": fp.stat.ino,
+        "btime_ns": fp.stat.btime_ns,
+        "ftype": fp.stat.ftype.code(),
+        "size": fp.stat.size,
+        "mtime_ns": fp.stat.mtime_ns,
+        "ctime_ns": fp.stat.ctime_ns,
+        "taken_ns": fp.taken_ns,
+        "hash": fp.hash.as_ref().map(fingerprint::hex),
+    })
+}
+
+fn fp_from_json(v: &Value) -> Option<Fingerprint> {
+    let int = |k: &str| v.get(k).and_then(Value::as_i64);
+    let hash = match v.get("hash").and_then(Value::as_str) {
+        Some(h) => Some(unhex(h)?),
+        None => None,
+    };
+    Some(Fingerprint {
+        stat: Stat {
+            dev: v.get("dev")?.as_u64()?,
+            ino: v.get("ino")?.as_u64()?,
+            btime_ns: int("btime_ns"),
+            ftype: FileType::from_code(int("ftype")?),
+            size: v.get("size")?.as_u64()?,
+            mtime_ns: int("mtime_ns")?,
+            ctime_ns: int("ctime_ns")?,
+        },
+        taken_ns: int("taken_ns")?,
+        hash,
+    })
+}
+
+fn unhex(s: &str) -> Option<fingerprint::Hash> {
+    let b = s.as_bytes();
+    if b.len() != 64 {
+        return None;
+    }
+    let mut h = [0u8; 32];
+    for (i, pair) in b.chunks(2).enumerate() {
+        let hi = (pair[0] as char).to_digit(16)?;
+        let lo = (pair[1] as char).to_digit(16)?;
+        h[i] = (hi * 16 + lo) as u8;
+    }
+    Some(h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_date(0), "1970-01-01");
+        assert_eq!(civil_date(951_782_400), "2000-02-29");
+        assert_eq!(civil_date(1_709_164_800), "2024-02-29");
+        assert_eq!(civil_date(1_735_689_599), "2024-12-31");
+        assert_eq!(civil_date(-86_400), "1969-12-31");
+    }
+
+    #[test]
+    fn fingerprints_round_trip() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("a");
+        std::fs::write(&p, "x").unwrap();
+        let (hash, stat) = fingerprint::hash_path(&p).unwrap();
+        let fp = Fingerprint {
+            stat,
+            taken_ns: 5,
+            hash: Some(hash),
+        };
+        assert_eq!(fp_from_json(&fp_json(&fp)), Some(fp));
+    }
+
+    #[test]
+    fn verify_app() {
+        command().debug_assert();
+    }
+}

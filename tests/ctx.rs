@@ -1,0 +1,735 @@
+//! ctx-build and ctx-invalidate on a fixture monorepo built with the real
+//! git: the memo (miss, hit, same bytes), lazy nested loading, the views
+//! the build records for the edit gate, invalidation from the command line
+//! and from the installed git hooks.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::harness::{self, Env, Run};
+
+const PROJECT: &str = "project instructions, checked into the codebase";
+const LOCAL: &str = "user's private project instructions, not checked in";
+const USER: &str = "user's private global instructions for all projects";
+const MEMORY: &str = "user's auto-memory, persists across conversations";
+const HEADER: &str = "Codebase and user instructions are shown below. Be sure to adhere to these instructions. IMPORTANT: These instructions OVERRIDE any default behavior and you MUST follow them exactly as written.";
+const GIT_INTRO: &str = "This is the git status at the start of the conversation. Note that this status is a snapshot in time, and will not update during the conversation.";
+const PROCESSED: &str = "File has only been shown processed (as injected context), not as it is on disk. Read it first before writing to it.";
+const NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
+
+/// A monorepo with instruction files at several levels, a user and a
+/// managed directory, in a hermetic environment (no global git config, a
+/// fixed date and fixed commit dates).
+struct Repo {
+    env: Env,
+}
+
+impl Repo {
+    /// The fixture, committed, with CLAUDE.local.md left untracked.
+    fn new() -> Repo {
+        let r = Repo::bare();
+        r.git(&["init", "-q", "-b", "main"]);
+        r.git(&["config", "user.name", "Ada Lovelace"]);
+        r.files();
+        r.git(&["add", "."]);
+        r.git(&["reset", "-q", "CLAUDE.local.md"]);
+        r.git(&["commit", "-q", "-m", "monorepo"]);
+        r
+    }
+
+    fn bare() -> Repo {
+        let env = Env::new();
+        std::fs::create_dir_all(env.root().join("claude")).unwrap();
+        std::fs::create_dir_all(env.root().join("managed")).unwrap();
+        Repo { env }
+    }
+
+    fn files(&self) {
+        let e = &self.env;
+        e.write(
+            "CLAUDE.md",
+            "# Monorepo\n\n<!-- maintainers: keep this short -->\n\nUse pnpm. Style: @docs/style.md\n\n```sh\n@not-an-import.md\n```\n\nNever @../outside.md\n",
+        );
+        e.write("docs/style.md", "Tabs, not spaces. @cycle.md\n");
+        e.write("docs/cycle.md", "Back to @style.md\n");
+        e.write(".claude/rules/always.md", "Always run the tests.\n");
+        e.write(
+            ".claude/rules/fm.md",
+            "---\ndescription: a rule with front matter\n---\nPrefer small commits.\n",
+        );
+        e.write(
+            ".claude/rules/ts.md",
+            "---\npaths: \"packages/**/*.ts\"\n---\nTypeScript strict mode.\n",
+        );
+        e.write("CLAUDE.local.md", "My local notes.\n");
+        e.write("packages/CLAUDE.md", "All packages.\n");
+        e.write("packages/api/CLAUDE.md", "The API package.\n");
+        e.write("packages/api/src/server.ts", "export {}\n");
+        e.write("packages/web/CLAUDE.md", "The web package.\n");
+        std::fs::write(e.root().join("outside.md"), "Outside.\n").unwrap();
+        std::fs::write(e.root().join("claude/CLAUDE.md"), "User prefs.\n").unwrap();
+        std::fs::write(e.root().join("managed/CLAUDE.md"), "Policy.\n").unwrap();
+    }
+
+    fn p(&self, rel: &str) -> PathBuf {
+        self.env.path(rel)
+    }
+
+    fn root(&self) -> PathBuf {
+        self.env.root()
+    }
+
+    fn cmd(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut c = self.env.cmd(program);
+        let root = self.root();
+        c.env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CEILING_DIRECTORIES", &root)
+            .env("GIT_AUTHOR_NAME", "A U Thor")
+            .env("GIT_AUTHOR_EMAIL", "author@example.com")
+            .env("GIT_AUTHOR_DATE", "2024-01-01T00:00:00Z")
+            .env("GIT_COMMITTER_NAME", "C O Mitter")
+            .env("GIT_COMMITTER_EMAIL", "committer@example.com")
+            .env("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z")
+            .env("CLAUDE_CONFIG_DIR", root.join("claude"))
+            .env("FSVIEW_MANAGED_DIR", root.join("managed"))
+            .env("SOURCE_DATE_EPOCH", "1700000000");
+        c
+    }
+
+    fn run(&self, name: &str, args: &[&str]) -> Run {
+        let mut c = self.cmd(harness::bin(name));
+        c.args(args);
+        harness::output(c, None)
+    }
+
+    fn run_stdin(&self, name: &str, args: &[&str], stdin: &[u8]) -> Run {
+        let mut c = self.cmd(harness::bin(name));
+        c.args(args);
+        harness::output(c, Some(stdin))
+    }
+
+    fn sh(&self, script: &str) -> Run {
+        let mut c = self.cmd("sh");
+        c.arg("-c").arg(script);
+        harness::output(c, None)
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        let mut c = self.cmd("git");
+        c.args(args);
+        let r = harness::output(c, None);
+        assert_eq!(r.code, 0, "git {args:?}: {}", r.stderr);
+        r.stdout.trim_end().to_string()
+    }
+
+    fn build_json(&self, args: &[&str]) -> serde_json::Value {
+        let mut a = vec!["--json"];
+        a.extend_from_slice(args);
+        let r = self.run("ctx-build", &a);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        r.json().remove(0)
+    }
+
+    fn log(&self) -> String {
+        self.git(&["log", "--oneline", "-n", "5"])
+    }
+}
+
+fn system_part(branch: &str, status: &str, log: &str) -> String {
+    let status = if status.is_empty() { "(clean)" } else { status };
+    format!(
+        "gitStatus: {GIT_INTRO}\n\nCurrent branch: {branch}\n\nMain branch (you will usually use this for PRs): main\n\nGit user: Ada Lovelace\n\nStatus:\n{status}\n\nRecent commits:\n{log}"
+    )
+}
+
+fn user_part(blocks: &[(PathBuf, &str, &str)]) -> String {
+    let mut s = String::from(
+        "<system-reminder>\nAs you answer the user's questions, you can use the following context:\n",
+    );
+    if !blocks.is_empty() {
+        let b: Vec<String> = blocks
+            .iter()
+            .map(|(p, d, t)| format!("Contents of {} ({d}):\n\n{t}", p.display()))
+            .collect();
+        s += &format!("# claudeMd\n{HEADER}\n\n{}\n", b.join("\n\n"));
+    }
+    s + "# currentDate\nToday's date is 2023-11-14.\n\n      IMPORTANT: this context may or may not be relevant to your tasks. You should not respond to this context unless it is highly relevant to your task.\n</system-reminder>\n"
+}
+
+/// The fixture's user part, as built from the work tree top.
+fn fixture_user(r: &Repo) -> String {
+    let root = r.root();
+    user_part(&[
+        (root.join("managed/CLAUDE.md"), USER, "Policy."),
+        (root.join("claude/CLAUDE.md"), USER, "User prefs."),
+        (
+            r.p("CLAUDE.md"),
+            PROJECT,
+            "# Monorepo\n\n\nUse pnpm. Style: @docs/style.md\n\n```sh\n@not-an-import.md\n```\n\nNever @../outside.md",
+        ),
+        (
+            r.p("docs/style.md"),
+            PROJECT,
+            "Tabs, not spaces. @cycle.md",
+        ),
+        (r.p("docs/cycle.md"), PROJECT, "Back to @style.md"),
+        (
+            r.p(".claude/rules/always.md"),
+            PROJECT,
+            "Always run the tests.",
+        ),
+        (r.p(".claude/rules/fm.md"), PROJECT, "Prefer small commits."),
+        (r.p("CLAUDE.local.md"), LOCAL, "My local notes."),
+    ])
+}
+
+fn fixture_text(r: &Repo) -> String {
+    format!(
+        "{}\n\n{}",
+        system_part("main", "?? CLAUDE.local.md", &r.log()),
+        fixture_user(r)
+    )
+}
+
+fn outside_warning(r: &Repo) -> String {
+    let root = r.root();
+    format!(
+        "import ../outside.md from {}: {} is outside {}; not loaded (external imports are not allowed)",
+        r.p("CLAUDE.md").display(),
+        root.join("outside.md").display(),
+        r.env.work.display()
+    )
+}
+
+#[test]
+fn miss_then_hit_returns_identical_bytes() {
+    let r = Repo::new();
+    let first = r.run("ctx-build", &[]);
+    first.expect(0, &fixture_text(&r));
+    assert_eq!(
+        first.stderr,
+        format!("ctx-build: {}\n", outside_warning(&r))
+    );
+    // The hit repeats no build warning on stderr.
+    r.run("ctx-build", &[])
+        .expect(0, &fixture_text(&r))
+        .stderr_is("");
+    let j = r.build_json(&[]);
+    assert_eq!(j["v"], 1);
+    assert_eq!(j["type"], "context");
+    assert_eq!(j["cache"], "hit");
+    assert_eq!(
+        j["system"],
+        system_part("main", "?? CLAUDE.local.md", &r.log())
+    );
+    assert_eq!(j["user"], fixture_user(&r));
+    assert_eq!(j["nested"], serde_json::Value::Null);
+    assert_eq!(j["warnings"], serde_json::json!([outside_warning(&r)]));
+    let files: Vec<String> = j["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let path = f["path"].as_str().unwrap();
+            let by = f["imported_by"]
+                .as_str()
+                .map(|b| format!(" <- {}", b.rsplit('/').next().unwrap()))
+                .unwrap_or_default();
+            format!(
+                "{} {} {} {} {}/{}{by}",
+                path.strip_prefix(&format!("{}/", r.root().display()))
+                    .unwrap(),
+                f["source"].as_str().unwrap(),
+                f["kind"].as_str().unwrap(),
+                f["label"].as_str().unwrap(),
+                f["bytes"],
+                f["injected_bytes"],
+            )
+        })
+        .collect();
+    assert_eq!(
+        files,
+        vec![
+            "managed/CLAUDE.md inject full managed 8/8",
+            "claude/CLAUDE.md inject full user 12/12",
+            "work/CLAUDE.md inject processed project 134/96",
+            "work/docs/style.md import full import 28/28 <- CLAUDE.md",
+            "work/docs/cycle.md import full import 18/18 <- style.md",
+            "work/.claude/rules/always.md inject full rule 22/22",
+            "work/.claude/rules/fm.md inject processed rule 68/22",
+            "work/CLAUDE.local.md inject full local 16/16",
+        ]
+    );
+}
+
+#[test]
+fn a_hit_warns_when_a_file_changed_and_keeps_the_bytes() {
+    let r = Repo::new();
+    r.run("ctx-build", &[]).expect(0, &fixture_text(&r));
+    r.env.write("docs/style.md", "Spaces now.\n");
+    std::fs::remove_file(r.p("CLAUDE.local.md")).unwrap();
+    r.run("ctx-build", &[]).expect(0, &fixture_text(&r)).stderr_is(
+        "ctx-build: the cached user context was built from files changed since: docs/style.md (content), CLAUDE.local.md (deleted); run ctx-invalidate --user to rebuild it\n",
+    );
+    r.run("ctx-build", &["--quiet"])
+        .expect(0, &fixture_text(&r))
+        .stderr_is("");
+}
+
+#[test]
+fn invalidate_parts_then_miss() {
+    let r = Repo::new();
+    r.run("ctx-build", &[]);
+    r.env.write("CLAUDE.local.md", "Changed notes.\n");
+    r.run("ctx-invalidate", &["--user", "--reason", "notes changed"])
+        .expect(0, "cleared the user context\n");
+    let j = r.build_json(&[]);
+    assert_eq!(j["cache"], "miss");
+    assert!(j["user"].as_str().unwrap().contains("Changed notes."));
+    // The system part was kept: still the status from before.
+    assert_eq!(
+        j["system"],
+        system_part("main", "?? CLAUDE.local.md", &r.log())
+    );
+    r.git(&["add", "CLAUDE.local.md"]);
+    r.run("ctx-invalidate", &["--system"])
+        .expect(0, "cleared the system context\n");
+    let j = r.build_json(&[]);
+    assert_eq!(j["cache"], "miss");
+    assert_eq!(
+        j["system"],
+        system_part("main", "A  CLAUDE.local.md", &r.log())
+    );
+    assert_eq!(r.build_json(&[])["cache"], "hit");
+    r.run("ctx-invalidate", &[])
+        .expect(0, "cleared the system and user context\n");
+    assert_eq!(r.build_json(&[])["cache"], "miss");
+    // The reasons are in the session's log.
+    let conn = rusqlite::Connection::open(&r.env.session).unwrap();
+    let events: Vec<(String, Option<String>)> = conn
+        .prepare("SELECT action, detail FROM events WHERE tool='ctx-invalidate' ORDER BY id")
+        .unwrap()
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        events,
+        vec![
+            ("clear-user".to_string(), Some("notes changed".to_string())),
+            ("clear-system".to_string(), None),
+            ("clear".to_string(), None),
+        ]
+    );
+}
+
+#[test]
+fn injection_is_part_of_the_next_build_until_removed() {
+    let r = Repo::new();
+    r.run("ctx-build", &[]);
+    r.run(
+        "ctx-invalidate",
+        &["--injection", "cache-break: 2", "--reason", "debugging"],
+    )
+    .expect(
+        0,
+        "set the injection\ncleared the system and user context\n",
+    );
+    let sys = format!(
+        "{}\ncacheBreaker: [CACHE_BREAKER: cache-break: 2]",
+        system_part("main", "?? CLAUDE.local.md", &r.log())
+    );
+    let j = r.build_json(&[]);
+    assert_eq!(j["cache"], "miss");
+    assert_eq!(j["system"], sys);
+    assert_eq!(r.build_json(&[])["cache"], "hit");
+    r.run("ctx-invalidate", &["--injection", ""]).expect(
+        0,
+        "removed the injection\ncleared the system and user context\n",
+    );
+    r.run("ctx-build", &[]).expect(0, &fixture_text(&r));
+}
+
+#[test]
+fn for_loads_nested_files_and_matching_rules_once() {
+    let r = Repo::new();
+    let nested = |blocks: &[(&str, &str)]| {
+        let b: Vec<String> = blocks
+            .iter()
+            .map(|(p, t)| format!("Contents of {} ({PROJECT}):\n\n{t}", r.p(p).display()))
+            .collect();
+        format!(
+            "<system-reminder>\n{}\n</system-reminder>\n",
+            b.join("\n\n")
+        )
+    };
+    let api = nested(&[
+        ("packages/CLAUDE.md", "All packages."),
+        ("packages/api/CLAUDE.md", "The API package."),
+        (".claude/rules/ts.md", "TypeScript strict mode."),
+    ]);
+    // On a cold cache: the memoized parts, then the nested block.
+    r.run("ctx-build", &["--for", "packages/api/src/server.ts"])
+        .expect(0, &format!("{}\n{api}", fixture_text(&r)));
+    // Given once: the next call has nothing nested, and the memo is a hit.
+    let j = r.build_json(&["--for", "packages/api/src/server.ts"]);
+    assert_eq!(j["cache"], "hit");
+    assert_eq!(j["nested"], serde_json::Value::Null);
+    assert_eq!(j["files"].as_array().unwrap().len(), 8);
+    // Another package: only what is new, on a hit.
+    let j = r.build_json(&["--for", "packages/web/app.ts", "packages/api/x.ts"]);
+    assert_eq!(j["cache"], "hit");
+    assert_eq!(
+        j["nested"],
+        nested(&[("packages/web/CLAUDE.md", "The web package.")])
+    );
+    let last = j["files"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["part"], "nested");
+    assert_eq!(last["kind"], "full");
+    // The memoized bytes never include nested files.
+    r.run("ctx-build", &[]).expect(0, &fixture_text(&r));
+    // Nested files are views too.
+    r.run("fsview-check-edit", &["packages/web/CLAUDE.md"])
+        .expect(0, "packages/web/CLAUDE.md: ok\n");
+}
+
+#[test]
+fn injected_files_are_views_for_the_edit_gate() {
+    let r = Repo::new();
+    r.run("ctx-build", &[]);
+    r.run(
+        "fsview-check-edit",
+        &[
+            "CLAUDE.md",
+            ".claude/rules/fm.md",
+            "CLAUDE.local.md",
+            "docs/style.md",
+            ".claude/rules/ts.md",
+        ],
+    )
+    .expect(
+        1,
+        &format!(
+            "CLAUDE.md: processed_view: {PROCESSED}\n.claude/rules/fm.md: processed_view: {PROCESSED}\nCLAUDE.local.md: ok\ndocs/style.md: ok\n.claude/rules/ts.md: not_read: {NOT_READ}\n"
+        ),
+    );
+    // A full read makes the processed one editable.
+    r.run("fsview-read", &["CLAUDE.md"]);
+    r.run("fsview-check-edit", &["--write", "CLAUDE.md"])
+        .expect(0, "CLAUDE.md: ok\n");
+}
+
+#[test]
+fn forget_and_reset() {
+    let r = Repo::new();
+    r.run("ctx-build", &["--for", "packages/api/src/server.ts"]);
+    r.run(
+        "ctx-invalidate",
+        &["--forget", "CLAUDE.local.md", "./docs/../docs/style.md"],
+    )
+    .expect(0, "forgot the views of 2 files\n");
+    r.run("fsview-check-edit", &["CLAUDE.local.md", "docs/cycle.md"])
+        .expect(
+            1,
+            &format!("CLAUDE.local.md: not_read: {NOT_READ}\ndocs/cycle.md: ok\n"),
+        );
+    r.run_stdin(
+        "ctx-invalidate",
+        &["-0", "--forget", "-"],
+        b"docs/cycle.md\0missing.md\0",
+    )
+    .expect(0, "forgot the views of 1 file\n");
+    // Forgetting views keeps the memo.
+    assert_eq!(r.build_json(&[])["cache"], "hit");
+    r.run("ctx-invalidate", &["--forget"])
+        .expect(0, "forgot the views of 8 files\n");
+    r.run("fsview-check-edit", &["CLAUDE.local.md"])
+        .expect(1, &format!("CLAUDE.local.md: not_read: {NOT_READ}\n"));
+    r.run("ctx-invalidate", &["--reset", "--reason", "/clear"])
+        .expect(
+            0,
+            "reset the session: views, context, injection and loaded files\n",
+        );
+    let j = r.build_json(&["--for", "packages/api/src/server.ts"]);
+    assert_eq!(j["cache"], "miss");
+    assert!(j["nested"].as_str().unwrap().contains("The API package."));
+    r.run("fsview-check-edit", &["CLAUDE.local.md"])
+        .expect(0, "CLAUDE.local.md: ok\n");
+}
+
+#[test]
+fn invalidate_without_a_session_file_is_quiet_and_creates_none() {
+    let r = Repo::new();
+    for args in [
+        &["--system", "--hook", "--reason", "git post-checkout"][..],
+        &[][..],
+        &["--forget"][..],
+        &["--reset"][..],
+        &["--hook", "--injection", "x"][..],
+    ] {
+        r.run("ctx-invalidate", args).expect(0, "").stderr_is("");
+    }
+    assert!(!r.env.session.exists());
+    // An injection outside a hook is worth a session file.
+    r.run("ctx-invalidate", &["--injection", "x"]).expect(
+        0,
+        "set the injection\ncleared the system and user context\n",
+    );
+    assert!(r.env.session.exists());
+}
+
+#[test]
+fn detached_head() {
+    let r = Repo::new();
+    r.git(&["checkout", "-q", "--detach"]);
+    let j = r.build_json(&[]);
+    assert_eq!(
+        j["system"],
+        system_part("HEAD", "?? CLAUDE.local.md", &r.log())
+    );
+}
+
+#[test]
+fn repository_without_commits() {
+    let r = Repo::bare();
+    r.git(&["init", "-q", "-b", "trunk"]);
+    r.git(&["config", "user.name", "Ada Lovelace"]);
+    r.env.write("CLAUDE.md", "Fresh.\n");
+    let j = r.build_json(&[]);
+    assert_eq!(
+        j["system"],
+        format!(
+            "gitStatus: {GIT_INTRO}\n\nCurrent branch: trunk\n\nMain branch (you will usually use this for PRs): main\n\nGit user: Ada Lovelace\n\nStatus:\n?? CLAUDE.md\n\nRecent commits:\n"
+        )
+    );
+    assert_eq!(
+        j["user"],
+        user_part(&[(r.p("CLAUDE.md"), PROJECT, "Fresh.")])
+    );
+}
+
+#[test]
+fn outside_a_work_tree_there_is_no_system_part() {
+    let r = Repo::bare();
+    r.env.write("CLAUDE.md", "Plain directory.\n");
+    r.run("ctx-build", &[]).expect(
+        0,
+        &user_part(&[(r.p("CLAUDE.md"), PROJECT, "Plain directory.")]),
+    );
+}
+
+#[test]
+fn large_memory_is_truncated_with_a_notice() {
+    let r = Repo::new();
+    let text: String = (1..=300).map(|i| format!("- note {i}\n")).collect();
+    let mem = r.root().join("claude/projects/p/memory/MEMORY.md");
+    std::fs::create_dir_all(mem.parent().unwrap()).unwrap();
+    std::fs::write(&mem, &text).unwrap();
+    let j = r.build_json(&["--memory", mem.to_str().unwrap()]);
+    let (shown, cut) = fsview_context::memory::truncate(&text);
+    assert!(cut);
+    let user = j["user"].as_str().unwrap();
+    let block = format!(
+        "Contents of {} ({MEMORY}):\n\n{}\n# currentDate",
+        mem.display(),
+        shown.trim()
+    );
+    assert!(user.contains(&block), "{user}");
+    let f = j["files"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(f["label"], "memory");
+    assert_eq!(f["kind"], "processed");
+    assert_eq!(f["bytes"], text.len());
+    // A hit built with other options says so.
+    r.run("ctx-build", &["--also", "AGENTS.md"])
+        .stderr_is("ctx-build: the cached context was built with another --also, --memory; run ctx-invalidate to rebuild it\n");
+}
+
+#[test]
+fn also_reads_other_instruction_file_names() {
+    let r = Repo::new();
+    r.env.write("AGENTS.md", "Agents file.\n");
+    r.env.write("GEMINI.md", "Gemini file.\n");
+    let j = r.build_json(&["--also", "AGENTS.md"]);
+    let user = j["user"].as_str().unwrap();
+    assert!(user.contains("Agents file.") && !user.contains("Gemini file."));
+    r.run("ctx-invalidate", &[]);
+    let mut c = r.cmd(harness::bin("ctx-build"));
+    c.args(["--json"])
+        .env("FSVIEW_INSTRUCTION_NAMES", "AGENTS.md,GEMINI.md");
+    let j = harness::output(c, None).json().remove(0);
+    let user = j["user"].as_str().unwrap();
+    let (a, g) = (
+        user.find("Agents file.").unwrap(),
+        user.find("Gemini file.").unwrap(),
+    );
+    assert!(a < g);
+}
+
+#[test]
+fn no_cache_builds_without_storing() {
+    let r = Repo::new();
+    r.run("ctx-build", &["--no-cache"])
+        .expect(0, &fixture_text(&r));
+    assert!(!r.env.session.exists());
+    r.run("ctx-build", &[]);
+    r.env.write("CLAUDE.local.md", "Newer.\n");
+    let j = r.build_json(&["--no-cache"]);
+    assert_eq!(j["cache"], "miss");
+    assert!(j["user"].as_str().unwrap().contains("Newer."));
+    assert!(!r.build_json(&[])["user"]
+        .as_str()
+        .unwrap()
+        .contains("Newer."));
+}
+
+#[test]
+fn user_errors_exit_2_and_leave_the_session_alone() {
+    let r = Repo::new();
+    r.run("ctx-build", &[]);
+    let before = std::fs::read(&r.env.session).unwrap();
+    let mut c = r.cmd(harness::bin("ctx-build"));
+    c.env("SOURCE_DATE_EPOCH", "yesterday");
+    harness::output(c, None).expect(2, "").stderr_is(
+        "ctx-build: SOURCE_DATE_EPOCH=\"yesterday\" is not a whole number of seconds since 1970-01-01; fix or unset it\n",
+    );
+    r.run("ctx-build", &["--also", "docs/AGENTS.md"]).expect(2, "").stderr_is(
+        "ctx-build: --also takes a file name such as AGENTS.md, not \"docs/AGENTS.md\" (check --also and FSVIEW_INSTRUCTION_NAMES)\n",
+    );
+    r.run("ctx-invalidate", &["--reset", "--system"])
+        .expect(2, "");
+    std::os::unix::fs::symlink(r.p("nowhere"), r.p("dangling")).unwrap();
+    r.run("ctx-invalidate", &["--forget", "dangling"]).expect(2, "").stderr_is(
+        "ctx-invalidate: dangling is a dangling symbolic link; fix the link or name its target\n",
+    );
+    assert_eq!(std::fs::read(&r.env.session).unwrap(), before);
+    assert_eq!(r.build_json(&[])["cache"], "hit");
+    // --help and --version never open the session file.
+    std::fs::write(&r.env.session, "not a database").unwrap();
+    for tool in ["ctx-build", "ctx-invalidate"] {
+        assert_eq!(r.run(tool, &["--help"]).code, 0);
+        assert_eq!(r.run(tool, &["--version"]).code, 0);
+    }
+    let bad = r.run("ctx-build", &[]);
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr.contains("is not an fsview session file"),
+        "{}",
+        bad.stderr
+    );
+    assert_eq!(std::fs::read(&r.env.session).unwrap(), b"not a database");
+}
+
+// Two builds racing on a cold cache: the first stored wins, the other
+// returns its bytes, and every later hit agrees.
+#[test]
+fn racing_cold_builds_agree() {
+    let r = Repo::new();
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            let mut c = r.cmd(harness::bin("ctx-build"));
+            c.arg("--json")
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::null());
+            c.spawn().unwrap()
+        })
+        .collect();
+    let outs: Vec<serde_json::Value> = children
+        .into_iter()
+        .map(|c| {
+            let o = c.wait_with_output().unwrap();
+            assert!(o.status.success());
+            serde_json::from_slice(&o.stdout).unwrap()
+        })
+        .collect();
+    let hit = r.build_json(&[]);
+    assert_eq!(hit["cache"], "hit");
+    for o in &outs {
+        assert_eq!((&o["system"], &o["user"]), (&hit["system"], &hit["user"]));
+    }
+}
+
+fn install_hooks(r: &Repo, args: &[&str]) -> Run {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install-hooks");
+    let mut c = r.cmd(script);
+    c.args(args);
+    harness::output(c, None)
+}
+
+#[test]
+fn a_real_checkout_fires_the_installed_hook() {
+    let r = Repo::new();
+    install_hooks(&r, &[]).expect(
+        0,
+        "install-hooks: installed post-checkout, post-merge, post-rewrite in .git/hooks\n",
+    );
+    r.git(&["branch", "feature"]);
+    r.run("ctx-build", &[]).expect(0, &fixture_text(&r));
+    // A file checkout is not a branch switch: the memo stays.
+    r.git(&["checkout", "-q", "main", "--", "CLAUDE.md"]);
+    assert_eq!(r.build_json(&[])["cache"], "hit");
+    r.git(&["checkout", "-q", "feature"]);
+    let j = r.build_json(&[]);
+    assert_eq!(j["cache"], "miss");
+    assert_eq!(
+        j["system"],
+        system_part("feature", "?? CLAUDE.local.md", &r.log())
+    );
+    // Only the system part was cleared by the hook.
+    assert_eq!(j["user"], fixture_user(&r));
+    // A commit amend (post-rewrite) clears it too.
+    r.git(&["commit", "-q", "--amend", "-m", "amended"]);
+    let j = r.build_json(&[]);
+    assert_eq!(j["cache"], "miss");
+    assert!(j["system"].as_str().unwrap().ends_with(" amended"));
+}
+
+#[test]
+fn install_hooks_chains_existing_hooks_and_is_idempotent() {
+    let r = Repo::new();
+    r.git(&["config", "core.hooksPath", "githooks"]);
+    std::fs::create_dir_all(r.p("githooks")).unwrap();
+    let log = r.root().join("hook.log");
+    let theirs = format!(
+        "#!/bin/sh\necho \"theirs $*\" >> {log}\ncat >> {log}\nexit 3\n",
+        log = log.display()
+    );
+    std::fs::write(r.p("githooks/post-rewrite"), &theirs).unwrap();
+    r.sh("chmod +x githooks/post-rewrite").expect(0, "");
+    let installed =
+        "install-hooks: installed post-checkout, post-merge, post-rewrite in githooks\n";
+    // From a subdirectory: a relative core.hooksPath is relative to the top.
+    let mut c = r.cmd(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install-hooks"));
+    c.current_dir(r.p("docs"));
+    harness::output(c, None).expect(
+        0,
+        &format!("install-hooks: kept the existing post-rewrite as githooks/post-rewrite.pre-fsview; fsview's hook runs it first\n{installed}"),
+    );
+    install_hooks(&r, &[]).expect(0, installed);
+    assert_eq!(
+        std::fs::read_to_string(r.p("githooks/post-rewrite.pre-fsview")).unwrap(),
+        theirs
+    );
+    r.run("ctx-build", &[]);
+    // The chained hook gets the arguments and stdin; its status is kept.
+    let run = r.sh("printf 'old new\\n' | githooks/post-rewrite amend");
+    assert_eq!(run.code, 3);
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        "theirs amend\nold new\n"
+    );
+    assert_eq!(r.build_json(&[])["cache"], "miss");
+    // Without ctx-invalidate on PATH the hook is silent.
+    let run = r.sh("PATH=/usr/bin:/bin; export PATH; githooks/post-merge 0");
+    run.expect(0, "").stderr_is("");
+    install_hooks(&r, &["--uninstall"]).expect(
+        0,
+        "install-hooks: removed post-checkout\ninstall-hooks: removed post-merge\ninstall-hooks: removed post-rewrite, restored the hook it chained\n",
+    );
+    assert_eq!(
+        std::fs::read_to_string(r.p("githooks/post-rewrite")).unwrap(),
+        theirs
+    );
+    assert!(!r.p("githooks/post-checkout").exists());
+    assert!(!r.p("githooks/post-rewrite.pre-fsview").exists());
+}
