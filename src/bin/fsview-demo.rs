@@ -73,7 +73,7 @@ impl Demo {
         self.git(&["commit", "-q", "-m", "Initial commit"])?;
 
         self.title("The conversation starts: build its fixed context once");
-        self.tool("ctx-build", &["--json"], &["cache", "files"])?;
+        self.tool("ctx-build", &["--json"], &["cache", "branch", "files"])?;
         self.tool("ctx-build", &["--json"], &["cache"])?;
 
         self.title("The agent wants to edit src/main.rs before reading it");
@@ -99,14 +99,22 @@ impl Demo {
         self.tool("fsview-check-edit", &["--write", "src/main.rs"], &[])?;
         self.tool("fsview-check-edit", &["--changed"], &[])?;
 
-        self.title("A git checkout invalidates the context (as the installed hook does)");
-        self.git(&["checkout", "-q", "-b", "feature"])?;
-        self.tool(
-            "ctx-invalidate",
-            &["--system", "--reason", "git post-checkout"],
-            &[],
-        )?;
-        self.tool("ctx-build", &["--json"], &["cache"])?;
+        let installer = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install-hooks");
+        if installer.is_file() {
+            self.title("A git checkout fires the installed hook, which invalidates the context");
+            self.run_shown(&installer, &[])?;
+            self.git(&["checkout", "-q", "-b", "feature"])?;
+            println!("{}", self.paint("36", "$ git checkout -b feature"));
+        } else {
+            self.title("A git checkout invalidates the context (as the installed hook would)");
+            self.git(&["checkout", "-q", "-b", "feature"])?;
+            self.tool(
+                "ctx-invalidate",
+                &["--system", "--reason", "git post-checkout"],
+                &[],
+            )?;
+        }
+        self.tool("ctx-build", &["--json"], &["cache", "branch"])?;
         self.say(
             "Done: every verdict above came from the real binaries and one SQLite session file.",
         );
@@ -134,8 +142,45 @@ impl Demo {
         std::fs::write(self.work.join(rel), body).map_err(|e| format!("cannot write {rel}: {e}"))
     }
 
+    /// Run a program (the hook installer) in the repo and show its output.
+    fn run_shown(&self, program: &Path, args: &[&str]) -> Result<(), String> {
+        let name = program.file_name().unwrap_or_default().to_string_lossy();
+        println!(
+            "{}",
+            self.paint(
+                "36",
+                &format!("$ scripts/{name} {}", args.join(" "))
+                    .trim_end()
+                    .to_string()
+            )
+        );
+        let out = Command::new(program)
+            .args(args)
+            .current_dir(&self.work)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .map_err(|e| format!("cannot run {name}: {e}"))?;
+        for l in String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .chain(String::from_utf8_lossy(&out.stderr).lines())
+        {
+            println!("  {l}");
+        }
+        if !out.status.success() {
+            return Err(format!("{name} failed"));
+        }
+        Ok(())
+    }
+
     fn git(&self, args: &[&str]) -> Result<(), String> {
+        let path = format!(
+            "{}:{}",
+            self.bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
         let status = Command::new("git")
+            .env("PATH", path)
+            .env("FSVIEW_SESSION", &self.session)
             .args(["-c", "user.name=Demo", "-c", "user.email=demo@example.com"])
             .args(args)
             .current_dir(&self.work)
@@ -178,6 +223,13 @@ impl Demo {
                 let v: serde_json::Value =
                     serde_json::from_str(l).map_err(|e| format!("{name} --json: {e}"))?;
                 for f in fields {
+                    if *f == "branch" {
+                        let sys = v["system"].as_str().unwrap_or("");
+                        if let Some(l) = sys.lines().find(|l| l.starts_with("Current branch:")) {
+                            println!("  {l}");
+                        }
+                        continue;
+                    }
                     let shown = match (&v[*f], *f) {
                         (serde_json::Value::Array(files), "files") => files
                             .iter()
