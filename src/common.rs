@@ -127,6 +127,12 @@ pub fn finish(tool: &str, result: Result<Outcome, Stop>) -> ExitCode {
 /// Parse arguments, turning clap's own errors into exit 2 (clap's default)
 /// and `--help`/`--version` into 0, before anything opens the session file.
 pub fn parse<T: clap::FromArgMatches>(cmd: clap::Command) -> T {
+    // A file size limit (`ulimit -f`) must be an error we report, like a
+    // full disk, not a signal that kills us mid-write.
+    // SAFETY: setting a signal to SIG_IGN has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     let matches = cmd.get_matches();
     match T::from_arg_matches(&matches) {
         Ok(t) => t,

@@ -42,6 +42,14 @@ pub fn resolve(cwd: &Path, path: &Path) -> Result<Resolved> {
             Ok(Resolved::Existing { canonical, meta })
         }
         Err(e) if fingerprint::is_gone(&e) => {
+            // A "magic" link (/dev/stdin -> /proc/self/fd/0 -> pipe:[N])
+            // reaches something no path names: it exists all the same.
+            if let Ok(meta) = std::fs::metadata(&abs) {
+                return Ok(Resolved::Existing {
+                    canonical: normalize(&abs),
+                    meta,
+                });
+            }
             if let Ok(m) = std::fs::symlink_metadata(&abs) {
                 if m.file_type().is_symlink() {
                     return Err(Error::new(format!(

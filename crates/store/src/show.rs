@@ -105,28 +105,46 @@ impl Shown {
 
 /// Number `bytes` as lines starting at `first`.
 pub fn number_lines(bytes: &[u8], first: u64) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let mut out = String::with_capacity(text.len() + text.len() / 8 + 16);
+    // from_utf8 is several times faster than the lossy walk on valid text.
+    let text = match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    };
+    let text = text.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(text.len() + text.len() / 16 + 16);
     let mut n = first;
-    let mut rest: &str = &text;
-    while !rest.is_empty() {
-        let (line, next) = match rest.find('\n') {
-            Some(i) => (&rest[..i], &rest[i + 1..]),
-            None => (rest, ""),
-        };
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        out.push_str(itoa(n).as_str());
-        out.push('\t');
-        out.push_str(line);
-        out.push('\n');
+    let mut start = 0;
+    let mut digits = [0u8; 20];
+    while start < text.len() {
+        let end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |i| start + i);
+        let mut line = &text[start..end];
+        if let [rest @ .., b'\r'] = line {
+            line = rest;
+        }
+        out.extend_from_slice(format_u64(n, &mut digits));
+        out.push(b'\t');
+        out.extend_from_slice(line);
+        out.push(b'\n');
         n += 1;
-        rest = next;
+        start = end + 1;
     }
-    out
+    // Whole lines of valid UTF-8 (lossy conversion made it so), joined by
+    // ASCII: still valid UTF-8.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
-fn itoa(n: u64) -> String {
-    n.to_string()
+/// `n` in decimal, without allocating.
+fn format_u64(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    &buf[i..]
 }
 
 /// Count lines the way they are numbered: a last line without `\n` counts.
@@ -159,7 +177,7 @@ pub fn read(path: &Path, req: &Request) -> Result<Shown, ReadError> {
     // A huge file whose stat can be trusted is fingerprinted by that stat
     // alone when not read to the end: skip hashing what passes by.
     let hash = stat.size <= HASH_LIMIT || fingerprint::is_racy(&stat, taken_ns);
-    let mut reader = Reader::new(file, hash);
+    let mut reader = Reader::new(file, hash, stat.size);
     let shown = if req.is_range() {
         read_range(&mut reader, req, &stat, taken_ns)?
     } else {
@@ -184,10 +202,13 @@ impl Reader {
         self.hasher.take().map(|h| h.finalize().into())
     }
 
-    fn new(file: File, hash: bool) -> Reader {
+    fn new(file: File, hash: bool, size: u64) -> Reader {
+        // A small file needs no 256 KiB buffer (nor its page faults); one
+        // spare byte lets the first read see the end of the file.
+        let len = (size as usize + 1).clamp(4096, CHUNK);
         Reader {
             file,
-            buf: vec![0u8; CHUNK],
+            buf: vec![0u8; len],
             hasher: hash.then(Sha256::new),
             pos: 0,
             sniffed: false,
@@ -235,7 +256,7 @@ fn read_whole(
     taken_ns: i64,
 ) -> Result<Shown, ReadError> {
     let cap = req.cap.max(1);
-    let mut kept: Vec<u8> = Vec::new();
+    let mut kept: Vec<u8> = Vec::with_capacity(stat.size.min(cap) as usize + 1);
     let mut newlines = 0u64;
     let mut last = None;
     let mut over = false;
