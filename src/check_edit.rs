@@ -1,4 +1,8 @@
 //! fsview-check-edit: may the agent change this file now?
+//!
+//! Read-only but for its log: each call's verdicts go into the session's
+//! event log in one short transaction after they are printed, and only
+//! when the session file already exists.
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -9,8 +13,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use fsview_store::changes::{self, Limits};
+use fsview_store::events::Event;
 use fsview_store::gate::{self, Decision};
-use fsview_store::{paths, Error};
+use fsview_store::{paths, Error, Store};
 
 use crate::common::{self, Out, Outcome, SessionArgs, Stop};
 use crate::json;
@@ -142,6 +147,8 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
             .collect()
     };
     let store = args.common.open_existing(&cwd)?;
+    // (canonical path, verdict, detail) per decision, logged at the end.
+    let mut logged: Vec<(PathBuf, &'static str, String)> = Vec::new();
     for (path, write) in &jobs {
         match gate::decide(store.as_ref(), &args.common.sid, &cwd, path, *write) {
             Ok(d) => {
@@ -149,6 +156,12 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
                     outcome = outcome.worst(Outcome::Negative);
                 }
                 print_decision(args, &mut out, path, *write, &d)?;
+                let asked = if *write { "write" } else { "edit" };
+                let detail = match d.verdict.change() {
+                    Some(c) => format!("{asked}, {}", c.as_str()),
+                    None => asked.to_string(),
+                };
+                logged.push((d.canonical.clone(), d.verdict.as_str(), detail));
             }
             Err(e) => {
                 outcome = Outcome::Error;
@@ -160,7 +173,27 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
         }
     }
     out.flush()?;
+    if let Some(store) = &store {
+        let events: Vec<Event<'_>> = logged
+            .iter()
+            .map(|(p, verdict, detail)| {
+                Event::new(TOOL, "check")
+                    .path(p)
+                    .verdict(verdict)
+                    .detail(Some(detail))
+            })
+            .collect();
+        log_quietly(store, &args.common.sid, &events);
+    }
     Ok(outcome)
+}
+
+/// Log this call's events in one short transaction. The verdicts are the
+/// answer and are already out: a log that cannot be written changes neither
+/// them nor the exit code, and says nothing. Without a session file there
+/// is no log to write (`store` is `None`), and none is created for it.
+fn log_quietly(store: &Store, sid: &str, events: &[Event<'_>]) {
+    let _ = store.log(sid, events);
 }
 
 fn print_decision(
@@ -235,6 +268,18 @@ fn run_changed(args: &Args, cwd: &Path, out: &mut Out) -> Result<Outcome, Stop> 
         }
     }
     out.flush()?;
+    let detail = match found.len() {
+        1 => "1 file".to_string(),
+        n => format!("{n} files"),
+    };
+    let verdict = if found.is_empty() { "ok" } else { "modified" };
+    log_quietly(
+        &store,
+        &args.common.sid,
+        &[Event::new(TOOL, "changed")
+            .verdict(verdict)
+            .detail(Some(&detail))],
+    );
     Ok(if found.is_empty() {
         Outcome::Ok
     } else {

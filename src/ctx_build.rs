@@ -25,6 +25,7 @@ use clap::{CommandFactory, Parser};
 use serde_json::{json, Map, Value};
 
 use fsview_context::{self as context, InjectedFile, Options, UserContext};
+use fsview_store::events::Event;
 use fsview_store::fingerprint::{self, FileType, Fingerprint, Freshness, Stat};
 use fsview_store::memo::{Build, Memo, NewPart, Part, Stored};
 use fsview_store::show;
@@ -268,7 +269,7 @@ fn today() -> Result<String, Error> {
 }
 
 /// `YYYY-MM-DD` of a Unix time, in UTC (Howard Hinnant's days-to-civil).
-fn civil_date(secs: i64) -> String {
+pub(crate) fn civil_date(secs: i64) -> String {
     let z = secs.div_euclid(86_400) + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -354,10 +355,25 @@ fn build(setup: &Setup, memo: &Memo, loaded: &HashSet<PathBuf>) -> Built {
 
 fn memoized(args: &Args, setup: &Setup, store: &Store) -> Result<Shown, Stop> {
     let sid = &args.common.sid;
+    let for_detail = (!args.for_paths.is_empty()).then(|| match args.for_paths.len() {
+        1 => "for 1 path".to_string(),
+        n => format!("for {n} paths"),
+    });
+    let event = |verdict: &'static str| {
+        Event::new(TOOL, "build")
+            .verdict(verdict)
+            .detail(for_detail.as_deref())
+    };
+    // A hit stores nothing, so its event is a write of its own; the context
+    // is the answer, and a log that cannot be written does not change it.
+    let log_hit = || {
+        let _ = store.log(sid, &[event("hit")]);
+    };
     if setup.for_opts.is_none() {
         // The common case, kept short: one read, no build.
         let memo = store.memo(sid)?;
         if memo.system.is_some() && memo.user.is_some() {
+            log_hit();
             return Ok(hit(setup, &memo, Vec::new()));
         }
     }
@@ -371,6 +387,7 @@ fn memoized(args: &Args, setup: &Setup, store: &Store) -> Result<Shown, Stop> {
         };
         let built = build(setup, &memo, &loaded);
         if built.system.is_none() && built.user.is_none() && built.nested.files.is_empty() {
+            log_hit();
             return Ok(hit(setup, &memo, built.nested.warnings));
         }
         let user_fps: Vec<Fingerprint> = built
@@ -413,6 +430,11 @@ fn memoized(args: &Args, setup: &Setup, store: &Store) -> Result<Shown, Stop> {
             }),
             user_views: &user_views,
             nested_views: &nested_views,
+            event: Some(event(if built.system.is_none() && built.user.is_none() {
+                "hit"
+            } else {
+                "miss"
+            })),
         };
         match store.store_build(sid, &b)? {
             Stored::Outdated => {
@@ -452,6 +474,7 @@ fn memoized(args: &Args, setup: &Setup, store: &Store) -> Result<Shown, Stop> {
         }
     }
     // Invalidations kept coming: give what was built, unstored.
+    let _ = store.log(sid, &[event("miss").detail(Some("not stored"))]);
     let (memo, built) = last.expect("at least one attempt");
     let mut r = unstored(&memo, built);
     let w = "the session's context was invalidated during every build; returned a build that was not stored".to_string();

@@ -1,5 +1,6 @@
 //! fsview-read: show a file numbered as an agent's Read tool does, and
-//! record what was shown as a view in the session.
+//! record what was shown as a view in the session, with an event in its
+//! log in the same transaction.
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -10,6 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use fsview_store::error::quote;
+use fsview_store::events::Event;
 use fsview_store::fingerprint::{self, Fingerprint};
 use fsview_store::paths::{self, Resolved};
 use fsview_store::show::{self, ReadError, Request, Shown};
@@ -258,7 +260,7 @@ fn show_one(
 ) -> Result<(), Stop> {
     let canonical = existing(cwd, &job.path)?;
     let shown = show::read(&canonical, &job.req).map_err(|e| read_error(&job.path, e))?;
-    let recorded = store.record(
+    let recorded = store.record_logged(
         &args.common.sid,
         &NewView {
             path: &canonical,
@@ -270,6 +272,16 @@ fn show_one(
             total_lines: shown.total_lines,
             shown: &shown.bytes,
             keep_text: true,
+        },
+        |r| {
+            let e = Event::new(TOOL, "read")
+                .path(&canonical)
+                .detail(Some(shown.kind.as_str()));
+            if r.unchanged {
+                e.verdict("unchanged")
+            } else {
+                e
+            }
         },
     )?;
     let notices = notices(&shown, &job.req, args.cap);
@@ -371,7 +383,7 @@ fn written(args: &Args, store: &Store, cwd: &Path, path: &Path, out: &mut Out) -
         };
         (fp, false, shown.total_lines.unwrap_or(0))
     };
-    store.record(
+    store.record_logged(
         &args.common.sid,
         &NewView {
             path: &canonical,
@@ -383,6 +395,11 @@ fn written(args: &Args, store: &Store, cwd: &Path, path: &Path, out: &mut Out) -
             total_lines: Some(lines),
             shown: if keep { &shown.bytes } else { &[] },
             keep_text: keep,
+        },
+        |_| {
+            Event::new(TOOL, "written")
+                .path(&canonical)
+                .detail(Some(Kind::Full.as_str()))
         },
     )?;
     if args.common.json {
@@ -436,7 +453,7 @@ fn run_processed(args: &Args, cwd: &Path, out: &mut Out) -> Result<Outcome, Stop
     };
     let lines = show::count_lines(&text);
     let store = args.common.open(cwd)?;
-    store.record(
+    store.record_logged(
         &args.common.sid,
         &NewView {
             path: &canonical,
@@ -448,6 +465,11 @@ fn run_processed(args: &Args, cwd: &Path, out: &mut Out) -> Result<Outcome, Stop
             total_lines: None,
             shown: &text,
             keep_text: true,
+        },
+        |_| {
+            Event::new(TOOL, "processed")
+                .path(&canonical)
+                .detail(Some(kind.as_str()))
         },
     )?;
     if args.common.json {

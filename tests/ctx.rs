@@ -307,19 +307,28 @@ fn invalidate_parts_then_miss() {
     assert_eq!(r.build_json(&[])["cache"], "miss");
     // The reasons are in the session's log.
     let conn = rusqlite::Connection::open(&r.env.session).unwrap();
-    let events: Vec<(String, Option<String>)> = conn
-        .prepare("SELECT action, detail FROM events WHERE tool='ctx-invalidate' ORDER BY id")
+    let events: Vec<(String, String, Option<String>)> = conn
+        .prepare(
+            "SELECT action, verdict, detail FROM events WHERE tool='ctx-invalidate' ORDER BY id",
+        )
         .unwrap()
-        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
         .unwrap()
         .map(Result::unwrap)
         .collect();
+    let inv = |cleared: &str, reason: Option<&str>| {
+        (
+            "invalidate".to_string(),
+            cleared.to_string(),
+            reason.map(str::to_string),
+        )
+    };
     assert_eq!(
         events,
         vec![
-            ("clear-user".to_string(), Some("notes changed".to_string())),
-            ("clear-system".to_string(), None),
-            ("clear".to_string(), None),
+            inv("user", Some("notes changed")),
+            inv("system", None),
+            inv("system+user", None),
         ]
     );
 }

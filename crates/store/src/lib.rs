@@ -5,12 +5,16 @@
 //! ([`location`]), the SQLite file itself ([`store`]), a file's fingerprint
 //! and freshness ([`fingerprint`]), reading a file as an agent's Read tool
 //! shows it ([`show`]), the edit gate ([`gate`]) and the report of files that
-//! changed since they were seen ([`changes`]).
+//! changed since they were seen ([`changes`]), the session's event log
+//! ([`events`]) and what `fsview-session` does to whole sessions
+//! ([`inspect`]).
 
 pub mod changes;
 pub mod error;
+pub mod events;
 pub mod fingerprint;
 pub mod gate;
+pub mod inspect;
 pub mod location;
 pub mod memo;
 pub mod paths;

@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::Result;
+use crate::events::{log_in, Event};
 use crate::fingerprint::{self, Stat};
 use crate::store::{ensure_session, path_bytes, record_in, NewView, Store};
 
@@ -67,6 +68,8 @@ pub struct Build<'a> {
     /// Lazily loaded files: each is recorded only if no build gave it to the
     /// session before.
     pub nested_views: &'a [NewView<'a>],
+    /// Logged with the build, in its transaction, when it is stored.
+    pub event: Option<Event<'a>>,
 }
 
 /// What storing a build did.
@@ -156,6 +159,9 @@ impl Store {
                 }
                 nested_new.push(fresh);
             }
+            if let Some(e) = &b.event {
+                log_in(conn, sid, now, e)?;
+            }
             Ok(Stored::Done {
                 system: part(conn, sid, "system")?,
                 user: part(conn, sid, "user")?,
@@ -175,15 +181,15 @@ impl Store {
 
     /// Clear memoized parts.
     pub fn invalidate(&self, sid: &str, parts: Parts, reason: Option<&str>) -> Result<()> {
-        let action = match (parts.system, parts.user) {
-            (true, true) => "clear",
-            (true, false) => "clear-system",
-            (false, true) => "clear-user",
+        let cleared = match (parts.system, parts.user) {
+            (true, true) => "system+user",
+            (true, false) => "system",
+            (false, true) => "user",
             (false, false) => return Ok(()),
         };
         self.write(|conn| {
             clear(conn, sid, parts)?;
-            event(conn, sid, INVALIDATE_TOOL, action, None, reason)
+            invalidation(conn, sid, "invalidate", cleared, reason)
         })
     }
 
@@ -216,12 +222,8 @@ impl Store {
                     params![sid, text.as_bytes(), now],
                 )?;
             }
-            let action = if injection.is_some() {
-                "injection"
-            } else {
-                "injection-removed"
-            };
-            event(conn, sid, INVALIDATE_TOOL, action, None, reason)
+            let verdict = if injection.is_some() { "set" } else { "removed" };
+            invalidation(conn, sid, "injection", verdict, reason)
         })
     }
 
@@ -266,19 +268,12 @@ impl Store {
                 conn.execute("DELETE FROM views WHERE file_id=?1", [id])?;
                 conn.execute("DELETE FROM files WHERE id=?1", [id])?;
             }
-            let detail = match (reason, which) {
-                (Some(r), _) => Some(r.to_string()),
-                (None, None) => Some("all".to_string()),
-                (None, Some(_)) => None,
+            let forgot = match (which, ids.len()) {
+                (None, _) => "all".to_string(),
+                (Some(_), 1) => "1 file".to_string(),
+                (Some(_), n) => format!("{n} files"),
             };
-            event(
-                conn,
-                sid,
-                INVALIDATE_TOOL,
-                "forget",
-                None,
-                detail.as_deref(),
-            )?;
+            invalidation(conn, sid, "forget", &forgot, reason)?;
             Ok(ids.len())
         })
     }
@@ -295,7 +290,7 @@ impl Store {
             conn.execute("DELETE FROM files WHERE sid=?1", [sid])?;
             conn.execute("DELETE FROM context WHERE sid=?1", [sid])?;
             conn.execute("DELETE FROM nested WHERE sid=?1", [sid])?;
-            event(conn, sid, INVALIDATE_TOOL, "reset", None, reason)
+            invalidation(conn, sid, "reset", "all", reason)
         })
     }
 
@@ -400,18 +395,29 @@ fn event(
     path: Option<&Path>,
     detail: Option<&str>,
 ) -> rusqlite::Result<()> {
-    conn.prepare_cached(
-        "INSERT INTO events(sid, at_ns, tool, action, path, detail) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
-    )?
-    .execute(params![
-        sid,
-        fingerprint::now_ns(),
+    let e = Event {
         tool,
         action,
-        path.map(path_bytes),
-        detail
-    ])?;
-    Ok(())
+        path,
+        verdict: None,
+        detail,
+    };
+    log_in(conn, sid, fingerprint::now_ns(), &e)
+}
+
+/// An invalidation's event: what was cleared is its verdict, the reason its
+/// detail.
+fn invalidation(
+    conn: &Connection,
+    sid: &str,
+    action: &str,
+    verdict: &str,
+    reason: Option<&str>,
+) -> rusqlite::Result<()> {
+    let e = Event::new(INVALIDATE_TOOL, action)
+        .verdict(verdict)
+        .detail(reason);
+    log_in(conn, sid, fingerprint::now_ns(), &e)
 }
 
 #[cfg(test)]
@@ -440,6 +446,7 @@ mod tests {
             user: part("user 1"),
             user_views: &[],
             nested_views: &[],
+            event: None,
         };
         s.store_build("a", &one).unwrap();
         let two = Build {
@@ -473,6 +480,7 @@ mod tests {
             user: None,
             user_views: &[],
             nested_views: &[],
+            event: None,
         };
         assert!(matches!(s.store_build("a", &b).unwrap(), Stored::Outdated));
         assert!(s.memo("a").unwrap().system.is_none());
@@ -507,6 +515,7 @@ mod tests {
             user: None,
             user_views: &[],
             nested_views: &views,
+            event: None,
         };
         let first = s.store_build("a", &b).unwrap();
         assert!(matches!(first, Stored::Done { ref nested_new, .. } if nested_new == &[true]));

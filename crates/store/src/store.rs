@@ -214,10 +214,14 @@ impl Store {
             .conn
             .busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| db_error(path, e))?;
+        persist_wal(&store.conn);
         store.check_schema()?;
         store
             .conn
-            .execute_batch(&format!("PRAGMA synchronous={};", sync_mode()?))
+            .execute_batch(&format!(
+                "PRAGMA synchronous={}; PRAGMA journal_size_limit=0;",
+                sync_mode()?
+            ))
             .map_err(|e| db_error(path, e))?;
         Ok(Some(store))
     }
@@ -512,10 +516,10 @@ pub(crate) fn record_in(
     Ok(Recorded { unchanged })
 }
 
-const FILE_COLUMNS: &str =
+pub(crate) const FILE_COLUMNS: &str =
     "id, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns";
 
-fn file_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRecord> {
+pub(crate) fn file_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRecord> {
     Ok(FileRecord {
         id: r.get(0)?,
         path: PathBuf::from(std::ffi::OsString::from_vec(r.get(1)?)),
@@ -543,7 +547,7 @@ fn file_by_path(conn: &Connection, sid: &str, path: &[u8]) -> rusqlite::Result<O
     stmt.query_row(params![sid, path], file_row).optional()
 }
 
-fn blob_hash(v: Vec<u8>) -> Hash {
+pub(crate) fn blob_hash(v: Vec<u8>) -> Hash {
     let mut h = [0u8; 32];
     let n = v.len().min(32);
     h[..n].copy_from_slice(&v[..n]);
@@ -577,11 +581,21 @@ fn fingerprint_params(id: i64, fp: &Fingerprint) -> impl rusqlite::Params + '_ {
 
 fn update_file(conn: &Connection, id: i64, fp: &Fingerprint, now: i64) -> rusqlite::Result<()> {
     conn.prepare_cached(
-        "UPDATE files SET dev=?2, ino=?3, btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, hash=?10 WHERE id=?1",
+        "UPDATE files SET dev=?2, ino=?3, btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, hash=?10, viewed_ns=?11 WHERE id=?1",
     )?
-    .execute(fingerprint_params(id, fp))?;
-    conn.prepare_cached("UPDATE files SET viewed_ns=?2 WHERE id=?1")?
-        .execute(params![id, now])?;
+    .execute(params![
+        id,
+        fp.stat.dev as i64,
+        fp.stat.ino as i64,
+        fp.stat.btime_ns,
+        fp.stat.ftype.code(),
+        fp.stat.size as i64,
+        fp.stat.mtime_ns,
+        fp.stat.ctime_ns,
+        fp.taken_ns,
+        fp.hash.as_ref().map(|h| &h[..]),
+        now
+    ])?;
     Ok(())
 }
 
@@ -640,7 +654,7 @@ fn keep_text(
     evict(conn, budget)
 }
 
-fn evict(conn: &Connection, budget: i64) -> rusqlite::Result<()> {
+pub(crate) fn evict(conn: &Connection, budget: i64) -> rusqlite::Result<()> {
     let mut total: i64 = conn
         .query_row("SELECT value FROM meta WHERE key='text_bytes'", [], |r| {
             r.get(0)
@@ -671,6 +685,23 @@ fn evict(conn: &Connection, budget: i64) -> rusqlite::Result<()> {
         [total.max(0)],
     )?;
     Ok(())
+}
+
+/// Keep the WAL file when the last connection closes (truncated to zero
+/// bytes, see `journal_size_limit`) instead of deleting it and creating it
+/// again in the next process. Best effort: a failure only costs speed.
+fn persist_wal(conn: &Connection) {
+    let mut on: std::os::raw::c_int = 1;
+    // SAFETY: the handle is a live connection owned by `conn`; the op reads
+    // an int through the pointer during the call only.
+    unsafe {
+        rusqlite::ffi::sqlite3_file_control(
+            conn.handle(),
+            c"main".as_ptr(),
+            rusqlite::ffi::SQLITE_FCNTL_PERSIST_WAL,
+            (&mut on as *mut std::os::raw::c_int).cast(),
+        );
+    }
 }
 
 /// How hard SQLite pushes writes to the disk: `$FSVIEW_SYNC`, default `off`.
@@ -710,16 +741,13 @@ fn is_busy(e: &rusqlite::Error) -> bool {
 /// The application id, schema version and table count, read in one
 /// snapshot.
 fn header(conn: &Connection) -> rusqlite::Result<(i32, i32, i64)> {
-    conn.execute_batch("BEGIN")?;
-    let read = || -> rusqlite::Result<(i32, i32, i64)> {
-        let tables = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
-        let app = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
-        let version = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-        Ok((app, version, tables))
-    };
-    let result = read();
-    let _ = conn.execute_batch("COMMIT");
-    result
+    // One statement is one snapshot.
+    conn.query_row(
+        "SELECT a.application_id, v.user_version, (SELECT count(*) FROM sqlite_master)
+         FROM pragma_application_id AS a, pragma_user_version AS v",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )
 }
 
 /// What went wrong with the session file, and what to do about it.

@@ -1,0 +1,600 @@
+//! Whole sessions: list them, read one out, copy, drop, move and tidy.
+//!
+//! This is what `fsview-session` stands on. Each operation that changes the
+//! file is one write transaction, so a fork, a drop or an import is all
+//! there or not at all, and each that reads more than one table reads one
+//! snapshot, so an export never mixes two moments of a busy session.
+//!
+//! Kept texts are shared by content hash between sessions: a fork copies
+//! only the references, a drop leaves the texts for [`Store::gc`], which
+//! removes those no view refers to any more.
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::error::{quote, Error, Result};
+use crate::events::{log_in, Event, KEEP};
+use crate::fingerprint::{self, Hash};
+use crate::store::{
+    blob_hash, evict, file_row, path_bytes, FileRecord, Store, ViewRecord, FILE_COLUMNS,
+};
+use crate::view::{Kind, Source};
+
+/// The tool name fsview-session's own events are logged under.
+pub const SESSION_TOOL: &str = "fsview-session";
+
+/// One session, counted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    pub sid: String,
+    /// The session it was forked from, if any.
+    pub parent: Option<String>,
+    pub created_ns: i64,
+    /// The latest view, build or event.
+    pub active_ns: i64,
+    pub files: i64,
+    pub views: i64,
+    pub events: i64,
+}
+
+/// One logged event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventRecord {
+    pub id: i64,
+    pub at_ns: i64,
+    pub tool: String,
+    pub action: String,
+    pub path: Option<PathBuf>,
+    pub verdict: Option<String>,
+    pub detail: Option<String>,
+}
+
+/// A memoized context part (or the injection), as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContextRow {
+    pub part: String,
+    pub body: Vec<u8>,
+    pub built_ns: i64,
+    pub meta: Option<String>,
+}
+
+/// Everything of one session, for export and import.
+#[derive(Clone, Debug)]
+pub struct Dump {
+    pub sid: String,
+    pub parent: Option<String>,
+    pub created_ns: i64,
+    /// Each file with its views, oldest view first.
+    pub files: Vec<(FileRecord, Vec<ViewRecord>)>,
+    /// The kept texts the views refer to.
+    pub texts: Vec<(Hash, Vec<u8>)>,
+    pub context: Vec<ContextRow>,
+    /// The instruction files the session has been given.
+    pub nested: Vec<PathBuf>,
+    /// The log, oldest first.
+    pub events: Vec<EventRecord>,
+}
+
+/// How many rows of each kind a fork, import or drop moved.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub files: usize,
+    pub views: usize,
+    pub context: usize,
+    pub nested: usize,
+    pub events: usize,
+    pub texts: usize,
+}
+
+/// What [`Store::gc`] freed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Collected {
+    pub texts: i64,
+    pub bytes: i64,
+    /// Size of the write-ahead log before and after the checkpoint.
+    pub wal_before: u64,
+    pub wal_after: u64,
+    /// Another process kept the WAL from being checkpointed in full.
+    pub busy: bool,
+}
+
+impl Store {
+    /// Every session in the file, oldest first.
+    pub fn summaries(&self) -> Result<Vec<Summary>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare(
+                "SELECT s.sid, s.parent, s.created_ns,
+                   (SELECT count(*) FROM files f WHERE f.sid = s.sid),
+                   (SELECT count(*) FROM views v JOIN files f ON v.file_id = f.id WHERE f.sid = s.sid),
+                   (SELECT count(*) FROM events e WHERE e.sid = s.sid),
+                   max(s.created_ns,
+                       coalesce((SELECT max(viewed_ns) FROM files f WHERE f.sid = s.sid), 0),
+                       coalesce((SELECT max(built_ns) FROM context c WHERE c.sid = s.sid), 0),
+                       coalesce((SELECT max(at_ns) FROM events e WHERE e.sid = s.sid), 0))
+                 FROM sessions s ORDER BY s.created_ns, s.sid",
+            )?;
+            let rows = stmt.query_map([], |r| {
+                Ok(Summary {
+                    sid: r.get(0)?,
+                    parent: r.get(1)?,
+                    created_ns: r.get(2)?,
+                    files: r.get(3)?,
+                    views: r.get(4)?,
+                    events: r.get(5)?,
+                    active_ns: r.get(6)?,
+                })
+            })?;
+            rows.collect()
+        })
+    }
+
+    /// Whether the file holds session `sid`.
+    pub fn has_session(&self, sid: &str) -> Result<bool> {
+        self.read(|conn| exists(conn, sid))
+    }
+
+    /// The session's log, oldest first; with `limit`, only the latest
+    /// `limit` events.
+    pub fn events(&self, sid: &str, limit: Option<u64>) -> Result<Vec<EventRecord>> {
+        self.read(|conn| {
+            let limit = limit.map(|n| n.min(i64::MAX as u64) as i64).unwrap_or(-1);
+            let mut stmt = conn.prepare(
+                "SELECT * FROM (SELECT id, at_ns, tool, action, path, verdict, detail
+                   FROM events WHERE sid=?1 ORDER BY id DESC LIMIT ?2) ORDER BY id",
+            )?;
+            let rows = stmt.query_map(params![sid, limit], event_row)?;
+            rows.collect()
+        })
+    }
+
+    /// Copy session `from` into `to`: its views (texts shared by hash), the
+    /// instruction files it was given and its memoized context, so a
+    /// subagent starts where its parent is. `to` must not exist unless
+    /// `replace`.
+    pub fn fork(&self, from: &str, to: &str, replace: bool) -> Result<Counts> {
+        if from == to {
+            return Err(Error::new(format!(
+                "cannot fork session {from:?} into itself; name another --sid"
+            )));
+        }
+        let path = self.path().to_path_buf();
+        self.write(|conn| {
+            if !exists(conn, from)? {
+                return Ok(Err(missing(&path, from)));
+            }
+            if exists(conn, to)? {
+                if !replace {
+                    return Ok(Err(Error::new(format!(
+                        "session {to:?} already exists in {}; pass --replace to overwrite it, or fork into another --sid",
+                        quote(&path)
+                    ))));
+                }
+                delete_session(conn, to)?;
+            }
+            let now = fingerprint::now_ns();
+            conn.execute(
+                "INSERT INTO sessions(sid, created_ns, parent) VALUES(?1, ?2, ?3)",
+                params![to, now, from],
+            )?;
+            let files = conn.execute(
+                "INSERT INTO files(sid, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns)
+                 SELECT ?2, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns
+                 FROM files WHERE sid=?1 ORDER BY id",
+                params![from, to],
+            )?;
+            let views = conn.execute(
+                "INSERT INTO views(file_id, kind, line_offset, line_count, source, total_lines, shown_hash, text_hash, viewed_ns)
+                 SELECT nf.id, v.kind, v.line_offset, v.line_count, v.source, v.total_lines, v.shown_hash, v.text_hash, v.viewed_ns
+                 FROM files f JOIN views v ON v.file_id = f.id
+                 JOIN files nf ON nf.sid = ?2 AND nf.path = f.path
+                 WHERE f.sid = ?1",
+                params![from, to],
+            )?;
+            let context = conn.execute(
+                "INSERT INTO context(sid, part, body, built_ns, meta)
+                 SELECT ?2, part, body, built_ns, meta FROM context WHERE sid=?1",
+                params![from, to],
+            )?;
+            let nested = conn.execute(
+                "INSERT INTO nested(sid, path) SELECT ?2, path FROM nested WHERE sid=?1",
+                params![from, to],
+            )?;
+            let detail = format!("from {from}");
+            let e = Event::new(SESSION_TOOL, "fork").detail(Some(&detail));
+            log_in(conn, to, now, &e)?;
+            Ok(Ok(Counts {
+                files,
+                views,
+                context,
+                nested,
+                ..Counts::default()
+            }))
+        })?
+    }
+
+    /// Delete session `sid` and everything of it. Its kept texts stay until
+    /// [`Store::gc`].
+    pub fn drop_session(&self, sid: &str) -> Result<Counts> {
+        let path = self.path().to_path_buf();
+        self.write(|conn| {
+            if !exists(conn, sid)? {
+                return Ok(Err(missing(&path, sid)));
+            }
+            Ok(Ok(delete_session(conn, sid)?))
+        })?
+    }
+
+    /// Everything of session `sid`, read in one snapshot; `None` when the
+    /// file has no such session.
+    pub fn dump(&self, sid: &str) -> Result<Option<Dump>> {
+        self.read(|conn| snapshot(conn, |conn| dump(conn, sid)))
+    }
+
+    /// Store `d` as session `sid` in one transaction, replacing a session of
+    /// that id only when `replace`. Texts are checked against their hashes
+    /// by the caller; the text budget applies as to any kept text.
+    pub fn load(&self, d: &Dump, sid: &str, replace: bool) -> Result<Counts> {
+        let budget = self.text_budget()?;
+        let path = self.path().to_path_buf();
+        self.write(|conn| {
+            if exists(conn, sid)? {
+                if !replace {
+                    return Ok(Err(Error::new(format!(
+                        "session {sid:?} already exists in {}; pass --replace to overwrite it, or --sid NEW to import it under another id",
+                        quote(&path)
+                    ))));
+                }
+                delete_session(conn, sid)?;
+            }
+            Ok(Ok(load(conn, d, sid, budget)?))
+        })?
+    }
+
+    /// Drop kept texts no view refers to, then checkpoint the WAL and
+    /// truncate it.
+    pub fn gc(&self) -> Result<Collected> {
+        let wal = wal_path(self.path());
+        let wal_before = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+        let (texts, bytes) = self.write(|conn| {
+            let orphan = "hash NOT IN (SELECT text_hash FROM views WHERE text_hash IS NOT NULL)";
+            let (n, bytes): (i64, i64) = conn.query_row(
+                &format!("SELECT count(*), coalesce(sum(length(body)), 0) FROM texts WHERE {orphan}"),
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?;
+            conn.execute(&format!("DELETE FROM texts WHERE {orphan}"), [])?;
+            conn.execute(
+                "DELETE FROM text_use WHERE hash NOT IN (SELECT hash FROM texts)",
+                [],
+            )?;
+            conn.execute(
+                "INSERT INTO meta(key, value) VALUES('text_bytes', (SELECT coalesce(sum(size), 0) FROM text_use))
+                 ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                [],
+            )?;
+            Ok((n, bytes))
+        })?;
+        let busy: i64 =
+            self.read(|conn| conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0)))?;
+        let wal_after = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+        Ok(Collected {
+            texts,
+            bytes,
+            wal_before,
+            wal_after,
+            busy: busy != 0,
+        })
+    }
+}
+
+fn wal_path(db: &Path) -> PathBuf {
+    let mut s = db.as_os_str().to_os_string();
+    s.push("-wal");
+    PathBuf::from(s)
+}
+
+fn missing(path: &Path, sid: &str) -> Error {
+    Error::new(format!(
+        "no session {sid:?} in {}; see `fsview-session list`",
+        quote(path)
+    ))
+}
+
+fn exists(conn: &Connection, sid: &str) -> rusqlite::Result<bool> {
+    Ok(conn
+        .query_row("SELECT 1 FROM sessions WHERE sid=?1", [sid], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
+/// Delete every row of session `sid`, counting them.
+fn delete_session(conn: &Connection, sid: &str) -> rusqlite::Result<Counts> {
+    let views = conn.execute(
+        "DELETE FROM views WHERE file_id IN (SELECT id FROM files WHERE sid=?1)",
+        [sid],
+    )?;
+    let files = conn.execute("DELETE FROM files WHERE sid=?1", [sid])?;
+    let context = conn.execute("DELETE FROM context WHERE sid=?1", [sid])?;
+    let nested = conn.execute("DELETE FROM nested WHERE sid=?1", [sid])?;
+    let events = conn.execute("DELETE FROM events WHERE sid=?1", [sid])?;
+    conn.execute("DELETE FROM sessions WHERE sid=?1", [sid])?;
+    Ok(Counts {
+        files,
+        views,
+        context,
+        nested,
+        events,
+        texts: 0,
+    })
+}
+
+/// Run `f` in one read transaction (one snapshot).
+fn snapshot<T>(
+    conn: &Connection,
+    f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    conn.execute_batch("BEGIN")?;
+    let result = f(conn);
+    let _ = conn.execute_batch(if result.is_ok() { "COMMIT" } else { "ROLLBACK" });
+    result
+}
+
+fn to_path(b: Vec<u8>) -> PathBuf {
+    PathBuf::from(OsString::from_vec(b))
+}
+
+fn event_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<EventRecord> {
+    Ok(EventRecord {
+        id: r.get(0)?,
+        at_ns: r.get(1)?,
+        tool: r.get(2)?,
+        action: r.get(3)?,
+        path: r.get::<_, Option<Vec<u8>>>(4)?.map(to_path),
+        verdict: r.get(5)?,
+        detail: r.get(6)?,
+    })
+}
+
+fn view_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ViewRecord> {
+    Ok(ViewRecord {
+        kind: Kind::parse(&r.get::<_, String>(0)?).unwrap_or(Kind::Processed),
+        source: Source::parse(&r.get::<_, String>(1)?).unwrap_or(Source::Read),
+        offset: r.get::<_, i64>(2)? as u64,
+        lines: r.get::<_, i64>(3)? as u64,
+        total_lines: r.get::<_, Option<i64>>(4)?.map(|n| n as u64),
+        shown_hash: blob_hash(r.get(5)?),
+        text_hash: r.get::<_, Option<Vec<u8>>>(6)?.map(blob_hash),
+        viewed_ns: r.get(7)?,
+    })
+}
+
+fn dump(conn: &Connection, sid: &str) -> rusqlite::Result<Option<Dump>> {
+    let head: Option<(Option<String>, i64)> = conn
+        .query_row(
+            "SELECT parent, created_ns FROM sessions WHERE sid=?1",
+            [sid],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let Some((parent, created_ns)) = head else {
+        return Ok(None);
+    };
+    let mut files = Vec::new();
+    {
+        let mut fstmt = conn.prepare(&format!(
+            "SELECT {FILE_COLUMNS} FROM files WHERE sid=?1 ORDER BY viewed_ns, id"
+        ))?;
+        let mut vstmt = conn.prepare(
+            "SELECT kind, source, line_offset, line_count, total_lines, shown_hash, text_hash, viewed_ns
+             FROM views WHERE file_id=?1 ORDER BY viewed_ns, kind, line_offset, line_count",
+        )?;
+        let records: Vec<FileRecord> = fstmt
+            .query_map([sid], file_row)?
+            .collect::<rusqlite::Result<_>>()?;
+        for f in records {
+            let views = vstmt
+                .query_map([f.id], view_row)?
+                .collect::<rusqlite::Result<_>>()?;
+            files.push((f, views));
+        }
+    }
+    let texts = conn
+        .prepare(
+            "SELECT t.hash, t.body FROM texts t WHERE t.hash IN
+               (SELECT v.text_hash FROM views v JOIN files f ON v.file_id = f.id WHERE f.sid=?1)
+             ORDER BY t.hash",
+        )?
+        .query_map([sid], |r| Ok((blob_hash(r.get(0)?), r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let context = conn
+        .prepare("SELECT part, body, built_ns, meta FROM context WHERE sid=?1 ORDER BY part")?
+        .query_map([sid], |r| {
+            Ok(ContextRow {
+                part: r.get(0)?,
+                body: r.get(1)?,
+                built_ns: r.get(2)?,
+                meta: r.get(3)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let nested = conn
+        .prepare("SELECT path FROM nested WHERE sid=?1 ORDER BY path")?
+        .query_map([sid], |r| r.get::<_, Vec<u8>>(0).map(to_path))?
+        .collect::<rusqlite::Result<_>>()?;
+    let events = conn
+        .prepare(
+            "SELECT id, at_ns, tool, action, path, verdict, detail FROM events WHERE sid=?1 ORDER BY id",
+        )?
+        .query_map([sid], event_row)?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(Some(Dump {
+        sid: sid.to_string(),
+        parent,
+        created_ns,
+        files,
+        texts,
+        context,
+        nested,
+        events,
+    }))
+}
+
+fn load(conn: &Connection, d: &Dump, sid: &str, budget: i64) -> rusqlite::Result<Counts> {
+    let now = fingerprint::now_ns();
+    let mut n = Counts::default();
+    conn.execute(
+        "INSERT INTO sessions(sid, created_ns, parent) VALUES(?1, ?2, ?3)",
+        params![sid, d.created_ns, d.parent],
+    )?;
+    for (f, views) in &d.files {
+        let fp = &f.fingerprint;
+        conn.prepare_cached(
+            "INSERT INTO files(sid, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns)
+             VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        )?
+        .execute(params![
+            sid,
+            path_bytes(&f.path),
+            fp.stat.dev as i64,
+            fp.stat.ino as i64,
+            fp.stat.btime_ns,
+            fp.stat.ftype.code(),
+            fp.stat.size as i64,
+            fp.stat.mtime_ns,
+            fp.stat.ctime_ns,
+            fp.taken_ns,
+            fp.hash.as_ref().map(|h| &h[..]),
+            f.viewed_ns
+        ])?;
+        let id = conn.last_insert_rowid();
+        n.files += 1;
+        for v in views {
+            // A document may name one view twice; the last one wins, as a
+            // second recording of it would.
+            conn.prepare_cached(
+                "INSERT OR REPLACE INTO views(file_id, kind, line_offset, line_count, source, total_lines, shown_hash, text_hash, viewed_ns)
+                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?
+            .execute(params![
+                id,
+                v.kind.as_str(),
+                v.offset as i64,
+                v.lines as i64,
+                v.source.as_str(),
+                v.total_lines.map(|t| t as i64),
+                &v.shown_hash[..],
+                v.text_hash.as_ref().map(|h| &h[..]),
+                v.viewed_ns
+            ])?;
+            n.views += 1;
+        }
+    }
+    for (hash, body) in &d.texts {
+        let have = conn
+            .prepare_cached("UPDATE text_use SET used_ns=?2 WHERE hash=?1")?
+            .execute(params![&hash[..], now])?;
+        if have > 0 {
+            continue;
+        }
+        conn.prepare_cached("INSERT OR IGNORE INTO texts(hash, body) VALUES(?1, ?2)")?
+            .execute(params![&hash[..], body])?;
+        conn.prepare_cached("INSERT INTO text_use(hash, size, used_ns) VALUES(?1, ?2, ?3)")?
+            .execute(params![&hash[..], body.len() as i64, now])?;
+        conn.prepare_cached(
+            "INSERT INTO meta(key, value) VALUES('text_bytes', ?1)
+             ON CONFLICT(key) DO UPDATE SET value = value + excluded.value",
+        )?
+        .execute([body.len() as i64])?;
+        n.texts += 1;
+    }
+    evict(conn, budget)?;
+    for c in &d.context {
+        conn.execute(
+            "INSERT OR REPLACE INTO context(sid, part, body, built_ns, meta) VALUES(?1, ?2, ?3, ?4, ?5)",
+            params![sid, c.part, c.body, c.built_ns, c.meta],
+        )?;
+        n.context += 1;
+    }
+    for p in &d.nested {
+        n.nested += conn
+            .prepare_cached("INSERT OR IGNORE INTO nested(sid, path) VALUES(?1, ?2)")?
+            .execute(params![sid, path_bytes(p)])?;
+    }
+    // The log is bounded here as everywhere: keep the latest.
+    let skip = d.events.len().saturating_sub((KEEP - 1) as usize);
+    for e in &d.events[skip..] {
+        conn.prepare_cached(
+            "INSERT INTO events(sid, at_ns, tool, action, path, verdict, detail) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?
+        .execute(params![
+            sid,
+            e.at_ns,
+            e.tool,
+            e.action,
+            e.path.as_deref().map(path_bytes),
+            e.verdict,
+            e.detail
+        ])?;
+        n.events += 1;
+    }
+    let detail = format!("from an export of {}", d.sid);
+    log_in(
+        conn,
+        sid,
+        now,
+        &Event::new(SESSION_TOOL, "import").detail(Some(&detail)),
+    )?;
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::show::{self, Request};
+    use crate::store::NewView;
+
+    fn read(store: &Store, sid: &str, path: &Path) {
+        let s = show::read(path, &Request::whole(1 << 20)).unwrap();
+        store
+            .record(
+                sid,
+                &NewView {
+                    path,
+                    fingerprint: &s.fingerprint,
+                    kind: s.kind,
+                    source: Source::Read,
+                    offset: s.offset,
+                    lines: s.lines,
+                    total_lines: s.total_lines,
+                    shown: &s.bytes,
+                    keep_text: true,
+                },
+            )
+            .unwrap();
+    }
+
+    // A dump loaded under another id is the same session: same files,
+    // fingerprints, views and texts.
+    #[test]
+    fn dump_and_load_round_trip() {
+        let d = tempfile::tempdir().unwrap();
+        let store = Store::open(&d.path().join("s.db")).unwrap();
+        let a = d.path().join("a");
+        std::fs::write(&a, "one\ntwo\n").unwrap();
+        read(&store, "x", &a);
+        let dumped = store.dump("x").unwrap().unwrap();
+        assert_eq!(dumped.texts.len(), 1);
+        store.load(&dumped, "y", false).unwrap();
+        let again = store.dump("y").unwrap().unwrap();
+        assert_eq!(again.files.len(), 1);
+        assert_eq!(again.files[0].0.fingerprint, dumped.files[0].0.fingerprint);
+        assert_eq!(again.files[0].1.len(), 1);
+        assert_eq!(again.texts, dumped.texts);
+        let e = store.load(&dumped, "y", false).unwrap_err();
+        assert!(e.message().contains("already exists"), "{e}");
+        assert!(store.dump("nope").unwrap().is_none());
+    }
+}
