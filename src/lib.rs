@@ -10,8 +10,10 @@ pub mod check_edit;
 pub mod common;
 pub mod ctx_build;
 pub mod ctx_invalidate;
+pub mod hook;
 pub mod json;
 pub mod read;
+pub mod session;
 
 /// Every tool's clap command, for man pages and completions.
 pub fn commands() -> Vec<clap::Command> {
@@ -20,5 +22,7 @@ pub fn commands() -> Vec<clap::Command> {
         check_edit::command(),
         ctx_build::command(),
         ctx_invalidate::command(),
+        session::command(),
+        hook::command(),
     ]
 }

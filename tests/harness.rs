@@ -26,6 +26,8 @@ pub fn bin(name: &str) -> PathBuf {
         "fsview-check-edit" => PathBuf::from(env!("CARGO_BIN_EXE_fsview-check-edit")),
         "ctx-build" => PathBuf::from(env!("CARGO_BIN_EXE_ctx-build")),
         "ctx-invalidate" => PathBuf::from(env!("CARGO_BIN_EXE_ctx-invalidate")),
+        "fsview-session" => PathBuf::from(env!("CARGO_BIN_EXE_fsview-session")),
+        "fsview-hook" => PathBuf::from(env!("CARGO_BIN_EXE_fsview-hook")),
         other => panic!("unknown binary {other}"),
     }
 }

@@ -1,0 +1,1067 @@
+//! fsview-session: look into a session file and move whole sessions.
+//!
+//! `list`, `show` and `events` are read-only: they never create a session
+//! file (a missing one has no sessions) and never write to one. `fork`,
+//! `drop` and `import` are each one transaction: a session is copied,
+//! deleted or imported whole, or not at all. `export` writes one
+//! self-contained, versioned JSON document (views, fingerprints, kept
+//! texts, context caches, loaded instruction files, the log) that `import`
+//! reads back, here or on another machine, refusing a malformed document
+//! before it touches the session file.
+
+use std::collections::BTreeMap;
+use std::io::Read as _;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use base64::Engine;
+use clap::parser::ValueSource;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use fsview_store::error::escape_bytes;
+use fsview_store::fingerprint::{self, FileType, Fingerprint, Freshness, Hash, Stat};
+use fsview_store::inspect::{ContextRow, Counts, Dump, EventRecord};
+use fsview_store::store::{FileRecord, ViewRecord};
+use fsview_store::{paths, Error, Kind, Source, Store};
+
+use crate::common::{self, Out, Outcome, SessionArgs, Stop};
+use crate::json;
+
+const TOOL: &str = "fsview-session";
+
+/// The version of the export document; `import` refuses any other.
+pub const EXPORT_VERSION: u64 = 1;
+
+const EXAMPLES: &str = "\
+Examples:
+  fsview-session list                           sessions in the file, with counts and ages
+  fsview-session show --sid agent-7             every view: path, kind, fresh or not, when, source
+  fsview-session show --json | jq 'select(.fresh | not)'
+                                                the views that are no longer fresh
+  fsview-session events --limit 20              the latest 20 events: reads, checks, builds
+  fsview-session fork --from main --sid sub-1   a subagent starts with its parent's views
+  fsview-session drop --sid sub-1               delete a session and everything of it
+  fsview-session export --sid agent-7 > s.json  one self-contained JSON document
+  fsview-session import < s.json                import it under its own id (--sid NEW to rename)
+  fsview-session gc                             drop texts no view needs, truncate the WAL";
+
+/// Inspect the sessions of a session file, and copy, drop, export, import
+/// or tidy them.
+///
+/// A session file holds any number of sessions (one per agent conversation
+/// or pipeline run, named by --sid). `list`, `show` and `events` only read:
+/// a missing session file has no sessions and is not created. `fork`,
+/// `drop` and `import` each change the file in one transaction. `export`
+/// writes one JSON document (see fsview-json(7)); `import` reads it back,
+/// refusing a malformed document with one error line and importing nothing.
+///
+/// Their own options: `events --limit N`; `fork --from ID [--replace]`
+/// (into --sid); `import [--replace]` (into the document's session, or the
+/// --sid given on the command line). `--sid` and the other shared options
+/// may come before or after the subcommand.
+#[derive(Parser, Debug)]
+#[command(
+    name = TOOL,
+    version,
+    after_help = EXAMPLES,
+    subcommand_required = true,
+    arg_required_else_help = true
+)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: Cmd,
+
+    #[command(flatten)]
+    pub common: SessionArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// List the sessions in the session file, with counts and ages
+    List,
+    /// Show every view of the session (--sid): path, kind, fresh or not,
+    /// when, source and lines
+    Show,
+    /// Show the session's event log, oldest first: reads, checks, builds,
+    /// invalidations, with their verdicts and reasons
+    Events {
+        /// Show only the latest N events
+        #[arg(long, value_name = "N")]
+        limit: Option<u64>,
+    },
+    /// Copy session --from into --sid: its views (kept texts are shared),
+    /// its loaded instruction files and its memoized context
+    Fork {
+        /// The session to copy
+        #[arg(long, value_name = "ID")]
+        from: String,
+        /// Overwrite --sid when it exists
+        #[arg(long)]
+        replace: bool,
+    },
+    /// Delete the session (--sid) and everything of it; its kept texts stay
+    /// until gc
+    Drop,
+    /// Write the session (--sid) to stdout as one self-contained JSON
+    /// document
+    Export,
+    /// Import a session exported by `export` from stdin, under its own id
+    /// or the --sid given on the command line
+    Import {
+        /// Overwrite the session when the file already has one of that id
+        #[arg(long)]
+        replace: bool,
+    },
+    /// Drop kept texts no view refers to, then checkpoint and truncate the
+    /// write-ahead log
+    Gc,
+}
+
+pub fn command() -> clap::Command {
+    Args::command()
+}
+
+pub fn main() -> ExitCode {
+    let matches = command().get_matches();
+    let args = match Args::from_arg_matches(&matches) {
+        Ok(a) => a,
+        Err(e) => e.exit(),
+    };
+    // `import` goes into the document's own session unless --sid is on the
+    // command line: a FSVIEW_SID in the environment must not rename it
+    // silently.
+    let given = |m: &clap::ArgMatches| m.value_source("sid") == Some(ValueSource::CommandLine);
+    let sid_given = given(&matches) || matches.subcommand().is_some_and(|(_, m)| given(m));
+    common::finish(TOOL, run(&args, sid_given))
+}
+
+fn run(args: &Args, sid_given: bool) -> Result<Outcome, Stop> {
+    let cwd = common::current_dir()?;
+    // Canonical paths are shown relative to the canonical cwd.
+    let cwd = cwd.canonicalize().unwrap_or(cwd);
+    let mut out = Out::new(TOOL, args.common.quiet);
+    match &args.command {
+        Cmd::List => list(args, &cwd, &mut out),
+        Cmd::Show => show(args, &cwd, &mut out),
+        Cmd::Events { limit } => events(args, &cwd, *limit, &mut out),
+        Cmd::Fork { from, replace } => fork(args, &cwd, from, *replace, &mut out),
+        Cmd::Drop => drop_session(args, &cwd, &mut out),
+        Cmd::Export => export(args, &cwd, &mut out),
+        Cmd::Import { replace } => import(args, &cwd, sid_given, *replace, &mut out),
+        Cmd::Gc => gc(args, &cwd, &mut out),
+    }?;
+    out.flush()?;
+    Ok(Outcome::Ok)
+}
+
+/// The session file if it exists; `None` (after a notice) if not.
+fn existing(args: &Args, cwd: &Path, out: &mut Out) -> Result<Option<Store>, Stop> {
+    let store = args.common.open_existing(cwd)?;
+    if store.is_none() {
+        let path = args.common.session_path(cwd)?;
+        out.notice(&format!(
+            "no session file at {}: no sessions",
+            common::shown(&path)
+        ));
+    }
+    Ok(store)
+}
+
+/// The session file, which must exist for `what`.
+fn required(args: &Args, cwd: &Path, what: &str) -> Result<Store, Stop> {
+    match args.common.open_existing(cwd)? {
+        Some(s) => Ok(s),
+        None => {
+            let path = args.common.session_path(cwd)?;
+            Err(Error::new(format!(
+                "no session file at {}; nothing to {what} (check --session or FSVIEW_SESSION)",
+                common::shown(&path)
+            ))
+            .into())
+        }
+    }
+}
+
+fn list(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
+    let Some(store) = existing(args, cwd, out)? else {
+        return Ok(());
+    };
+    let sessions = store.summaries()?;
+    if sessions.is_empty() {
+        out.notice(&format!("no sessions in {}", common::shown(store.path())));
+        return Ok(());
+    }
+    let now = fingerprint::now_ns();
+    if args.common.json {
+        for s in &sessions {
+            let mut m = json::object("session");
+            m.insert("sid".into(), s.sid.clone().into());
+            m.insert("parent".into(), s.parent.clone().into());
+            m.insert("files".into(), s.files.into());
+            m.insert("views".into(), s.views.into());
+            m.insert("events".into(), s.events.into());
+            m.insert("created".into(), timestamp(s.created_ns).into());
+            m.insert("active".into(), timestamp(s.active_ns).into());
+            m.insert("created_ns".into(), s.created_ns.into());
+            m.insert("active_ns".into(), s.active_ns.into());
+            out.json(&Value::Object(m))?;
+        }
+        return Ok(());
+    }
+    let rows = sessions
+        .iter()
+        .map(|s| {
+            vec![
+                one_line(&s.sid),
+                s.files.to_string(),
+                s.views.to_string(),
+                s.events.to_string(),
+                age(now, s.created_ns),
+                age(now, s.active_ns),
+                s.parent.as_deref().map(one_line).unwrap_or("-".into()),
+            ]
+        })
+        .collect();
+    out.write(&table(
+        &[
+            ("SID", false),
+            ("FILES", true),
+            ("VIEWS", true),
+            ("EVENTS", true),
+            ("CREATED", false),
+            ("ACTIVE", false),
+            ("PARENT", false),
+        ],
+        rows,
+    ))
+}
+
+/// Whether a file is still what its views saw, in show's words.
+fn state(record: &FileRecord) -> (bool, Option<&'static str>) {
+    match fingerprint::freshness(&record.path, &record.fingerprint) {
+        Ok(Freshness::Fresh { .. }) => (true, None),
+        Ok(Freshness::Stale(c)) => (false, Some(c.as_str())),
+        // Unreadable now (permissions): not what was seen, as --changed says.
+        Err(_) => (false, Some("content")),
+    }
+}
+
+fn lines_of(v: &ViewRecord) -> String {
+    let span = if v.lines == 0 {
+        "none".to_string()
+    } else {
+        format!("{}-{}", v.offset, v.offset + v.lines - 1)
+    };
+    match v.total_lines {
+        Some(t) => format!("{span} of {t}"),
+        None => span,
+    }
+}
+
+fn show(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
+    let Some(store) = existing(args, cwd, out)? else {
+        return Ok(());
+    };
+    let sid = &args.common.sid;
+    let files = store.files(sid)?;
+    if files.is_empty() {
+        out.notice(&format!("session {} has no views", one_line(sid)));
+        return Ok(());
+    }
+    let now = fingerprint::now_ns();
+    let mut rows = Vec::new();
+    for f in &files {
+        let (fresh, change) = state(f);
+        let shown = paths::display(cwd, &f.path);
+        for v in store.views(f.id)? {
+            if args.common.json {
+                let mut m = json::object("view");
+                m.insert("sid".into(), sid.clone().into());
+                json::put_path(&mut m, "path", &shown);
+                json::put_path(&mut m, "canonical", &f.path);
+                m.insert("kind".into(), v.kind.as_str().into());
+                m.insert("source".into(), v.source.as_str().into());
+                m.insert("fresh".into(), fresh.into());
+                m.insert(
+                    "state".into(),
+                    if fresh { "fresh" } else { "modified" }.into(),
+                );
+                m.insert("change".into(), change.into());
+                m.insert("offset".into(), v.offset.into());
+                m.insert("lines".into(), v.lines.into());
+                m.insert("total_lines".into(), v.total_lines.into());
+                m.insert("viewed".into(), timestamp(v.viewed_ns).into());
+                m.insert("viewed_ns".into(), v.viewed_ns.into());
+                m.insert("sha256".into(), fingerprint::hex(&v.shown_hash).into());
+                m.insert("text_kept".into(), v.text_hash.is_some().into());
+                out.json(&Value::Object(m))?;
+                continue;
+            }
+            rows.push(vec![
+                common::shown(&shown),
+                v.kind.as_str().to_string(),
+                match change {
+                    None => "fresh".to_string(),
+                    Some(c) => format!("modified ({c})"),
+                },
+                age(now, v.viewed_ns),
+                v.source.as_str().to_string(),
+                lines_of(&v),
+            ]);
+        }
+    }
+    if args.common.json {
+        return Ok(());
+    }
+    out.write(&table(
+        &[
+            ("PATH", false),
+            ("KIND", false),
+            ("STATE", false),
+            ("WHEN", false),
+            ("SOURCE", false),
+            ("LINES", false),
+        ],
+        rows,
+    ))
+}
+
+fn events(args: &Args, cwd: &Path, limit: Option<u64>, out: &mut Out) -> Result<(), Stop> {
+    let Some(store) = existing(args, cwd, out)? else {
+        return Ok(());
+    };
+    let sid = &args.common.sid;
+    let events = store.events(sid, limit)?;
+    if events.is_empty() {
+        out.notice(&format!("session {} has no events", one_line(sid)));
+        return Ok(());
+    }
+    if args.common.json {
+        for e in &events {
+            let mut m = json::object("event");
+            m.insert("sid".into(), sid.clone().into());
+            m.insert("id".into(), e.id.into());
+            m.insert("at".into(), timestamp(e.at_ns).into());
+            m.insert("at_ns".into(), e.at_ns.into());
+            m.insert("tool".into(), e.tool.clone().into());
+            m.insert("action".into(), e.action.clone().into());
+            match &e.path {
+                Some(p) => {
+                    json::put_path(&mut m, "path", &paths::display(cwd, p));
+                    json::put_path(&mut m, "canonical", p);
+                }
+                None => {
+                    m.insert("path".into(), Value::Null);
+                }
+            }
+            m.insert("verdict".into(), e.verdict.clone().into());
+            m.insert("detail".into(), e.detail.clone().into());
+            out.json(&Value::Object(m))?;
+        }
+        return Ok(());
+    }
+    let now = fingerprint::now_ns();
+    let dash = |s: &Option<String>| s.as_deref().map(one_line).unwrap_or("-".into());
+    let rows = events
+        .iter()
+        .map(|e| {
+            vec![
+                age(now, e.at_ns),
+                one_line(&e.tool),
+                one_line(&e.action),
+                e.path
+                    .as_deref()
+                    .map(|p| common::shown(&paths::display(cwd, p)))
+                    .unwrap_or("-".into()),
+                dash(&e.verdict),
+                dash(&e.detail),
+            ]
+        })
+        .collect();
+    out.write(&table(
+        &[
+            ("WHEN", false),
+            ("TOOL", false),
+            ("ACTION", false),
+            ("PATH", false),
+            ("VERDICT", false),
+            ("DETAIL", false),
+        ],
+        rows,
+    ))
+}
+
+fn fork(args: &Args, cwd: &Path, from: &str, replace: bool, out: &mut Out) -> Result<(), Stop> {
+    check_sid(from, "--from")?;
+    let store = required(args, cwd, "fork")?;
+    let to = &args.common.sid;
+    let n = store.fork(from, to, replace)?;
+    if args.common.json {
+        let mut m = json::object("fork");
+        m.insert("from".into(), from.into());
+        m.insert("sid".into(), to.clone().into());
+        counts_json(&mut m, &n);
+        return out.json(&Value::Object(m));
+    }
+    out.write(&format!(
+        "forked {} into {}: {}\n",
+        one_line(from),
+        one_line(to),
+        describe(&n, false)
+    ))
+}
+
+fn drop_session(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
+    let store = required(args, cwd, "drop")?;
+    let sid = &args.common.sid;
+    let n = store.drop_session(sid)?;
+    if args.common.json {
+        let mut m = json::object("drop");
+        m.insert("sid".into(), sid.clone().into());
+        counts_json(&mut m, &n);
+        return out.json(&Value::Object(m));
+    }
+    out.write(&format!(
+        "dropped {}: {}\n",
+        one_line(sid),
+        describe(&n, true)
+    ))
+}
+
+fn counts_json(m: &mut Map<String, Value>, n: &Counts) {
+    m.insert("files".into(), n.files.into());
+    m.insert("views".into(), n.views.into());
+    m.insert("context".into(), n.context.into());
+    m.insert("nested".into(), n.nested.into());
+    m.insert("events".into(), n.events.into());
+}
+
+/// "2 files, 3 views, 2 context parts, 1 instruction file[, 9 events]".
+fn describe(n: &Counts, with_events: bool) -> String {
+    let mut parts = vec![
+        plural(n.files, "file", "files"),
+        plural(n.views, "view", "views"),
+        plural(n.context, "context part", "context parts"),
+        plural(n.nested, "instruction file", "instruction files"),
+    ];
+    if with_events {
+        parts.push(plural(n.events, "event", "events"));
+    }
+    parts.join(", ")
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn gc(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
+    let Some(store) = args.common.open_existing(cwd)? else {
+        // Nothing to collect, and nothing is created for it.
+        if args.common.json {
+            out.json(&gc_json(0, 0, 0, 0, false))?;
+        } else {
+            out.write("freed 0 kept texts (0 bytes)\n")?;
+        }
+        return Ok(());
+    };
+    let c = store.gc()?;
+    if args.common.json {
+        return out.json(&gc_json(
+            c.texts,
+            c.bytes,
+            c.wal_before,
+            c.wal_after,
+            c.busy,
+        ));
+    }
+    let texts = if c.texts == 1 { "text" } else { "texts" };
+    let mut line = format!("freed {} kept {texts} ({} bytes)", c.texts, c.bytes);
+    if c.busy {
+        line.push_str("; the write-ahead log is in use by another process and was not truncated; run gc again later");
+    } else if c.wal_before > c.wal_after {
+        line.push_str(&format!(
+            "; truncated the write-ahead log ({} bytes)",
+            c.wal_before - c.wal_after
+        ));
+    }
+    out.write(&format!("{line}\n"))
+}
+
+fn gc_json(texts: i64, bytes: i64, wal_before: u64, wal_after: u64, busy: bool) -> Value {
+    let mut m = json::object("gc");
+    m.insert("texts".into(), texts.into());
+    m.insert("bytes".into(), bytes.into());
+    m.insert("wal_before".into(), wal_before.into());
+    m.insert("wal_after".into(), wal_after.into());
+    m.insert("busy".into(), busy.into());
+    Value::Object(m)
+}
+
+// ---- export and import ----------------------------------------------------
+
+fn b64() -> base64::engine::GeneralPurpose {
+    base64::engine::general_purpose::STANDARD
+}
+
+/// `path` (and `path_bytes` when not UTF-8) of `p` into `m`.
+fn put(m: &mut Map<String, Value>, p: &Path) {
+    json::put_path(m, "path", p);
+}
+
+fn export(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
+    let store = required(args, cwd, "export")?;
+    let sid = &args.common.sid;
+    let Some(d) = store.dump(sid)? else {
+        return Err(Error::new(format!(
+            "no session {} in {}; see `fsview-session list`",
+            one_line(sid),
+            common::shown(store.path())
+        ))
+        .into());
+    };
+    let files: Vec<Value> = d
+        .files
+        .iter()
+        .map(|(f, views)| {
+            let mut m = Map::new();
+            put(&mut m, &f.path);
+            let fp = &f.fingerprint;
+            m.insert(
+                "fingerprint".into(),
+                json!({
+                    "dev": fp.stat.dev,
+                    "ino": fp.stat.ino,
+                    "btime_ns": fp.stat.btime_ns,
+                    "ftype": fp.stat.ftype.code(),
+                    "size": fp.stat.size,
+                    "mtime_ns": fp.stat.mtime_ns,
+                    "ctime_ns": fp.stat.ctime_ns,
+                    "taken_ns": fp.taken_ns,
+                    "sha256": fp.hash.as_ref().map(fingerprint::hex),
+                }),
+            );
+            m.insert("viewed_ns".into(), f.viewed_ns.into());
+            let views: Vec<Value> = views
+                .iter()
+                .map(|v| {
+                    json!({
+                        "kind": v.kind.as_str(),
+                        "source": v.source.as_str(),
+                        "offset": v.offset,
+                        "lines": v.lines,
+                        "total_lines": v.total_lines,
+                        "shown_sha256": fingerprint::hex(&v.shown_hash),
+                        "text_sha256": v.text_hash.as_ref().map(fingerprint::hex),
+                        "viewed_ns": v.viewed_ns,
+                    })
+                })
+                .collect();
+            m.insert("views".into(), views.into());
+            Value::Object(m)
+        })
+        .collect();
+    let texts: Map<String, Value> = d
+        .texts
+        .iter()
+        .map(|(h, body)| (fingerprint::hex(h), b64().encode(body).into()))
+        .collect();
+    let context: Vec<Value> = d
+        .context
+        .iter()
+        .map(|c| {
+            let mut m = Map::new();
+            m.insert("part".into(), c.part.clone().into());
+            match std::str::from_utf8(&c.body) {
+                Ok(s) => m.insert("body".into(), s.into()),
+                Err(_) => m.insert("body_base64".into(), b64().encode(&c.body).into()),
+            };
+            m.insert("built_ns".into(), c.built_ns.into());
+            m.insert("meta".into(), c.meta.clone().into());
+            Value::Object(m)
+        })
+        .collect();
+    let nested: Vec<Value> = d
+        .nested
+        .iter()
+        .map(|p| {
+            let mut m = Map::new();
+            put(&mut m, p);
+            Value::Object(m)
+        })
+        .collect();
+    let events: Vec<Value> = d
+        .events
+        .iter()
+        .map(|e| {
+            let mut m = Map::new();
+            m.insert("at_ns".into(), e.at_ns.into());
+            m.insert("tool".into(), e.tool.clone().into());
+            m.insert("action".into(), e.action.clone().into());
+            match &e.path {
+                Some(p) => put(&mut m, p),
+                None => {
+                    m.insert("path".into(), Value::Null);
+                }
+            }
+            m.insert("verdict".into(), e.verdict.clone().into());
+            m.insert("detail".into(), e.detail.clone().into());
+            Value::Object(m)
+        })
+        .collect();
+    let doc = json!({
+        "fsview_export": EXPORT_VERSION,
+        "sid": d.sid,
+        "parent": d.parent,
+        "created_ns": d.created_ns,
+        "exported": timestamp(fingerprint::now_ns()),
+        "files": files,
+        "texts": texts,
+        "context": context,
+        "nested": nested,
+        "events": events,
+    });
+    out.json(&doc)
+}
+
+#[derive(Deserialize)]
+struct DocHead {
+    fsview_export: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct Doc {
+    sid: String,
+    parent: Option<String>,
+    created_ns: i64,
+    files: Vec<DocFile>,
+    texts: BTreeMap<String, String>,
+    context: Vec<DocContext>,
+    nested: Vec<DocPath>,
+    events: Vec<DocEvent>,
+}
+
+#[derive(Deserialize)]
+struct DocPath {
+    path: String,
+    path_bytes: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct DocFile {
+    #[serde(flatten)]
+    path: DocPath,
+    fingerprint: DocFingerprint,
+    viewed_ns: i64,
+    views: Vec<DocView>,
+}
+
+#[derive(Deserialize)]
+struct DocFingerprint {
+    dev: u64,
+    ino: u64,
+    btime_ns: Option<i64>,
+    ftype: i64,
+    size: u64,
+    mtime_ns: i64,
+    ctime_ns: i64,
+    taken_ns: i64,
+    sha256: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct DocView {
+    kind: String,
+    source: String,
+    offset: u64,
+    lines: u64,
+    total_lines: Option<u64>,
+    shown_sha256: String,
+    text_sha256: Option<String>,
+    viewed_ns: i64,
+}
+
+#[derive(Deserialize)]
+struct DocContext {
+    part: String,
+    body: Option<String>,
+    body_base64: Option<String>,
+    built_ns: i64,
+    meta: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct DocEvent {
+    at_ns: i64,
+    tool: String,
+    action: String,
+    path: Option<String>,
+    path_bytes: Option<String>,
+    verdict: Option<String>,
+    detail: Option<String>,
+}
+
+/// Why a document is not an export we can import.
+fn malformed(what: impl std::fmt::Display) -> Error {
+    Error::new(format!(
+        "standard input is not a valid fsview export: {what}; import what `fsview-session export` wrote"
+    ))
+}
+
+fn import(
+    args: &Args,
+    cwd: &Path,
+    sid_given: bool,
+    replace: bool,
+    out: &mut Out,
+) -> Result<(), Stop> {
+    let mut input = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut input)
+        .map_err(|e| {
+            Error::new(format!(
+                "cannot read the export from standard input: {}",
+                fsview_store::error::plain_io(&e)
+            ))
+        })?;
+    // Check everything before the session file is opened (or created).
+    let dump = parse_export(&input)?;
+    let sid = if sid_given {
+        args.common.sid.clone()
+    } else {
+        dump.sid.clone()
+    };
+    check_sid(&sid, "--sid")?;
+    let store = args.common.open(cwd)?;
+    let n = store.load(&dump, &sid, replace)?;
+    if args.common.json {
+        let mut m = json::object("import");
+        m.insert("sid".into(), sid.clone().into());
+        m.insert("from_sid".into(), dump.sid.clone().into());
+        counts_json(&mut m, &n);
+        m.insert("texts".into(), n.texts.into());
+        return out.json(&Value::Object(m));
+    }
+    let renamed = if sid == dump.sid {
+        String::new()
+    } else {
+        format!(" (exported as {})", one_line(&dump.sid))
+    };
+    out.write(&format!(
+        "imported {}{renamed}: {}, {}, {}\n",
+        one_line(&sid),
+        describe(&n, false),
+        plural(n.texts, "new text", "new texts"),
+        plural(n.events, "event", "events"),
+    ))
+}
+
+/// Parse and check an export document, all of it, into a dump.
+fn parse_export(input: &[u8]) -> Result<Dump, Error> {
+    let value: Value =
+        serde_json::from_slice(input).map_err(|e| malformed(format!("not JSON ({e})")))?;
+    let head: DocHead =
+        serde_json::from_value(value.clone()).map_err(|_| malformed("not a JSON object"))?;
+    match head.fsview_export {
+        Some(Value::Number(n)) if n.as_u64() == Some(EXPORT_VERSION) => {}
+        Some(Value::Number(n)) if n.as_u64().is_some_and(|v| v > EXPORT_VERSION) => {
+            return Err(Error::new(format!(
+                "standard input is an fsview export of version {n}, newer than this fsview reads ({EXPORT_VERSION}); upgrade fsview"
+            )))
+        }
+        _ => return Err(malformed("no \"fsview_export\": 1 in it")),
+    }
+    let doc: Doc = serde_json::from_value(value).map_err(malformed)?;
+    check_sid(&doc.sid, "the export's sid").map_err(|e| malformed(e.message()))?;
+    let mut files = Vec::with_capacity(doc.files.len());
+    for (i, f) in doc.files.iter().enumerate() {
+        let at = |field: &str| format!("files[{i}].{field}");
+        let path = doc_path(&f.path, &at("path"))?;
+        let fp = &f.fingerprint;
+        if !(0..=6).contains(&fp.ftype) {
+            return Err(malformed(format!(
+                "{}: unknown file type {}",
+                at("fingerprint.ftype"),
+                fp.ftype
+            )));
+        }
+        let record = FileRecord {
+            id: 0,
+            path,
+            fingerprint: Fingerprint {
+                stat: Stat {
+                    dev: fp.dev,
+                    ino: fp.ino,
+                    btime_ns: fp.btime_ns,
+                    ftype: FileType::from_code(fp.ftype),
+                    size: fp.size,
+                    mtime_ns: fp.mtime_ns,
+                    ctime_ns: fp.ctime_ns,
+                },
+                taken_ns: fp.taken_ns,
+                hash: fp
+                    .sha256
+                    .as_deref()
+                    .map(|h| hash(h, &at("fingerprint.sha256")))
+                    .transpose()?,
+            },
+            viewed_ns: f.viewed_ns,
+        };
+        let mut views = Vec::with_capacity(f.views.len());
+        for (j, v) in f.views.iter().enumerate() {
+            let at = |field: &str| format!("files[{i}].views[{j}].{field}");
+            views.push(ViewRecord {
+                kind: Kind::parse(&v.kind).ok_or_else(|| {
+                    malformed(format!("{}: {:?} is not a view kind", at("kind"), v.kind))
+                })?,
+                source: Source::parse(&v.source).ok_or_else(|| {
+                    malformed(format!(
+                        "{}: {:?} is not a view source",
+                        at("source"),
+                        v.source
+                    ))
+                })?,
+                offset: v.offset,
+                lines: v.lines,
+                total_lines: v.total_lines,
+                shown_hash: hash(&v.shown_sha256, &at("shown_sha256"))?,
+                text_hash: v
+                    .text_sha256
+                    .as_deref()
+                    .map(|h| hash(h, &at("text_sha256")))
+                    .transpose()?,
+                viewed_ns: v.viewed_ns,
+            });
+        }
+        files.push((record, views));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (f, _) in &files {
+        if !seen.insert(f.path.clone()) {
+            return Err(malformed(format!(
+                "{} is listed twice in files",
+                common::shown(&f.path)
+            )));
+        }
+    }
+    let mut texts = Vec::with_capacity(doc.texts.len());
+    for (key, body) in &doc.texts {
+        let at = format!("texts[{key:?}]");
+        let h = hash(key, &at)?;
+        let body = b64()
+            .decode(body)
+            .map_err(|e| malformed(format!("{at}: not base64 ({e})")))?;
+        // Texts are stored by content: one under another's hash would show
+        // a wrong diff later.
+        if fingerprint::hash_bytes(&body) != h {
+            return Err(malformed(format!(
+                "{at}: the text does not match its SHA-256"
+            )));
+        }
+        texts.push((h, body));
+    }
+    let mut context = Vec::with_capacity(doc.context.len());
+    for (i, c) in doc.context.iter().enumerate() {
+        if !matches!(c.part.as_str(), "system" | "user" | "injection") {
+            return Err(malformed(format!(
+                "context[{i}].part: {:?} is not system, user or injection",
+                c.part
+            )));
+        }
+        let body = match (&c.body, &c.body_base64) {
+            (Some(s), None) => s.as_bytes().to_vec(),
+            (None, Some(b)) => b64()
+                .decode(b)
+                .map_err(|e| malformed(format!("context[{i}].body_base64: not base64 ({e})")))?,
+            _ => {
+                return Err(malformed(format!(
+                    "context[{i}]: needs one of body or body_base64"
+                )))
+            }
+        };
+        context.push(ContextRow {
+            part: c.part.clone(),
+            body,
+            built_ns: c.built_ns,
+            meta: c.meta.clone(),
+        });
+    }
+    let nested = doc
+        .nested
+        .iter()
+        .enumerate()
+        .map(|(i, p)| doc_path(p, &format!("nested[{i}].path")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut events = Vec::with_capacity(doc.events.len());
+    for (i, e) in doc.events.iter().enumerate() {
+        let path = match &e.path {
+            None => None,
+            Some(p) => Some(doc_path(
+                &DocPath {
+                    path: p.clone(),
+                    path_bytes: e.path_bytes.clone(),
+                },
+                &format!("events[{i}].path"),
+            )?),
+        };
+        events.push(EventRecord {
+            id: 0,
+            at_ns: e.at_ns,
+            tool: e.tool.clone(),
+            action: e.action.clone(),
+            path,
+            verdict: e.verdict.clone(),
+            detail: e.detail.clone(),
+        });
+    }
+    Ok(Dump {
+        sid: doc.sid,
+        parent: doc.parent,
+        created_ns: doc.created_ns,
+        files,
+        texts,
+        context,
+        nested,
+        events,
+    })
+}
+
+/// A path from the document: exact bytes from `path_bytes` when present.
+/// Sessions store canonical paths, so it must be absolute.
+fn doc_path(p: &DocPath, at: &str) -> Result<PathBuf, Error> {
+    let path = match &p.path_bytes {
+        Some(b) => {
+            let bytes = b64()
+                .decode(b)
+                .map_err(|e| malformed(format!("{at}_bytes: not base64 ({e})")))?;
+            PathBuf::from(std::ffi::OsString::from_vec(bytes))
+        }
+        None => PathBuf::from(&p.path),
+    };
+    if !path.is_absolute() || path.as_os_str().as_bytes().contains(&0) {
+        return Err(malformed(format!(
+            "{at}: {} is not an absolute path",
+            common::shown(&path)
+        )));
+    }
+    Ok(path)
+}
+
+/// A SHA-256 in lower- or upper-case hex.
+fn hash(s: &str, at: &str) -> Result<Hash, Error> {
+    let bad = || malformed(format!("{at}: {s:?} is not a SHA-256 in hex"));
+    if s.len() != 64 || !s.is_ascii() {
+        return Err(bad());
+    }
+    let mut h = [0u8; 32];
+    for (i, b) in h.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).map_err(|_| bad())?;
+    }
+    Ok(h)
+}
+
+// ---- shared formatting ------------------------------------------------------
+
+/// The same rules as --sid.
+fn check_sid(sid: &str, what: &str) -> Result<(), Error> {
+    if sid.is_empty() || sid.len() > 200 || sid.chars().any(char::is_control) {
+        return Err(Error::new(format!(
+            "invalid session id {sid:?} for {what}: use 1 to 200 printable characters"
+        )));
+    }
+    Ok(())
+}
+
+fn one_line(s: &str) -> String {
+    escape_bytes(s.as_bytes())
+}
+
+/// How long ago, coarsely: "just now", "5m ago", "3h ago", "2d ago". Exact
+/// times are in --json.
+fn age(now_ns: i64, then_ns: i64) -> String {
+    let secs = (now_ns - then_ns).max(0) / 1_000_000_000;
+    match secs {
+        0..=59 => "just now".to_string(),
+        60..=3599 => format!("{}m ago", secs / 60),
+        3600..=86_399 => format!("{}h ago", secs / 3600),
+        _ => format!("{}d ago", secs / 86_400),
+    }
+}
+
+/// RFC 3339 in UTC, to the second.
+fn timestamp(ns: i64) -> String {
+    let secs = ns.div_euclid(1_000_000_000);
+    let day = secs.rem_euclid(86_400);
+    format!(
+        "{}T{:02}:{:02}:{:02}Z",
+        crate::ctx_build::civil_date(secs),
+        day / 3600,
+        day % 3600 / 60,
+        day % 60
+    )
+}
+
+/// A plain-text table: columns padded to their widest cell (numbers
+/// right-aligned), two spaces apart, no trailing blanks.
+fn table(head: &[(&str, bool)], rows: Vec<Vec<String>>) -> String {
+    let mut widths: Vec<usize> = head.iter().map(|(h, _)| h.chars().count()).collect();
+    for r in &rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let header: Vec<String> = head.iter().map(|(h, _)| h.to_string()).collect();
+    let mut out = String::new();
+    for r in std::iter::once(&header).chain(&rows) {
+        let mut line = String::new();
+        for (i, c) in r.iter().enumerate() {
+            if i > 0 {
+                line.push_str("  ");
+            }
+            let pad = widths[i] - c.chars().count();
+            if head[i].1 {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(c);
+            } else {
+                line.push_str(c);
+                line.push_str(&" ".repeat(pad));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verify_app() {
+        command().debug_assert();
+    }
+
+    #[test]
+    fn ages_and_timestamps() {
+        let s = 1_000_000_000;
+        assert_eq!(age(100 * s, 99 * s), "just now");
+        assert_eq!(age(100 * s, 200 * s), "just now");
+        assert_eq!(age(4000 * s, 0), "1h ago");
+        assert_eq!(age(200_000 * s, 0), "2d ago");
+        assert_eq!(timestamp(0), "1970-01-01T00:00:00Z");
+        assert_eq!(timestamp(1_700_000_000 * s + 5), "2023-11-14T22:13:20Z");
+    }
+
+    #[test]
+    fn tables_align() {
+        let t = table(
+            &[("A", false), ("N", true), ("Z", false)],
+            vec![vec!["xyz".into(), "10".into(), "-".into()]],
+        );
+        assert_eq!(t, "A     N  Z\nxyz  10  -\n");
+    }
+}
