@@ -4,7 +4,8 @@
 //! the same clap definitions that give `--help`, plus the sections clap does
 //! not know (EXIT STATUS, ENVIRONMENT, FILES, EXAMPLES). `cargo xtask man
 //! --check` fails when `man/` is not what the code would write, so CI keeps
-//! the pages honest.
+//! the pages honest. The same run writes shell completions (bash, zsh,
+//! fish) for every tool into `completions/`, from the same definitions.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -38,6 +39,22 @@ fn write_man(dir: &Path, check: bool) -> ExitCode {
         })
         .collect();
     pages.push((dir.join("fsview-json.7"), json_page()));
+    let comp = dir.parent().expect("man/ has a parent").join("completions");
+    for cmd in fsview::commands() {
+        let name = cmd.get_name().to_string();
+        for (shell, file) in [
+            (clap_complete::Shell::Bash, format!("{name}.bash")),
+            (clap_complete::Shell::Zsh, format!("_{name}")),
+            (clap_complete::Shell::Fish, format!("{name}.fish")),
+        ] {
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut cmd.clone(), name.clone(), &mut buf);
+            pages.push((
+                comp.join(file),
+                String::from_utf8(buf).expect("completions are UTF-8"),
+            ));
+        }
+    }
     for (path, text) in &pages {
         let current = std::fs::read_to_string(path).unwrap_or_default();
         if current == *text {
@@ -46,14 +63,15 @@ fn write_man(dir: &Path, check: bool) -> ExitCode {
         if check {
             stale.push(path.display().to_string());
         } else {
-            std::fs::create_dir_all(dir).expect("create man/");
+            std::fs::create_dir_all(path.parent().expect("a file in a dir"))
+                .expect("create the directory");
             std::fs::write(path, text).expect("write man page");
             println!("wrote {}", path.display());
         }
     }
     if !stale.is_empty() {
         eprintln!(
-            "xtask: man pages out of date: {}; run `cargo xtask man` and commit man/",
+            "xtask: man pages or completions out of date: {}; run `cargo xtask man` and commit man/ and completions/",
             stale.join(", ")
         );
         return ExitCode::from(1);
@@ -110,6 +128,22 @@ fn extra(name: &str) -> Extra {
             ],
             env: &[],
         },
+        "fsview-hook" => Extra {
+            exit: &[
+                ("0", "The payload was answered (a deny is an answer, as JSON on stdout), or it failed open."),
+                ("2", "Bad arguments, or a payload that could not be answered failed closed outside PreToolUse: Claude Code's blocking error, with the one line on stderr as its message."),
+            ],
+            env: &[
+                ("CLAUDE_CONFIG_DIR, FSVIEW_MANAGED_DIR, FSVIEW_INSTRUCTION_NAMES, SOURCE_DATE_EPOCH", "Read by the ctx-build that SessionStart runs."),
+            ],
+        },
+        "fsview-session" => Extra {
+            exit: &[
+                ("0", "Done; for list, show and events also when there is no session file or no such session (nothing is created)."),
+                ("2", "An error: bad arguments, an unusable session file, a session that does not exist (fork, drop, export) or already exists (fork, import without --replace), a malformed export document (nothing is imported)."),
+            ],
+            env: &[],
+        },
         _ => Extra {
             exit: &[("0", "Success."), ("1", "A negative answer."), ("2", "An error.")],
             env: &[],
@@ -137,6 +171,9 @@ fn page(cmd: clap::Command) -> String {
     man.render_synopsis_section(&mut out).unwrap();
     man.render_description_section(&mut out).unwrap();
     man.render_options_section(&mut out).unwrap();
+    if cmd.has_subcommands() {
+        out.extend_from_slice(commands_section(&cmd).as_bytes());
+    }
     let x = extra(&name);
     let mut r = Roff::new();
     r.control("SH", ["EXIT STATUS"]);
@@ -144,7 +181,11 @@ fn page(cmd: clap::Command) -> String {
         r.control("TP", []).text([bold(*code)]).text([roman(*what)]);
     }
     r.control("SH", ["ENVIRONMENT"]);
-    for (var, what) in SHARED_ENV.iter().chain(x.env) {
+    for (var, what) in SHARED_ENV
+        .iter()
+        .filter(|(v, _)| !(name == "fsview-hook" && *v == "FSVIEW_SID"))
+        .chain(x.env)
+    {
         r.control("TP", []).text([bold(*var)]).text([roman(*what)]);
     }
     r.control("SH", ["FILES"]);
@@ -176,6 +217,40 @@ fn page(cmd: clap::Command) -> String {
     out.extend_from_slice(r.to_roff().as_bytes());
     man.render_version_section(&mut out).unwrap();
     String::from_utf8(out).unwrap()
+}
+
+/// COMMANDS: each subcommand with its own options and what it does (one
+/// page per tool, not one per subcommand).
+fn commands_section(cmd: &clap::Command) -> String {
+    let mut r = Roff::new();
+    r.control("SH", ["COMMANDS"]);
+    for sc in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        let mut usage = sc.get_name().to_string();
+        for a in sc.get_arguments() {
+            let Some(long) = a.get_long() else { continue };
+            if a.is_global_set() || long == "help" {
+                continue;
+            }
+            let value = match a.get_value_names() {
+                Some(v) if a.get_action().takes_values() => format!(" <{}>", v.join(" ")),
+                _ => String::new(),
+            };
+            let one = format!("--{long}{value}");
+            usage.push(' ');
+            usage.push_str(&if a.is_required_set() {
+                one
+            } else {
+                format!("[{one}]")
+            });
+        }
+        let about = sc
+            .get_long_about()
+            .or(sc.get_about())
+            .map(|a| a.to_string())
+            .unwrap_or_default();
+        r.control("TP", []).text([bold(usage)]).text([roman(about)]);
+    }
+    r.to_roff()
 }
 
 fn italic_path(p: &str) -> roff::Inline {
