@@ -364,10 +364,11 @@ fn memoized(args: &Args, setup: &Setup, store: &Store) -> Result<Shown, Stop> {
             .verdict(verdict)
             .detail(for_detail.as_deref())
     };
-    // A hit stores nothing, so its event is a write of its own; the context
-    // is the answer, and a log that cannot be written does not change it.
+    // A hit stores nothing, so its event is a write of its own, made only
+    // when it is news (a run of hits is logged once); the context is the
+    // answer, and a log that cannot be written does not change it.
     let log_hit = || {
-        let _ = store.log(sid, &[event("hit")]);
+        let _ = store.log_once(sid, &event("hit"));
     };
     if setup.for_opts.is_none() {
         // The common case, kept short: one read, no build.

@@ -88,6 +88,11 @@ pub fn log_in(conn: &Connection, sid: &str, now: i64, e: &Event<'_>) -> rusqlite
         e.detail
     ])?;
     let id = conn.last_insert_rowid();
+    // Checked every 64th event only: the bound is then KEEP plus at most
+    // 64, and the common insert is one statement.
+    if id % 64 != 0 {
+        return Ok(());
+    }
     // Ids are unique and increasing, so a session holds at most
     // `id - oldest + 1` events: one index seek rules out pruning almost
     // always, and only a span over the bound pays for counting.
@@ -145,6 +150,27 @@ impl Store {
             Ok(())
         })
     }
+
+    /// Log `e` unless it would repeat the session's latest event exactly
+    /// (same tool, action, path, verdict and detail): a run of identical
+    /// events, such as cache hits with nothing in between, is logged once,
+    /// and the call that finds it logged writes nothing.
+    pub fn log_once(&self, sid: &str, e: &Event<'_>) -> Result<()> {
+        let path = e.path.map(path_bytes);
+        let repeat = self.read(|conn| {
+            conn.query_row(
+                "SELECT tool IS ?2 AND action IS ?3 AND path IS ?4 AND verdict IS ?5 AND detail IS ?6
+                 FROM events WHERE sid=?1 ORDER BY id DESC LIMIT 1",
+                params![sid, e.tool, e.action, path, e.verdict, e.detail],
+                |r| r.get::<_, bool>(0),
+            )
+            .optional()
+        })?;
+        if repeat == Some(true) {
+            return Ok(());
+        }
+        self.log(sid, std::slice::from_ref(e))
+    }
 }
 
 #[cfg(test)]
@@ -170,8 +196,17 @@ mod tests {
         let many: Vec<Event<'_>> = (0..KEEP).map(|_| Event::new("t", "a")).collect();
         s.log("busy", &many).unwrap();
         assert_eq!(count(&s, "busy"), KEEP);
-        s.log("busy", &[Event::new("t", "last")]).unwrap();
-        assert_eq!(count(&s, "busy"), PRUNE_TO);
+        // Pruning is checked on every 64th id (ids 1..=10001 so far): the
+        // count never passes KEEP + 64, and the prune at id 10048 cuts it to
+        // PRUNE_TO, after which the last 17 events are added.
+        let mut most = 0;
+        for i in 0..64 {
+            let action = if i == 63 { "last" } else { "a" };
+            s.log("busy", &[Event::new("t", action)]).unwrap();
+            most = most.max(count(&s, "busy"));
+        }
+        assert!(most <= KEEP + 64, "{most}");
+        assert_eq!(count(&s, "busy"), PRUNE_TO + 17);
         assert_eq!(count(&s, "quiet"), 1);
         let newest: String = s
             .read(|c| {
@@ -183,5 +218,21 @@ mod tests {
             })
             .unwrap();
         assert_eq!(newest, "last");
+    }
+
+    // A run of identical events (cache hits in a loop) is logged once; the
+    // same event after another one is news again.
+    #[test]
+    fn log_once_skips_exact_repeats_only() {
+        let d = tempfile::tempdir().unwrap();
+        let s = Store::open(&d.path().join("s.db")).unwrap();
+        let hit = Event::new("ctx-build", "build").verdict("hit");
+        s.log_once("x", &hit).unwrap();
+        s.log_once("x", &hit).unwrap();
+        assert_eq!(count(&s, "x"), 1);
+        s.log_once("x", &Event::new("ctx-build", "build").verdict("miss"))
+            .unwrap();
+        s.log_once("x", &hit).unwrap();
+        assert_eq!(count(&s, "x"), 3);
     }
 }
