@@ -11,4 +11,5 @@ mod hook;
 mod read;
 mod session_cmd;
 mod session_file;
+mod stress;
 mod torture;
