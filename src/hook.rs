@@ -539,44 +539,30 @@ fn record_written(
     agent: Option<&str>,
 ) -> Result<(), Problem> {
     let canonical = existing(&ctx.cwd, path)?;
-    let shown =
-        show::read(&canonical, &Request::whole(WRITTEN_KEEP)).map_err(|e| read_problem(path, e))?;
-    let (fp, keep, lines) = if shown.kind == Kind::Full {
-        (shown.fingerprint.clone(), true, shown.lines)
-    } else {
-        // Too big to keep the text: still fingerprint the whole file.
-        let taken_ns = fingerprint::now_ns();
-        let (hash, stat) =
-            fingerprint::hash_path(&canonical).map_err(|e| Error::io("read", path, &e))?;
-        let fp = Fingerprint {
-            stat,
-            taken_ns,
-            hash: Some(hash),
-        };
-        (fp, false, shown.total_lines.unwrap_or(0))
-    };
+    let written =
+        show::read_written(&canonical, WRITTEN_KEEP).map_err(|e| read_problem(path, e))?;
+    let (fp, lines) = (&written.fingerprint, written.lines);
     if let Some(text) = agent {
-        let same = if keep {
-            same_text(&shown.bytes, text.as_bytes())
-        } else {
-            fp.hash == Some(fingerprint::hash_bytes(text.as_bytes()))
+        let same = match &written.bytes {
+            Some(disk) => same_text(disk, text.as_bytes()),
+            None => fp.hash == Some(fingerprint::hash_bytes(text.as_bytes())),
         };
         if !same {
-            return record_unlike_disk(store, ctx, &canonical, &fp, text.as_bytes());
+            return record_unlike_disk(store, ctx, &canonical, fp, text.as_bytes());
         }
     }
     store.record(
         ctx.sid(),
         &NewView {
             path: &canonical,
-            fingerprint: &fp,
+            fingerprint: fp,
             kind: Kind::Full,
             source: Source::Write,
             offset: 1,
             lines,
             total_lines: Some(lines),
-            shown: if keep { &shown.bytes } else { &[] },
-            keep_text: keep,
+            shown: written.bytes.as_deref().unwrap_or_default(),
+            keep_text: written.bytes.is_some(),
         },
     )?;
     Ok(())

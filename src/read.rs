@@ -367,34 +367,20 @@ fn notices(s: &Shown, req: &Request, cap: u64) -> Vec<String> {
 /// Record the agent's own write: a full view of what is on disk now.
 fn written(args: &Args, store: &Store, cwd: &Path, path: &Path, out: &mut Out) -> Result<(), Stop> {
     let canonical = existing(cwd, path)?;
-    let shown =
-        show::read(&canonical, &Request::whole(WRITTEN_KEEP)).map_err(|e| read_error(path, e))?;
-    let (fp, keep, lines) = if shown.kind == Kind::Full {
-        (shown.fingerprint.clone(), true, shown.lines)
-    } else {
-        // Too big to keep the text: still fingerprint the whole file.
-        let taken_ns = fingerprint::now_ns();
-        let (hash, stat) =
-            fingerprint::hash_path(&canonical).map_err(|e| Error::io("read", path, &e))?;
-        let fp = Fingerprint {
-            stat,
-            taken_ns,
-            hash: Some(hash),
-        };
-        (fp, false, shown.total_lines.unwrap_or(0))
-    };
+    let written = show::read_written(&canonical, WRITTEN_KEEP).map_err(|e| read_error(path, e))?;
+    let (fp, lines) = (&written.fingerprint, written.lines);
     store.record_logged(
         &args.common.sid,
         &NewView {
             path: &canonical,
-            fingerprint: &fp,
+            fingerprint: fp,
             kind: Kind::Full,
             source: Source::Write,
             offset: 1,
             lines,
             total_lines: Some(lines),
-            shown: if keep { &shown.bytes } else { &[] },
-            keep_text: keep,
+            shown: written.bytes.as_deref().unwrap_or_default(),
+            keep_text: written.bytes.is_some(),
         },
         |_| {
             Event::new(TOOL, "written")

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 pub struct Env {
-    pub dir: tempfile::TempDir,
+    // Held for its Drop: the temp directory lives as long as the Env.
+    _dir: tempfile::TempDir,
     /// The working directory of every command.
     pub work: PathBuf,
     pub session: PathBuf,
@@ -45,7 +46,11 @@ impl Env {
         std::fs::create_dir_all(&work).unwrap();
         std::fs::create_dir_all(root.join("home")).unwrap();
         let session = root.join("session.db");
-        Env { dir, work, session }
+        Env {
+            _dir: dir,
+            work,
+            session,
+        }
     }
 
     pub fn root(&self) -> PathBuf {

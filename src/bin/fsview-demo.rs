@@ -149,9 +149,7 @@ impl Demo {
             "{}",
             self.paint(
                 "36",
-                &format!("$ scripts/{name} {}", args.join(" "))
-                    .trim_end()
-                    .to_string()
+                format!("$ scripts/{name} {}", args.join(" ")).trim_end()
             )
         );
         let out = Command::new(program)

@@ -8,7 +8,7 @@
 //! story.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use similar::TextDiff;
 
@@ -217,7 +217,7 @@ fn slice_lines(bytes: &[u8], offset: u64, count: u64) -> &[u8] {
     &bytes[start..end.max(start)]
 }
 
-fn read_capped(path: &PathBuf) -> std::io::Result<Option<Vec<u8>>> {
+fn read_capped(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
     let f = fingerprint::open_nonblocking(path)?;
     if f.metadata()?.len() > MAX_DIFF_FILE {
         return Ok(None);

@@ -106,11 +106,12 @@ pub fn decide(
     };
     let store = store.expect("a record comes from a store");
     let views = store.views(record.id)?;
-    let seen = |k: Kind| views.iter().filter(move |v| v.kind == k);
     // A full view if there is one, else the latest partial one (views come
     // oldest first): it is what the agent last saw of the file.
-    let best = seen(Kind::Full)
-        .last()
+    let best = views
+        .iter()
+        .rev()
+        .find(|v| v.kind == Kind::Full)
         .or_else(|| views.iter().rev().find(|v| v.kind != Kind::Processed))
         .cloned();
     let Some(best) = best else {

@@ -186,6 +186,42 @@ pub fn read(path: &Path, req: &Request) -> Result<Shown, ReadError> {
     Ok(shown)
 }
 
+/// The agent's own write, read back for a `full` view of source `write`.
+#[derive(Clone, Debug)]
+pub struct Written {
+    /// The file's bytes, when it is small enough to keep (`keep` bytes).
+    pub bytes: Option<Vec<u8>>,
+    /// Always with the hash of the whole file.
+    pub fingerprint: Fingerprint,
+    /// Lines in the file (0 when too large to have counted them).
+    pub lines: u64,
+}
+
+/// Read back a file the agent just wrote: its text when it is at most
+/// `keep` bytes, and in every case a fingerprint hashing the whole file.
+pub fn read_written(path: &Path, keep: u64) -> Result<Written, ReadError> {
+    let shown = read(path, &Request::whole(keep))?;
+    if shown.kind == Kind::Full && shown.fingerprint.hash.is_some() {
+        return Ok(Written {
+            lines: shown.lines,
+            fingerprint: shown.fingerprint,
+            bytes: Some(shown.bytes),
+        });
+    }
+    // Too big to keep the text: still fingerprint the whole file.
+    let taken_ns = fingerprint::now_ns();
+    let (hash, stat) = fingerprint::hash_path(path)?;
+    Ok(Written {
+        bytes: None,
+        fingerprint: Fingerprint {
+            stat,
+            taken_ns,
+            hash: Some(hash),
+        },
+        lines: shown.total_lines.unwrap_or(0),
+    })
+}
+
 /// A chunked reader that hashes what passes through it and counts lines.
 struct Reader {
     file: File,

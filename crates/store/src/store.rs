@@ -228,7 +228,7 @@ impl Store {
 
     /// Refuse a foreign or newer file; initialize or migrate ours.
     fn check_schema(&self) -> Result<()> {
-        let (app, version, tables) = self.retry(|conn| header(conn))?;
+        let (app, version, tables) = self.retry(header)?;
         if app == APPLICATION_ID && version == SCHEMA_VERSION {
             return Ok(());
         }
