@@ -97,3 +97,55 @@ fn file_size_limit_while_recording_loses_nothing() {
     env.run("fsview-check-edit", &["small", "big"]).expect(1, "small: ok\nbig: not_read: File has not been read yet. Read it first before writing to it.\n");
     assert!(std::fs::read(&env.session).unwrap().len() >= before.len() / 2);
 }
+
+// A real full disk and a real read-only filesystem: a 256 KiB tmpfs in a
+// private mount namespace (`unshare -m`, as root).
+#[test]
+fn full_disk_then_read_only_filesystem() {
+    let env = Env::new();
+    let m = env.root().join("m");
+    std::fs::create_dir(&m).unwrap();
+    env.write("a.txt", "hello\n");
+    let big: String = (1..=40_000).map(|i| format!("{i}\n")).collect();
+    env.write("big.txt", big);
+    let s = m.join("s.db");
+    let script = format!(
+        r#"mount -t tmpfs -o size=256k tmpfs "{m}"
+        export FSVIEW_SESSION="{s}"
+        fsview-read -q a.txt; echo "rc=$?"
+        fsview-read -q --cap 1M big.txt > /dev/null; echo "full rc=$?"
+        fsview-check-edit a.txt big.txt; echo "rc=$?"
+        mount -o remount,ro "{m}"
+        fsview-read -q a.txt > /dev/null; echo "read-only rc=$?"
+        fsview-check-edit a.txt; echo "rc=$?""#,
+        m = m.display(),
+        s = s.display()
+    );
+    let mut c = env.cmd("unshare");
+    c.args(["-m", "--propagation", "private", "bash", "-c", &script]);
+    let r = output(c, None);
+    r.expect(
+        0,
+        "1\thello\nrc=0\nfull rc=2\na.txt: ok\nbig.txt: not_read: File has not been read yet. Read it first before writing to it.\nrc=1\nread-only rc=2\na.txt: ok\nrc=0\n",
+    );
+    r.stderr_is(&format!(
+        "fsview-read: the disk holding session file {s} is full; nothing was recorded; free some space and retry\n\
+         fsview-read: session file {s} is read-only; make it (and its directory) writable or pass another --session\n",
+        s = s.display()
+    ));
+}
+
+// Views in a file someone else owns could be forged by them: refused.
+#[test]
+fn session_file_owned_by_another_user_is_refused() {
+    let env = Env::new();
+    env.write("a", "a\n");
+    env.run("fsview-read", &["-q", "a"]).expect(0, "1\ta\n");
+    std::os::unix::fs::chown(&env.session, Some(54321), None).unwrap();
+    let before = std::fs::read(&env.session).unwrap();
+    env.run("fsview-check-edit", &["a"]).expect(2, "").stderr_is(&format!(
+        "fsview-check-edit: session file {} belongs to another user (uid 54321); fsview only uses its own session files; pass another --session\n",
+        env.session.display()
+    ));
+    assert_eq!(std::fs::read(&env.session).unwrap(), before);
+}
