@@ -4,7 +4,7 @@ complete -c fsview-check-edit -l session -d 'The session file [default: fsview/s
 complete -c fsview-check-edit -l sid -d 'The session (conversation) within the file' -r
 complete -c fsview-check-edit -s w -l write -d 'Ask about replacing the whole file, not a targeted edit'
 complete -c fsview-check-edit -s 0 -l null -d 'Paths on stdin (`-`) are separated by NUL bytes, as from `git diff -z`'
-complete -c fsview-check-edit -l requests -d 'Read requests as JSON Lines on stdin: {"path": "a.rs", "write": true} ("write" optional, default false)'
+complete -c fsview-check-edit -l requests -d 'Read requests as JSON Lines on stdin: {"path": "a.rs", "write": true} ("write" optional, default false); a malformed line is named on stderr (exit 2) and the good ones are still checked'
 complete -c fsview-check-edit -l changed -d 'List every file of the session whose views are no longer fresh, with a unified diff of what changed'
 complete -c fsview-check-edit -l json -d 'Write JSON Lines to stdout, one object per input (see fsview-json(7))'
 complete -c fsview-check-edit -s q -l quiet -d 'Print no notices on stderr (errors are still printed)'

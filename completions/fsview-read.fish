@@ -6,7 +6,7 @@ complete -c fsview-read -l sid -d 'The session (conversation) within the file' -
 complete -c fsview-read -l stub -d 'When the same view of the same content was recorded before, print a short stub instead of the content'
 complete -c fsview-read -l written -d 'Record the agent\'s own write of each PATH as a `full` view (source `write`), printing nothing, so its next edit needs no re-read'
 complete -c fsview-read -l processed -d 'Record the text on stdin as a `processed` view of PATH (what a pipeline injected instead of the disk text), printing nothing'
-complete -c fsview-read -l requests -d 'Read requests as JSON Lines on stdin: {"path": "a.rs", "offset": 10, "limit": 5} (offset and limit optional)'
+complete -c fsview-read -l requests -d 'Read requests as JSON Lines on stdin: {"path": "a.rs", "offset": 10, "limit": 5} (offset and limit optional); a malformed line is named on stderr (exit 2) and the good ones are still done'
 complete -c fsview-read -l json -d 'Write JSON Lines to stdout, one object per input (see fsview-json(7))'
 complete -c fsview-read -s q -l quiet -d 'Print no notices on stderr (errors are still printed)'
 complete -c fsview-read -s h -l help -d 'Print help (see more with \'--help\')'

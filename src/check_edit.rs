@@ -60,7 +60,8 @@ pub struct Args {
     pub null: bool,
 
     /// Read requests as JSON Lines on stdin: {"path": "a.rs", "write": true}
-    /// ("write" optional, default false)
+    /// ("write" optional, default false); a malformed line is named on stderr
+    /// (exit 2) and the good ones are still checked
     #[arg(long, conflicts_with_all = ["paths", "changed"])]
     pub requests: bool,
 

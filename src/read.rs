@@ -85,7 +85,9 @@ pub struct Args {
     pub processed: bool,
 
     /// Read requests as JSON Lines on stdin:
-    /// {"path": "a.rs", "offset": 10, "limit": 5} (offset and limit optional)
+    /// {"path": "a.rs", "offset": 10, "limit": 5} (offset and limit optional);
+    /// a malformed line is named on stderr (exit 2) and the good ones are
+    /// still done
     #[arg(long)]
     pub requests: bool,
 

@@ -742,3 +742,65 @@ fn install_hooks_chains_existing_hooks_and_is_idempotent() {
     assert!(!r.p("githooks/post-checkout").exists());
     assert!(!r.p("githooks/post-rewrite.pre-fsview").exists());
 }
+
+// Bad input in instruction files is a warning in the output, never a
+// failure: an import chain deeper than 5 levels stops there, and a front
+// matter block that is not YAML is injected as it is.
+#[test]
+fn deep_import_chain_and_invalid_front_matter_are_warnings() {
+    let r = Repo::bare();
+    r.git(&["init", "-q", "-b", "main"]);
+    r.env.write("CLAUDE.md", "Top @d1.md\n");
+    for i in 1..=7 {
+        r.env
+            .write(&format!("d{i}.md"), format!("Level {i} @d{}.md\n", i + 1));
+    }
+    r.env.write(
+        ".claude/rules/bad.md",
+        "---\npaths: [unclosed\n  bad: : yaml\n---\nRule body.\n",
+    );
+    let out = r.run("ctx-build", &["--json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let j = &out.json()[0];
+    let deep = format!(
+        "import d6.md from {}: imports nest deeper than 5 levels; not loaded",
+        r.p("d5.md").display()
+    );
+    let yaml = format!(
+        "{}: invalid front matter, injected as is: Deserialize error: illegal placement of ':' indicator at byte 22 line 2 column 6",
+        r.p(".claude/rules/bad.md").display()
+    );
+    assert_eq!(j["warnings"], serde_json::json!([deep, yaml]));
+    let files: Vec<(String, String)> = j["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let p = f["path"].as_str().unwrap();
+            (
+                p.rsplit('/').next().unwrap().to_string(),
+                f["source"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let names: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("CLAUDE.md", "inject"),
+            ("d1.md", "import"),
+            ("d2.md", "import"),
+            ("d3.md", "import"),
+            ("d4.md", "import"),
+            ("d5.md", "import"),
+            ("bad.md", "inject")
+        ]
+    );
+    assert_eq!(
+        out.stderr,
+        format!("ctx-build: {deep}\nctx-build: {yaml}\n")
+    );
+}
