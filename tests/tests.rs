@@ -8,6 +8,7 @@ mod ctx;
 mod freshness;
 mod harness;
 mod hook;
+mod props;
 mod read;
 mod session_cmd;
 mod session_file;

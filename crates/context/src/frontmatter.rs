@@ -57,7 +57,7 @@ pub fn parse(text: &str) -> FrontMatter {
     };
     let data = match parse_yaml(yaml) {
         Ok(data) => data,
-        Err(first) => match parse_yaml(&quote_problematic_values(yaml)) {
+        Err(first) => match parse_yaml(&quote_values(yaml, false)) {
             Ok(data) => data,
             Err(_) => {
                 return FrontMatter {
@@ -67,9 +67,21 @@ pub fn parse(text: &str) -> FrontMatter {
             }
         },
     };
-    let paths = match data {
-        Some(Pod::Hash(map)) => map.get("paths").and_then(paths_from_pod),
+    let paths_of = |data: Option<Pod>| match data {
+        Some(Pod::Hash(mut map)) => map.remove("paths"),
         _ => None,
+    };
+    let paths = match paths_of(data) {
+        // YAML reads `paths: 2024` or `- 1.50` as a number and
+        // `paths: {src,lib}` as a mapping, but a glob is text as written:
+        // read the block again with plain values quoted.
+        Some(pod) if not_text(&pod) => parse_yaml(&quote_values(yaml, true))
+            .ok()
+            .and_then(paths_of)
+            .and_then(|p| paths_from_pod(&p))
+            .or_else(|| paths_from_pod(&pod)),
+        Some(pod) => paths_from_pod(&pod),
+        None => None,
     };
     FrontMatter {
         body_start,
@@ -110,13 +122,25 @@ fn parse_yaml(yaml: &str) -> Result<Option<Pod>, String> {
 
 /// Quotes `key: value` lines whose unquoted value holds a character YAML
 /// gives a meaning to (`*` alias, `{` flow mapping, `: `, ...), as Claude
-/// Code's front matter parser does before giving up.
-fn quote_problematic_values(yaml: &str) -> String {
+/// Code's front matter parser does before giving up. With `all`, also plain
+/// values and `- item` values (but flow sequences and values with a
+/// comment), so that a number keeps its spelling and `{a,b}` is a glob.
+fn quote_values(yaml: &str, all: bool) -> String {
     const SPECIAL: &[char] = &[
         '{', '}', '[', ']', '*', '&', '#', '!', '|', '>', '%', '@', '`',
     ];
     let mut out = String::with_capacity(yaml.len() + 16);
     for line in yaml.lines() {
+        let item = line.trim_start().strip_prefix("- ").filter(|_| all);
+        if let Some(value) = item.map(str::trim) {
+            let plain = !value.starts_with(['"', '\'', '[']) && !value.contains(" #");
+            if plain && !value.is_empty() {
+                let indent = &line[..line.len() - line.trim_start().len()];
+                let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+                out.push_str(&format!("{indent}- \"{escaped}\"\n"));
+                continue;
+            }
+        }
         let quoted = line.split_once(':').and_then(|(key, value)| {
             let key_ok = !key.is_empty()
                 && key
@@ -126,6 +150,10 @@ fn quote_problematic_values(yaml: &str) -> String {
             let already = (value.starts_with('"') && value.ends_with('"') && value.len() > 1)
                 || (value.starts_with('\'') && value.ends_with('\'') && value.len() > 1);
             let special = value.contains(SPECIAL) || value.contains(": ");
+            let special = match all {
+                true => !value.starts_with('[') && !value.contains(" #"),
+                false => special,
+            };
             (key_ok && !value.is_empty() && !already && special).then(|| {
                 let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
                 format!("{key}: \"{escaped}\"")
@@ -137,19 +165,30 @@ fn quote_problematic_values(yaml: &str) -> String {
     out
 }
 
-fn paths_from_pod(pod: &Pod) -> Option<Vec<String>> {
-    let mut raw = Vec::new();
+/// Whether YAML read a `paths:` value, or an item of it, as something other
+/// than a string or null.
+fn not_text(pod: &Pod) -> bool {
     match pod {
-        Pod::String(s) => raw.push(s.clone()),
-        Pod::Array(items) => {
-            for item in items {
-                if let Pod::String(s) = item {
-                    raw.push(s.clone());
-                }
-            }
-        }
-        _ => return None,
+        Pod::Integer(_) | Pod::Float(_) | Pod::Boolean(_) | Pod::Hash(_) => true,
+        Pod::Array(items) => items.iter().any(not_text),
+        _ => false,
     }
+}
+
+fn paths_from_pod(pod: &Pod) -> Option<Vec<String>> {
+    // YAML reads `paths: 2024` as a number: it is still a glob, not "no
+    // condition" (canonical forms come back as written; `1.50` as `1.5`).
+    let text = |pod: &Pod| match pod {
+        Pod::String(s) => Some(s.clone()),
+        Pod::Integer(i) => Some(i.to_string()),
+        Pod::Float(f) => Some(f.to_string()),
+        Pod::Boolean(b) => Some(b.to_string()),
+        _ => None,
+    };
+    let raw: Vec<String> = match pod {
+        Pod::Array(items) => items.iter().filter_map(text).collect(),
+        scalar => vec![text(scalar)?],
+    };
     let patterns = split_paths(&raw);
     if patterns.is_empty() || patterns.iter().all(|p| p == "**") {
         None
@@ -351,6 +390,22 @@ mod tests {
         let fm = parse("---\npaths: **/*.ts\n---\nx\n");
         assert_eq!(fm.error, None);
         assert_eq!(fm.paths, Some(s(&["**/*.ts"])));
+    }
+
+    // Found by the property tests: YAML reads these as a number, a boolean
+    // or a mapping, and the rule became unconditional.
+    #[test]
+    fn paths_yaml_reads_as_numbers_or_mappings_stay_globs() {
+        assert_eq!(parse("---\npaths: 0\n---\n").paths, Some(s(&["0"])));
+        assert_eq!(parse("---\npaths: -0\n---\n").paths, Some(s(&["-0"])));
+        let fm = parse("---\npaths:\n  - 1.50\n  - true\n---\n");
+        assert_eq!(fm.paths, Some(s(&["1.50", "true"])));
+        let fm = parse("---\npaths: {.,a}\n---\n");
+        assert_eq!(fm.paths, Some(s(&[".", "a"])));
+        assert_eq!(
+            parse("---\npaths: 2024 # year\n---\n").paths,
+            Some(s(&["2024"]))
+        );
     }
 
     #[test]

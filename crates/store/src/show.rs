@@ -88,7 +88,8 @@ pub struct Shown {
 
 impl Shown {
     /// The numbered text, `N<TAB>line` per line, as the agent sees it. Bytes
-    /// that are not UTF-8 are shown as U+FFFD; a `\r` before `\n` is dropped.
+    /// that are not UTF-8 are shown as U+FFFD; a `\r` ending a line (before
+    /// `\n`, or at the end of what was shown) is dropped.
     pub fn numbered(&self) -> String {
         number_lines(&self.bytes, self.offset)
     }
@@ -291,7 +292,9 @@ fn read_whole(
     stat: &Stat,
     taken_ns: i64,
 ) -> Result<Shown, ReadError> {
-    let cap = req.cap.max(1);
+    // At most half of u64: `cap + 1` below must not overflow (`--cap` takes
+    // any u64), and no file is that big.
+    let cap = req.cap.clamp(1, u64::MAX / 2);
     let mut kept: Vec<u8> = Vec::with_capacity(stat.size.min(cap) as usize + 1);
     let mut newlines = 0u64;
     let mut last = None;
@@ -376,12 +379,15 @@ fn cut_to_lines(bytes: &mut Vec<u8>) -> bool {
             false
         }
         None => {
-            let valid = match std::str::from_utf8(bytes) {
-                Ok(_) => bytes.len(),
-                Err(e) if e.error_len().is_none() => e.valid_up_to(),
-                Err(_) => bytes.len(),
-            };
-            bytes.truncate(valid);
+            // Drop a character the cut split: one that starts in the last
+            // three bytes and is incomplete. Looking only at the end (not
+            // at the first error) cuts cleanly after invalid bytes too.
+            let len = bytes.len();
+            let split = (len.saturating_sub(3)..len).find(|&i| {
+                matches!(std::str::from_utf8(&bytes[i..]),
+                    Err(e) if e.valid_up_to() == 0 && e.error_len().is_none())
+            });
+            bytes.truncate(split.unwrap_or(len));
             true
         }
     }
@@ -395,7 +401,7 @@ fn read_range(
 ) -> Result<Shown, ReadError> {
     let offset = req.offset.unwrap_or(1).max(1);
     let limit = req.limit.unwrap_or(u64::MAX);
-    let cap = req.cap.max(1);
+    let cap = req.cap.clamp(1, u64::MAX / 2);
     let end_line = offset.saturating_add(limit); // first line not shown
     let mut line = 1u64; // line number at the reader's position
     let mut kept: Vec<u8> = Vec::new();
@@ -556,6 +562,27 @@ mod tests {
         let s = read(&p, &Request::whole(3)).unwrap();
         assert!(s.cut_line);
         assert_eq!(s.bytes, b"aaa");
+    }
+
+    // Found by the property tests: `--cap` takes any u64, and `cap + 1`
+    // overflowed (a panic in debug builds; in release, an empty "full" view).
+    #[test]
+    fn largest_cap_shows_everything() {
+        let d = tempfile::tempdir().unwrap();
+        let p = write(d.path(), "a", b"a");
+        let s = read(&p, &Request::whole(u64::MAX)).unwrap();
+        assert_eq!((s.kind, s.bytes.as_slice()), (Kind::Full, &b"a"[..]));
+    }
+
+    // Found by the property tests: an invalid byte before the cut hid the
+    // character the cut split.
+    #[test]
+    fn cut_line_ends_on_a_character_boundary_after_invalid_bytes() {
+        let d = tempfile::tempdir().unwrap();
+        let p = write(d.path(), "a", b"\xff\xc3\xa9\xc3\xa9");
+        let s = read(&p, &Request::whole(4)).unwrap();
+        assert!(s.cut_line);
+        assert_eq!(s.bytes, b"\xff\xc3\xa9");
     }
 
     #[test]
