@@ -5,6 +5,7 @@ mod bad_input;
 mod check_edit;
 mod concurrency;
 mod ctx;
+mod demo;
 mod freshness;
 mod harness;
 mod hook;

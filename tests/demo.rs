@@ -1,0 +1,44 @@
+//! The README's first command: the demo plays its agent run with the real
+//! binaries and prints each step and verdict, in plain text off a terminal.
+
+use crate::harness::{output, Env};
+
+#[test]
+fn demo_plays_every_step_with_its_verdict() {
+    let env = Env::new();
+    let mut c = env.cmd(env!("CARGO_BIN_EXE_fsview-demo"));
+    c.env("TMPDIR", env.root());
+    let r = output(c, None);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(!r.stdout.contains('\x1b'), "colour off a terminal");
+    // The verdicts, in order, as the demo prints them.
+    let wanted = [
+        "  cache: \"miss\"",
+        "  Current branch: main",
+        "  cache: \"hit\"",
+        "  src/main.rs: not_read: File has not been read yet. Read it first before writing to it.",
+        "  1\tfn main() {",
+        "  src/main.rs: ok",
+        "  CLAUDE.md: processed_view: File has only been shown processed (as injected context), not as it is on disk. Read it first before writing to it.",
+        "  src/main.rs: modified (content): File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.",
+        "  +fn main() { println!(\"hello, world\"); }",
+        "  install-hooks: installed post-checkout, post-merge, post-rewrite in .git/hooks",
+        "  Current branch: feature",
+        "Done: every verdict above came from the real binaries and one SQLite session file.",
+    ];
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    let mut at = 0;
+    for w in wanted {
+        match lines[at..].iter().position(|l| *l == w) {
+            Some(i) => at += i + 1,
+            None => panic!("missing (in order) {w:?} in:\n{}", r.stdout),
+        }
+    }
+    // It cleans up after itself.
+    let left: Vec<_> = std::fs::read_dir(env.root())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("fsview-demo-"))
+        .collect();
+    assert!(left.is_empty(), "demo left {left:?}");
+}
