@@ -58,6 +58,7 @@ use serde_json::{json, Value};
 
 use fsview_store::changes::{self, Limits};
 use fsview_store::error::{plain_io, quote};
+use fsview_store::events::Event as LogEvent;
 use fsview_store::fingerprint::{self, Fingerprint};
 use fsview_store::gate;
 use fsview_store::paths::{self, Resolved};
@@ -416,6 +417,18 @@ fn pre_tool_use(args: &Args, ctx: &Ctx, payload: &Value) -> Result<Option<Value>
     let path = tool_path(tool, tool_input(payload, tool)?)?;
     let store = ctx.session.open_existing(&ctx.cwd)?;
     let d = gate::decide(store.as_ref(), ctx.sid(), &ctx.cwd, &path, write)?;
+    if let Some(store) = &store {
+        // As fsview-check-edit logs its checks: a log that cannot be
+        // written changes no verdict.
+        let detail = if write { "write" } else { "edit" };
+        let _ = store.log(
+            ctx.sid(),
+            &[LogEvent::new(TOOL, "check")
+                .path(&d.canonical)
+                .verdict(d.verdict.as_str())
+                .detail(Some(detail))],
+        );
+    }
     Ok(match (d.verdict.allowed(), args.allow) {
         (true, true) => Some(decision("allow", &d.message)),
         (true, false) => None,
@@ -513,7 +526,7 @@ fn record_read(
     } else {
         shown.kind
     };
-    store.record(
+    store.record_logged(
         ctx.sid(),
         &NewView {
             path: &canonical,
@@ -525,6 +538,11 @@ fn record_read(
             total_lines: shown.total_lines,
             shown: &shown.bytes,
             keep_text: true,
+        },
+        |_| {
+            LogEvent::new(TOOL, "read")
+                .path(&canonical)
+                .detail(Some(kind.as_str()))
         },
     )?;
     Ok(())
@@ -551,7 +569,7 @@ fn record_written(
             return record_unlike_disk(store, ctx, &canonical, fp, text.as_bytes());
         }
     }
-    store.record(
+    store.record_logged(
         ctx.sid(),
         &NewView {
             path: &canonical,
@@ -563,6 +581,11 @@ fn record_written(
             total_lines: Some(lines),
             shown: written.bytes.as_deref().unwrap_or_default(),
             keep_text: written.bytes.is_some(),
+        },
+        |_| {
+            LogEvent::new(TOOL, "written")
+                .path(&canonical)
+                .detail(Some(Kind::Full.as_str()))
         },
     )?;
     Ok(())
@@ -608,7 +631,7 @@ fn record_unlike_disk(
     };
     let lines = show::count_lines(wrote);
     let keep = wrote.len() as u64 <= WRITTEN_KEEP;
-    store.record(
+    store.record_logged(
         ctx.sid(),
         &NewView {
             path: canonical,
@@ -620,6 +643,12 @@ fn record_unlike_disk(
             total_lines: Some(lines),
             shown: if keep { wrote } else { &[] },
             keep_text: keep,
+        },
+        |_| {
+            LogEvent::new(TOOL, "written")
+                .path(canonical)
+                .verdict("rewritten")
+                .detail(Some("the disk already differs from what the agent wrote"))
         },
     )?;
     Ok(())

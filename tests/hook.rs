@@ -127,6 +127,33 @@ fn read_then_edit_is_let_through_without_overriding_permissions() {
         .for_each(|j| assert_eq!(j["view"], "full"));
 }
 
+// The hook appends to the session's events log like the other tools.
+#[test]
+fn hook_actions_are_in_the_events_log() {
+    let a = Agent::new();
+    a.env.write("src/main.rs", "fn main() {}\n");
+    a.hook("pre_edit", "", &[]).expect(0, &deny(NOT_READ));
+    a.hook("post_read", "src/main.rs", &[]).expect(0, "");
+    a.hook("pre_edit", "", &[]).expect(0, "");
+    let events: Vec<(String, String, String)> = a
+        .env
+        .run("fsview-session", &["events", "--sid", "abc123", "--json"])
+        .json()
+        .iter()
+        .map(|e| {
+            let s = |k: &str| e[k].as_str().unwrap_or("-").to_string();
+            (s("tool"), s("action"), s("verdict"))
+        })
+        .collect();
+    let want = [("fsview-hook", "read", "-"), ("fsview-hook", "check", "ok")];
+    let want: Vec<(String, String, String)> = want
+        .iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect();
+    // The first check found no session file: nothing to log it in.
+    assert_eq!(events, want);
+}
+
 #[test]
 fn read_with_offset_and_limit_then_write_is_denied_start_only() {
     let a = Agent::new();
