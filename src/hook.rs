@@ -724,12 +724,37 @@ fn user_prompt_submit(args: &Args, ctx: &Ctx) -> Result<Option<Value>, Problem> 
         total: args.total_diff_lines,
     };
     let found = changes::changed(&store, ctx.sid(), &ctx.cwd, limits)?;
-    if found.is_empty() {
+    // A change is told once, as Claude Code tells it: a file already in a
+    // reminder, and not changed again since, is not repeated on every
+    // prompt. It stays changed for the gate until the agent reads it.
+    let mut told = Vec::new();
+    let mut fresh_news = Vec::new();
+    for c in &found {
+        let state = disk_state(&c.record.path);
+        let already = store.last_detail(ctx.sid(), TOOL, "remind", &c.record.path)?;
+        if already.as_deref() == Some(state.as_str()) {
+            continue;
+        }
+        told.push(state);
+        fresh_news.push(c);
+    }
+    if fresh_news.is_empty() {
         return Ok(None);
     }
+    let events: Vec<LogEvent<'_>> = fresh_news
+        .iter()
+        .zip(&told)
+        .map(|(c, state)| {
+            LogEvent::new(TOOL, "remind")
+                .path(&c.record.path)
+                .verdict(c.change.as_str())
+                .detail(Some(state.as_str()))
+        })
+        .collect();
+    store.log(ctx.sid(), &events)?;
     // The same lines as `fsview-check-edit --changed`, under one sentence.
     let mut text = String::from("These files changed since you last saw them:\n\n");
-    for c in &found {
+    for c in fresh_news {
         let shown = paths::display(&ctx.cwd, &c.record.path);
         let note = c
             .note
@@ -746,6 +771,25 @@ fn user_prompt_submit(args: &Args, ctx: &Ctx) -> Result<Option<Value>, Problem> 
         }
     }
     Ok(Some(additional_context("UserPromptSubmit", &text)))
+}
+
+/// What is at `path` now, as a short key: a reminder is news again when it
+/// changes (identity, size or times), not on every prompt.
+fn disk_state(path: &Path) -> String {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::symlink_metadata(path) {
+        Ok(m) => format!(
+            "{}:{}:{}:{}.{}:{}.{}",
+            m.dev(),
+            m.ino(),
+            m.size(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec()
+        ),
+        Err(_) => "gone".to_string(),
+    }
 }
 
 #[cfg(test)]

@@ -289,6 +289,18 @@ notes.txt: modified (content)
     a.hook("prompt", "", &[])
         .expect(0, &context("UserPromptSubmit", reminder))
         .stderr_is("");
+    // Told once: the next prompt does not repeat it, though the gate still
+    // refuses an edit until the file is read.
+    a.hook("prompt", "", &[]).expect(0, "").stderr_is("");
+    a.env
+        .run("fsview-check-edit", &["--sid", "abc123", "notes.txt"])
+        .expect(1, &format!("notes.txt: modified (content): {MODIFIED}\n"));
+    // Changed again: news again.
+    a.env
+        .write("notes.txt", body.replace("line 6\n", "line 6!\n"));
+    let r = a.hook("prompt", "", &[]);
+    assert_eq!(r.code, 0);
+    assert!(r.stdout.contains("+line 6!"), "{}", r.stdout);
     // Read again: fresh, nothing to say.
     a.hook("post_read", "notes.txt", &[]).expect(0, "");
     a.hook("prompt", "", &[]).expect(0, "");
