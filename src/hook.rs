@@ -529,15 +529,8 @@ fn record_read(
     store.record_logged(
         ctx.sid(),
         &NewView {
-            path: &canonical,
-            fingerprint: &shown.fingerprint,
             kind,
-            source: Source::Read,
-            offset: shown.offset,
-            lines: shown.lines,
-            total_lines: shown.total_lines,
-            shown: &shown.bytes,
-            keep_text: true,
+            ..NewView::of_shown(&canonical, &shown, Source::Read)
         },
         |_| {
             LogEvent::new(TOOL, "read")

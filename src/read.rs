@@ -264,17 +264,7 @@ fn show_one(
     let shown = show::read(&canonical, &job.req).map_err(|e| read_error(&job.path, e))?;
     let recorded = store.record_logged(
         &args.common.sid,
-        &NewView {
-            path: &canonical,
-            fingerprint: &shown.fingerprint,
-            kind: shown.kind,
-            source: Source::Read,
-            offset: shown.offset,
-            lines: shown.lines,
-            total_lines: shown.total_lines,
-            shown: &shown.bytes,
-            keep_text: true,
-        },
+        &NewView::of_shown(&canonical, &shown, Source::Read),
         |r| {
             let e = Event::new(TOOL, "read")
                 .path(&canonical)

@@ -559,20 +559,7 @@ mod tests {
     fn read(store: &Store, sid: &str, path: &Path) {
         let s = show::read(path, &Request::whole(1 << 20)).unwrap();
         store
-            .record(
-                sid,
-                &NewView {
-                    path,
-                    fingerprint: &s.fingerprint,
-                    kind: s.kind,
-                    source: Source::Read,
-                    offset: s.offset,
-                    lines: s.lines,
-                    total_lines: s.total_lines,
-                    shown: &s.bytes,
-                    keep_text: true,
-                },
-            )
+            .record(sid, &NewView::of_shown(path, &s, Source::Read))
             .unwrap();
     }
 

@@ -166,6 +166,24 @@ pub struct NewView<'a> {
     pub keep_text: bool,
 }
 
+impl<'a> NewView<'a> {
+    /// The view of what a read showed of the file at canonical `path`, its
+    /// text kept for later diffs.
+    pub fn of_shown(path: &'a Path, shown: &'a crate::show::Shown, source: Source) -> Self {
+        NewView {
+            path,
+            fingerprint: &shown.fingerprint,
+            kind: shown.kind,
+            source,
+            offset: shown.offset,
+            lines: shown.lines,
+            total_lines: shown.total_lines,
+            shown: &shown.bytes,
+            keep_text: true,
+        }
+    }
+}
+
 /// What recording found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Recorded {
@@ -959,20 +977,7 @@ mod budget_tests {
     fn record_file(store: &Store, path: &Path) {
         let s = show::read(path, &Request::whole(1 << 20)).unwrap();
         store
-            .record(
-                "t",
-                &NewView {
-                    path,
-                    fingerprint: &s.fingerprint,
-                    kind: s.kind,
-                    source: Source::Read,
-                    offset: s.offset,
-                    lines: s.lines,
-                    total_lines: s.total_lines,
-                    shown: &s.bytes,
-                    keep_text: true,
-                },
-            )
+            .record("t", &NewView::of_shown(path, &s, Source::Read))
             .unwrap();
     }
 
