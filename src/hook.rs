@@ -59,7 +59,6 @@ use serde_json::{json, Value};
 use fsview_store::changes::{self, Limits};
 use fsview_store::error::{plain_io, quote};
 use fsview_store::events::Event as LogEvent;
-use fsview_store::fingerprint::{self, Fingerprint};
 use fsview_store::gate;
 use fsview_store::paths::{self, Resolved};
 use fsview_store::show::{self, ReadError, Request};
@@ -550,98 +549,23 @@ fn record_written(
     agent: Option<&str>,
 ) -> Result<(), Problem> {
     let canonical = existing(&ctx.cwd, path)?;
-    let written =
+    let mut written =
         show::read_written(&canonical, WRITTEN_KEEP).map_err(|e| read_problem(path, e))?;
-    let (fp, lines) = (&written.fingerprint, written.lines);
-    if let Some(text) = agent {
-        let same = match &written.bytes {
-            Some(disk) => same_text(disk, text.as_bytes()),
-            None => fp.hash == Some(fingerprint::hash_bytes(text.as_bytes())),
-        };
-        if !same {
-            return record_unlike_disk(store, ctx, &canonical, fp, text.as_bytes());
-        }
-    }
+    // Something may have rewritten the file between the agent's write and
+    // this hook (a formatter hook running beside this one).
+    let rewritten = agent.is_some_and(|t| written.hold_to(t.as_bytes(), WRITTEN_KEEP));
     store.record_logged(
         ctx.sid(),
-        &NewView {
-            path: &canonical,
-            fingerprint: fp,
-            kind: Kind::Full,
-            source: Source::Write,
-            offset: 1,
-            lines,
-            total_lines: Some(lines),
-            shown: written.bytes.as_deref().unwrap_or_default(),
-            keep_text: written.bytes.is_some(),
-        },
+        &NewView::of_written(&canonical, &written),
         |_| {
-            LogEvent::new(TOOL, "written")
+            let e = LogEvent::new(TOOL, "written")
                 .path(&canonical)
-                .detail(Some(Kind::Full.as_str()))
-        },
-    )?;
-    Ok(())
-}
-
-/// The disk holds what the agent wrote, up to line endings (Claude Code may
-/// keep a file's CRLF endings when it writes).
-fn same_text(disk: &[u8], wrote: &[u8]) -> bool {
-    fn lf(b: &[u8]) -> Vec<u8> {
-        let mut out = Vec::with_capacity(b.len());
-        let mut i = 0;
-        while i < b.len() {
-            if b[i] == b'\r' && b.get(i + 1) == Some(&b'\n') {
-                i += 1;
-                continue;
+                .detail(Some(Kind::Full.as_str()));
+            if rewritten {
+                e.verdict("rewritten")
+            } else {
+                e
             }
-            out.push(b[i]);
-            i += 1;
-        }
-        out
-    }
-    disk == wrote || lf(disk) == lf(wrote)
-}
-
-/// Something rewrote the file between the agent's write and this hook (a
-/// formatter hook running beside this one). Record what the agent wrote,
-/// with the disk file's identity but a stat no file can have: the next check
-/// hashes the file, finds it is not what the agent saw, and says so, with
-/// the diff.
-fn record_unlike_disk(
-    store: &Store,
-    ctx: &Ctx,
-    canonical: &Path,
-    disk: &Fingerprint,
-    wrote: &[u8],
-) -> Result<(), Problem> {
-    let mut stat = disk.stat;
-    stat.mtime_ns = i64::MIN;
-    let fp = Fingerprint {
-        stat,
-        taken_ns: fingerprint::now_ns(),
-        hash: Some(fingerprint::hash_bytes(wrote)),
-    };
-    let lines = show::count_lines(wrote);
-    let keep = wrote.len() as u64 <= WRITTEN_KEEP;
-    store.record_logged(
-        ctx.sid(),
-        &NewView {
-            path: canonical,
-            fingerprint: &fp,
-            kind: Kind::Full,
-            source: Source::Write,
-            offset: 1,
-            lines,
-            total_lines: Some(lines),
-            shown: if keep { wrote } else { &[] },
-            keep_text: keep,
-        },
-        |_| {
-            LogEvent::new(TOOL, "written")
-                .path(canonical)
-                .verdict("rewritten")
-                .detail(Some("the disk already differs from what the agent wrote"))
         },
     )?;
     Ok(())
@@ -796,6 +720,7 @@ mod tests {
 
     #[test]
     fn line_endings_are_no_rewrite() {
+        use fsview_store::show::same_text;
         assert!(same_text(b"a\r\nb\r\n", b"a\nb\n"));
         assert!(same_text(b"a\nb", b"a\nb"));
         assert!(!same_text(b"a\nb\n", b"a\nc\n"));

@@ -36,6 +36,8 @@ Examples:
   fsview-read --stub src/main.rs                a short stub if unchanged since the last read
   fsview-read --json a.rs b.rs | jq .kind       JSON Lines, one object per file
   fsview-read --written src/main.rs             after the agent wrote it: a full view, source write
+  fsview-read --written --content - a.rs < written.txt
+                                                the same, held to the text the agent wrote
   strip-comments CLAUDE.md | fsview-read --processed CLAUDE.md
                                                 record what a pipeline injected
   printf '{\"path\":\"a.rs\",\"offset\":10,\"limit\":5}\\n' | fsview-read --requests";
@@ -78,6 +80,12 @@ pub struct Args {
     /// `write`), printing nothing, so its next edit needs no re-read
     #[arg(long, conflicts_with_all = ["offset", "limit", "stub", "processed", "requests"])]
     pub written: bool,
+
+    /// With --written: the text the agent wrote (a file, or `-` for stdin;
+    /// one PATH). If the disk no longer holds it (a formatter already ran),
+    /// that text is recorded, so the next check reports the rewrite
+    #[arg(long, value_name = "FILE", requires = "written")]
+    pub content: Option<PathBuf>,
 
     /// Record the text on stdin as a `processed` view of PATH (what a
     /// pipeline injected instead of the disk text), printing nothing
@@ -151,6 +159,12 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
             })
             .collect()
     };
+    if args.content.is_some() && jobs.len() != 1 {
+        return Err(Error::new(
+            "--content is the text written to one file: give exactly one PATH with --written --content",
+        )
+        .into());
+    }
     let store = args.common.open(&cwd)?;
     let many = jobs.len() > 1;
     for (i, job) in jobs.iter().enumerate() {
@@ -359,41 +373,70 @@ fn notices(s: &Shown, req: &Request, cap: u64) -> Vec<String> {
 /// Record the agent's own write: a full view of what is on disk now.
 fn written(args: &Args, store: &Store, cwd: &Path, path: &Path, out: &mut Out) -> Result<(), Stop> {
     let canonical = existing(cwd, path)?;
-    let written = show::read_written(&canonical, WRITTEN_KEEP).map_err(|e| read_error(path, e))?;
-    let (fp, lines) = (&written.fingerprint, written.lines);
+    let mut written =
+        show::read_written(&canonical, WRITTEN_KEEP).map_err(|e| read_error(path, e))?;
+    let rewritten = match &args.content {
+        Some(source) => written.hold_to(&agent_text(source)?, WRITTEN_KEEP),
+        None => false,
+    };
     store.record_logged(
         &args.common.sid,
-        &NewView {
-            path: &canonical,
-            fingerprint: fp,
-            kind: Kind::Full,
-            source: Source::Write,
-            offset: 1,
-            lines,
-            total_lines: Some(lines),
-            shown: written.bytes.as_deref().unwrap_or_default(),
-            keep_text: written.bytes.is_some(),
-        },
+        &NewView::of_written(&canonical, &written),
         |_| {
-            Event::new(TOOL, "written")
+            let e = Event::new(TOOL, "written")
                 .path(&canonical)
-                .detail(Some(Kind::Full.as_str()))
+                .detail(Some(Kind::Full.as_str()));
+            if rewritten {
+                e.verdict("rewritten")
+            } else {
+                e
+            }
         },
     )?;
+    if rewritten {
+        out.notice(&format!(
+            "{}: the file no longer holds what was written (rewritten since?); recorded what was written, so the next check reports the change",
+            common::shown(path)
+        ));
+    }
     if args.common.json {
         let mut m = json::object("record");
         json::put_path(&mut m, "path", path);
         json::put_path(&mut m, "canonical", &canonical);
         m.insert("kind".into(), Kind::Full.as_str().into());
         m.insert("source".into(), Source::Write.as_str().into());
-        m.insert("lines".into(), lines.into());
+        m.insert("lines".into(), written.lines.into());
         m.insert(
             "sha256".into(),
-            fp.hash.as_ref().map(fingerprint::hex).into(),
+            written
+                .fingerprint
+                .hash
+                .as_ref()
+                .map(fingerprint::hex)
+                .into(),
         );
+        m.insert("rewritten".into(), rewritten.into());
         out.json(&Value::Object(m))?;
     }
     Ok(())
+}
+
+/// The text the agent wrote, from `--content FILE` or stdin (`-`).
+fn agent_text(source: &Path) -> Result<Vec<u8>, Error> {
+    if source.as_os_str() == "-" {
+        let mut text = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut text)
+            .map_err(|e| {
+                Error::new(format!(
+                    "cannot read the written text from standard input: {}",
+                    fsview_store::error::plain_io(&e)
+                ))
+            })?;
+        return Ok(text);
+    }
+    std::fs::read(source).map_err(|e| Error::io("read --content", source, &e))
 }
 
 /// Record stdin as a processed view of the one PATH.

@@ -221,3 +221,46 @@ fn range_over_the_cap_says_where_to_read_on() {
         .expect(0, "2\tbbbb\n3\tcccc\n")
         .stderr_is("fsview-read: r: showing lines 2-3 of 4: the range is over the cap of 10 bytes; read on with --offset 4 (or raise --cap)\n");
 }
+
+// The agent's write is recorded against the text it wrote: a formatter
+// that ran before the record is still caught, with its diff.
+#[test]
+fn written_with_content_holds_the_file_to_the_text_written() {
+    let env = Env::new();
+    env.write("a.rs", "fn main() {}\n");
+    env.run_stdin(
+        "fsview-read",
+        &["--written", "--content", "-", "a.rs"],
+        b"fn main() {}\n",
+    )
+    .expect(0, "")
+    .stderr_is("");
+    env.run("fsview-check-edit", &["--write", "a.rs"])
+        .expect(0, "a.rs: ok\n");
+    // The agent wrote two lines; a formatter joined them before the record.
+    env.write("b.rs", "fn main() { x(); }\n");
+    let agent = "fn main() {\n    x();\n}\n";
+    let r = env.run_stdin(
+        "fsview-read",
+        &["--json", "--written", "--content", "-", "b.rs"],
+        agent.as_bytes(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.json()[0]["rewritten"], true);
+    assert_eq!(
+        r.stderr,
+        "fsview-read: b.rs: the file no longer holds what was written (rewritten since?); recorded what was written, so the next check reports the change\n"
+    );
+    env.run("fsview-check-edit", &["b.rs"]).expect(
+        1,
+        "b.rs: modified (content): File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.\n",
+    );
+    env.run("fsview-check-edit", &["--changed"]).expect(
+        1,
+        "b.rs: modified (content)\n--- b.rs (as viewed)\n+++ b.rs (now)\n@@ -1,3 +1 @@\n-fn main() {\n-    x();\n-}\n+fn main() { x(); }\n",
+    );
+    // --content names the text of one file.
+    env.run("fsview-read", &["--written", "--content", "-", "a.rs", "b.rs"])
+        .expect(2, "")
+        .stderr_is("fsview-read: --content is the text written to one file: give exactly one PATH with --written --content\n");
+}

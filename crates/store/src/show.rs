@@ -223,6 +223,53 @@ pub fn read_written(path: &Path, keep: u64) -> Result<Written, ReadError> {
     })
 }
 
+impl Written {
+    /// Hold the file to what the agent says it wrote. When the disk already
+    /// differs (a formatter ran between the write and this record), the view
+    /// becomes the agent's text, with the disk file's identity but a stat no
+    /// file can have: the next check hashes the file, finds it is not what
+    /// the agent saw, and reports the rewrite with its diff. Line endings
+    /// alone are no difference (an agent may keep a file's CRLF). Returns
+    /// whether the disk differed.
+    pub fn hold_to(&mut self, wrote: &[u8], keep: u64) -> bool {
+        let same = match &self.bytes {
+            Some(disk) => same_text(disk, wrote),
+            None => self.fingerprint.hash == Some(fingerprint::hash_bytes(wrote)),
+        };
+        if same {
+            return false;
+        }
+        let mut stat = self.fingerprint.stat;
+        stat.mtime_ns = i64::MIN;
+        self.fingerprint = Fingerprint {
+            stat,
+            taken_ns: fingerprint::now_ns(),
+            hash: Some(fingerprint::hash_bytes(wrote)),
+        };
+        self.lines = count_lines(wrote);
+        self.bytes = (wrote.len() as u64 <= keep).then(|| wrote.to_vec());
+        true
+    }
+}
+
+/// The same text up to line endings (`\r\n` against `\n`).
+pub fn same_text(a: &[u8], b: &[u8]) -> bool {
+    fn lf(b: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(b.len());
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b'\r' && b.get(i + 1) == Some(&b'\n') {
+                i += 1;
+                continue;
+            }
+            out.push(b[i]);
+            i += 1;
+        }
+        out
+    }
+    a == b || lf(a) == lf(b)
+}
+
 /// A chunked reader that hashes what passes through it and counts lines.
 struct Reader {
     file: File,

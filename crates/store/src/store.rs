@@ -184,6 +184,24 @@ impl<'a> NewView<'a> {
     }
 }
 
+impl<'a> NewView<'a> {
+    /// The `full` view, source `write`, of a file the agent wrote, its text
+    /// kept when it was small enough to read back.
+    pub fn of_written(path: &'a Path, w: &'a crate::show::Written) -> Self {
+        NewView {
+            path,
+            fingerprint: &w.fingerprint,
+            kind: Kind::Full,
+            source: Source::Write,
+            offset: 1,
+            lines: w.lines,
+            total_lines: Some(w.lines),
+            shown: w.bytes.as_deref().unwrap_or_default(),
+            keep_text: w.bytes.is_some(),
+        }
+    }
+}
+
 /// What recording found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Recorded {
