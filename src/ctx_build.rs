@@ -654,17 +654,7 @@ fn add_nested(r: &mut Shown, files: &[&InjectedFile], warnings: Vec<String>) {
 /// The lazily loaded files as one reminder block, as Claude Code attaches
 /// nested memory: one `Contents of PATH (description):` block per file.
 fn render_nested(files: &[&InjectedFile]) -> String {
-    let blocks: Vec<String> = files
-        .iter()
-        .map(|f| {
-            format!(
-                "Contents of {} ({}):\n\n{}",
-                f.path.display(),
-                f.description,
-                f.text.trim()
-            )
-        })
-        .collect();
+    let blocks: Vec<String> = files.iter().map(|f| context::contents_block(f)).collect();
     format!(
         "<system-reminder>\n{}\n</system-reminder>\n",
         blocks.join("\n\n")

@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 
 pub use discover::{nested_for, user_context};
 pub use git::{system_context, system_context_with, Git};
-pub use render::{render_git_status, render_system, render_user};
+pub use render::{contents_block, render_git_status, render_system, render_user};
 
 /// Where to look for instruction files and how to treat them.
 #[derive(Debug, Clone)]

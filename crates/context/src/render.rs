@@ -18,6 +18,17 @@ const REMINDER_OPEN: &str =
     "<system-reminder>\nAs you answer the user's questions, you can use the following context:\n";
 const REMINDER_CLOSE: &str = "\n\n      IMPORTANT: this context may or may not be relevant to your tasks. You should not respond to this context unless it is highly relevant to your task.\n</system-reminder>\n";
 
+/// One injected file as the agent sees it: `Contents of PATH (description):`
+/// and its text.
+pub fn contents_block(f: &crate::InjectedFile) -> String {
+    format!(
+        "Contents of {} ({}):\n\n{}",
+        f.path.display(),
+        f.description,
+        f.text.trim()
+    )
+}
+
 /// The user-context message: instruction files and `today` (`YYYY-MM-DD`).
 pub fn render_user(ctx: &UserContext, today: &str) -> String {
     let mut parts = Vec::new();
@@ -25,14 +36,7 @@ pub fn render_user(ctx: &UserContext, today: &str) -> String {
         .files
         .iter()
         .filter(|f| !f.text.trim().is_empty())
-        .map(|f| {
-            format!(
-                "Contents of {} ({}):\n\n{}",
-                f.path.display(),
-                f.description,
-                f.text.trim()
-            )
-        })
+        .map(contents_block)
         .collect();
     if !blocks.is_empty() {
         parts.push(format!(

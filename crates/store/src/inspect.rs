@@ -19,9 +19,8 @@ use crate::error::{quote, Error, Result};
 use crate::events::{log_in, Event, KEEP};
 use crate::fingerprint::{self, Hash};
 use crate::store::{
-    blob_hash, evict, file_row, path_bytes, FileRecord, Store, ViewRecord, FILE_COLUMNS,
+    blob_hash, evict, file_row, path_bytes, view_row, FileRecord, Store, ViewRecord, FILE_COLUMNS,
 };
-use crate::view::{Kind, Source};
 
 /// The tool name fsview-session's own events are logged under.
 pub const SESSION_TOOL: &str = "fsview-session";
@@ -358,19 +357,6 @@ fn event_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<EventRecord> {
     })
 }
 
-fn view_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ViewRecord> {
-    Ok(ViewRecord {
-        kind: Kind::parse(&r.get::<_, String>(0)?).unwrap_or(Kind::Processed),
-        source: Source::parse(&r.get::<_, String>(1)?).unwrap_or(Source::Read),
-        offset: r.get::<_, i64>(2)? as u64,
-        lines: r.get::<_, i64>(3)? as u64,
-        total_lines: r.get::<_, Option<i64>>(4)?.map(|n| n as u64),
-        shown_hash: blob_hash(r.get(5)?),
-        text_hash: r.get::<_, Option<Vec<u8>>>(6)?.map(blob_hash),
-        viewed_ns: r.get(7)?,
-    })
-}
-
 fn dump(conn: &Connection, sid: &str) -> rusqlite::Result<Option<Dump>> {
     let head: Option<(Option<String>, i64)> = conn
         .query_row(
@@ -555,6 +541,7 @@ mod tests {
     use super::*;
     use crate::show::{self, Request};
     use crate::store::NewView;
+    use crate::view::Source;
 
     fn read(store: &Store, sid: &str, path: &Path) {
         let s = show::read(path, &Request::whole(1 << 20)).unwrap();

@@ -428,18 +428,7 @@ impl Store {
                 "SELECT kind, source, line_offset, line_count, total_lines, shown_hash, text_hash, viewed_ns
                  FROM views WHERE file_id=?1 ORDER BY viewed_ns",
             )?;
-            let rows = stmt.query_map([file_id], |r| {
-                Ok(ViewRecord {
-                    kind: Kind::parse(&r.get::<_, String>(0)?).unwrap_or(Kind::Processed),
-                    source: Source::parse(&r.get::<_, String>(1)?).unwrap_or(Source::Read),
-                    offset: r.get::<_, i64>(2)? as u64,
-                    lines: r.get::<_, i64>(3)? as u64,
-                    total_lines: r.get::<_, Option<i64>>(4)?.map(|n| n as u64),
-                    shown_hash: blob_hash(r.get(5)?),
-                    text_hash: r.get::<_, Option<Vec<u8>>>(6)?.map(blob_hash),
-                    viewed_ns: r.get(7)?,
-                })
-            })?;
+            let rows = stmt.query_map([file_id], view_row)?;
             rows.collect()
         })
     }
@@ -573,6 +562,21 @@ pub(crate) fn file_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRecord> {
             hash: r.get::<_, Option<Vec<u8>>>(10)?.map(blob_hash),
         },
         viewed_ns: r.get(11)?,
+    })
+}
+
+/// A `views` row selected as kind, source, line_offset, line_count,
+/// total_lines, shown_hash, text_hash, viewed_ns.
+pub(crate) fn view_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ViewRecord> {
+    Ok(ViewRecord {
+        kind: Kind::parse(&r.get::<_, String>(0)?).unwrap_or(Kind::Processed),
+        source: Source::parse(&r.get::<_, String>(1)?).unwrap_or(Source::Read),
+        offset: r.get::<_, i64>(2)? as u64,
+        lines: r.get::<_, i64>(3)? as u64,
+        total_lines: r.get::<_, Option<i64>>(4)?.map(|n| n as u64),
+        shown_hash: blob_hash(r.get(5)?),
+        text_hash: r.get::<_, Option<Vec<u8>>>(6)?.map(blob_hash),
+        viewed_ns: r.get(7)?,
     })
 }
 
