@@ -1,6 +1,8 @@
 //! fsview-read: show a file numbered as an agent's Read tool does, and
 //! record what was shown as a view in the session, with an event in its
-//! log in the same transaction.
+//! log in the same transaction. A view is recorded once its output has been
+//! written out in full: a closed pipe (`| head`) or an interrupt while
+//! writing leaves no view of text that never reached the reader.
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -45,7 +47,8 @@ Examples:
 /// Show files numbered as an agent's Read tool does, and record the views.
 ///
 /// Prints each line as `N<TAB>line`, numbered from 1 (or from --offset), and
-/// records in the session what was shown: a `full` view of the whole file, a
+/// once that output is written out in full, records in the session what was
+/// shown (a closed pipe or an interrupt records nothing): a `full` view of the whole file, a
 /// `range` view of an --offset/--limit slice, or a `start` view when the
 /// whole file was asked for but the cap cut it. Directories, FIFOs, devices,
 /// sockets and binary files are refused, never waited on. Notices (capped
@@ -276,22 +279,13 @@ fn show_one(
 ) -> Result<(), Stop> {
     let canonical = existing(cwd, &job.path)?;
     let shown = show::read(&canonical, &job.req).map_err(|e| read_error(&job.path, e))?;
-    let recorded = store.record_logged(
-        &args.common.sid,
-        &NewView::of_shown(&canonical, &shown, Source::Read),
-        |r| {
-            let e = Event::new(TOOL, "read")
-                .path(&canonical)
-                .detail(Some(shown.kind.as_str()));
-            if r.unchanged {
-                e.verdict("unchanged")
-            } else {
-                e
-            }
-        },
-    )?;
+    let view = NewView::of_shown(&canonical, &shown, Source::Read);
+    // A view is recorded only once its output is out in full (below): a
+    // closed pipe or an interrupt leaves no view of text nobody received.
+    // Whether it is a re-read shapes that output, so ask first.
+    let unchanged = store.seen(&args.common.sid, &view)?;
     let notices = notices(&shown, &job.req, args.cap);
-    let content = if args.stub && recorded.unchanged {
+    let content = if args.stub && unchanged {
         format!("{UNCHANGED_STUB}\n")
     } else {
         shown.numbered()
@@ -305,7 +299,7 @@ fn show_one(
         m.insert("offset".into(), shown.offset.into());
         m.insert("lines".into(), shown.lines.into());
         m.insert("total_lines".into(), shown.total_lines.into());
-        m.insert("unchanged".into(), recorded.unchanged.into());
+        m.insert("unchanged".into(), unchanged.into());
         m.insert(
             "sha256".into(),
             shown.fingerprint.hash.as_ref().map(fingerprint::hex).into(),
@@ -322,6 +316,17 @@ fn show_one(
         }
         out.write(&content)?;
     }
+    out.flush()?;
+    store.record_logged(&args.common.sid, &view, |r| {
+        let e = Event::new(TOOL, "read")
+            .path(&canonical)
+            .detail(Some(shown.kind.as_str()));
+        if r.unchanged {
+            e.verdict("unchanged")
+        } else {
+            e
+        }
+    })?;
     for n in notices {
         out.notice(&format!("{}: {n}", common::shown(&job.path)));
     }

@@ -195,6 +195,71 @@ fn closed_pipe_exits_quietly() {
     assert_eq!(r.stderr, "");
 }
 
+/// A view records what was shown: output that never reached its reader is
+/// no view. (Recording first used to leave a `full` view of text `head -1`
+/// threw away, and `--write` was then ok.)
+#[test]
+fn a_closed_pipe_records_nothing() {
+    let env = Env::new();
+    let body: String = (1..=200_000).map(|i| format!("line {i}\n")).collect();
+    env.write("big", body);
+    let r = env.sh("fsview-read --cap 1G big | head -n 1");
+    r.expect(0, "1\tline 1\n");
+    env.run("fsview-check-edit", &["--write", "big"]).expect(
+        1,
+        "big: not_read: File has not been read yet. Read it first before writing to it.\n",
+    );
+    // The same read written out in full is recorded.
+    env.sh("fsview-read --cap 1G big > /dev/null").expect(0, "");
+    env.run("fsview-check-edit", &["--write", "big"])
+        .expect(0, "big: ok\n");
+    // Several files: the ones written out before the pipe closed are views.
+    env.write("small", "s\n");
+    env.run("ctx-invalidate", &["--forget"])
+        .expect(0, "forgot the views of 1 file\n");
+    env.sh("fsview-read small big big | head -n 3 >/dev/null")
+        .expect(0, "");
+    let j = env
+        .run("fsview-check-edit", &["--json", "small", "big"])
+        .json();
+    assert_eq!(
+        (j[0]["verdict"].as_str(), j[1]["verdict"].as_str()),
+        (Some("ok"), Some("not_read"))
+    );
+}
+
+/// An interrupt in the middle of the output leaves no view.
+#[test]
+fn an_interrupt_while_writing_records_nothing() {
+    use std::io::Read;
+    let env = Env::new();
+    let body: String = (1..=200_000).map(|i| format!("line {i}\n")).collect();
+    env.write("big", body);
+    let mut c = env.cmd(crate::harness::bin("fsview-read"));
+    c.args(["--cap", "1G", "big"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let mut child = c.spawn().unwrap();
+    // One byte read: it is writing, and blocks on the full pipe.
+    let mut first = [0u8; 1];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    assert_eq!(&first, b"1");
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let status = child.wait().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(libc::SIGINT));
+    env.run("fsview-check-edit", &["big"]).expect(
+        1,
+        "big: not_read: File has not been read yet. Read it first before writing to it.\n",
+    );
+}
+
 #[test]
 fn non_utf8_paths_are_exact_in_json_and_escaped_in_text() {
     use std::os::unix::ffi::OsStrExt;

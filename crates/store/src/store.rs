@@ -382,6 +382,19 @@ impl Store {
         self.write(|conn| record_in(conn, sid, v, fingerprint::now_ns(), budget))
     }
 
+    /// Whether recording `v` would find it recorded before (the same view
+    /// of the same content: [`Recorded::unchanged`]), without writing.
+    pub fn seen(&self, sid: &str, v: &NewView<'_>) -> Result<bool> {
+        let path = path_bytes(v.path);
+        let shown_hash = shown_hash_of(v);
+        self.read(|conn| match file_by_path(conn, sid, &path)? {
+            Some(old) if old.fingerprint.same_content(v.fingerprint) => {
+                view_exists(conn, old.id, v, &shown_hash)
+            }
+            _ => Ok(false),
+        })
+    }
+
     /// Store a better fingerprint for the same content (after a touch, or
     /// once a racy stat has aged).
     pub fn refresh(&self, file_id: i64, fp: &Fingerprint) -> Result<()> {
@@ -477,24 +490,13 @@ pub(crate) fn record_in(
     budget: i64,
 ) -> rusqlite::Result<Recorded> {
     let path = path_bytes(v.path);
-    // A full view showed the file's bytes: their hash is the file's.
-    let shown_hash = match v.fingerprint.hash {
-        Some(h) if v.kind == Kind::Full && v.shown.len() as u64 == v.fingerprint.stat.size => h,
-        _ => fingerprint::hash_bytes(v.shown),
-    };
+    let shown_hash = shown_hash_of(v);
     let keep = v.keep_text && (v.shown.len() as i64) <= budget;
     let old = file_by_path(conn, sid, &path)?;
     let mut unchanged = false;
     let file_id = match old {
         Some(old) if old.fingerprint.same_content(v.fingerprint) => {
-            unchanged = conn
-                .query_row(
-                    "SELECT 1 FROM views WHERE file_id=?1 AND kind=?2 AND line_offset=?3 AND shown_hash=?4",
-                    params![old.id, v.kind.as_str(), v.offset as i64, &shown_hash[..]],
-                    |_| Ok(()),
-                )
-                .optional()?
-                .is_some();
+            unchanged = view_exists(conn, old.id, v, &shown_hash)?;
             // Keep a hash the stat-only fingerprint lacks.
             let mut fp = v.fingerprint.clone();
             if fp.hash.is_none() {
@@ -539,6 +541,32 @@ pub(crate) fn record_in(
         ],
     )?;
     Ok(Recorded { unchanged })
+}
+
+/// The hash of what a view showed: a full view showed the file's bytes, so
+/// their hash is the file's.
+fn shown_hash_of(v: &NewView<'_>) -> Hash {
+    match v.fingerprint.hash {
+        Some(h) if v.kind == Kind::Full && v.shown.len() as u64 == v.fingerprint.stat.size => h,
+        _ => fingerprint::hash_bytes(v.shown),
+    }
+}
+
+/// The same view (kind, first line, shown text) is recorded for `file_id`.
+fn view_exists(
+    conn: &Connection,
+    file_id: i64,
+    v: &NewView<'_>,
+    shown_hash: &Hash,
+) -> rusqlite::Result<bool> {
+    Ok(conn
+        .query_row(
+            "SELECT 1 FROM views WHERE file_id=?1 AND kind=?2 AND line_offset=?3 AND shown_hash=?4",
+            params![file_id, v.kind.as_str(), v.offset as i64, &shown_hash[..]],
+            |_| Ok(()),
+        )
+        .optional()?
+        .is_some())
 }
 
 pub(crate) const FILE_COLUMNS: &str =
