@@ -78,7 +78,7 @@ Environment:
 /// files changed meanwhile; it then warns on stderr, naming them. Text
 /// output is the system part, a blank line, then the user part, as an agent
 /// prepends them; --json gives one object with `cache`, `system`, `user`,
-/// `nested`, `files` (path, source, kind, label, bytes, injected_bytes,
+/// `nested`, `files` (path, source, kind, label, bytes, injected_bytes, text,
 /// imported_by, part) and `warnings`. On a hit, stderr repeats only what is
 /// new (changed files, other options); `warnings` holds all.
 ///
@@ -746,6 +746,7 @@ fn file_json(f: &InjectedFile, part: &str) -> Map<String, Value> {
     m.insert("label".into(), f.label.clone().into());
     m.insert("bytes".into(), f.raw.len().into());
     m.insert("injected_bytes".into(), f.text.len().into());
+    m.insert("text".into(), f.text.clone().into());
     match &f.imported_by {
         Some(p) => json::put_path(&mut m, "imported_by", p),
         None => {

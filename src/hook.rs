@@ -1,139 +1,122 @@
 //! fsview-hook: the fsview tools as an agent's command hooks.
 //!
-//! An agent that runs command hooks hands each one a JSON payload on stdin
-//! and reads its answer from stdout. `fsview-hook claude` speaks Claude
-//! Code's protocol, as its hooks reference documents it
-//! (<https://code.claude.com/docs/en/hooks>: "Common input fields",
-//! "PreToolUse input", "PreToolUse decision control", "PostToolUse input",
-//! "SessionStart", "UserPromptSubmit", "Exit code output"), so that one
-//! session file follows the conversation:
-//!
-//! - every payload carries `session_id` (the fsview session id, unless
-//!   `--sid` says otherwise), `cwd` (where the default session file is
-//!   looked for, and what relative tool paths are relative to) and
-//!   `hook_event_name`;
-//! - `PreToolUse` on Edit, MultiEdit, NotebookEdit (targeted edits) and
-//!   Write (a whole-file write) runs the edit gate on `tool_input.file_path`
-//!   (`notebook_path` for NotebookEdit). A denied change is answered with
-//!   `hookSpecificOutput.permissionDecision: "deny"` and the gate's message
-//!   as `permissionDecisionReason`, which the documentation says is shown to
-//!   Claude. A change the gate lets through gets no opinion (exit 0, no
-//!   output), so Claude Code's own permission rules and prompts still
-//!   apply: `"allow"` would skip them, and a file being fresh is no reason
-//!   to approve an edit the user wanted to be asked about. `--allow` answers
-//!   `"allow"` instead, for those who want exactly that;
-//! - `PostToolUse` on Read records the view with the tool's `offset` and
-//!   `limit`, re-reading the file as the tool showed it. Claude Code's Read
-//!   "reads up to 2000 lines starting from the beginning of the file" when
-//!   given no limit (its tool description), so a Read without offset and
-//!   limit of a longer file is a `start` view, and one of a shorter file is
-//!   `full`. A notebook (`.ipynb`) is read whole by that tool, so it is
-//!   recorded whole. `PostToolUse` on Edit, MultiEdit, NotebookEdit and
-//!   Write records what is now on disk as a `full` view of source `write`,
-//!   as `fsview-read --written` does; for Write, whose `tool_input.content`
-//!   is what the agent wrote, a disk that already holds something else (a
-//!   formatter hook running beside this one) is recorded as what the agent
-//!   wrote, so the gate and the next reminder report the difference;
-//! - `SessionStart` returns ctx-build's text as
-//!   `hookSpecificOutput.additionalContext` (after resetting the session
-//!   when `source` is `clear`: the conversation forgot what it had read);
-//! - `UserPromptSubmit` returns, as `additionalContext`, the files that
-//!   changed since the agent saw them, with diffs, when there are any.
-//!
-//! A payload that cannot be answered (not JSON, a missing field, an unknown
-//! event) or a failure (the session file, I/O) fails open or closed, as
-//! `--on-error` says, by default closed for PreToolUse and open for the
-//! rest. Open: exit 0 and no answer. Closed: for PreToolUse a deny naming
-//! the problem; for any other event (or when the event is unknown) exit 2,
-//! which Claude Code documents as a blocking error whose stderr it shows.
-//! Either way, exactly one line on stderr says what went wrong.
+//! The command line only: each agent's protocol and what fsview does with
+//! its events live in the `fsview-agents` crate. `fsview-hook AGENT`
+//! answers one hook payload on stdin; `fsview-hook install AGENT` wires that
+//! into the agent's settings.
 
-use std::ffi::OsString;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, ValueEnum};
-use serde_json::{json, Value};
+use clap::{Args as ClapArgs, CommandFactory, Parser, Subcommand, ValueEnum};
+use serde_json::Value;
 
-use fsview_store::changes::{self, Limits};
-use fsview_store::error::{plain_io, quote};
-use fsview_store::events::Event as LogEvent;
-use fsview_store::gate;
-use fsview_store::paths::{self, Resolved};
-use fsview_store::show::{self, ReadError, Request};
-use fsview_store::store::NewView;
-use fsview_store::{Error, Kind, Source, Store};
+use fsview_agents::claude::{Claude, ClaudeInstaller};
+use fsview_agents::core::Options;
+use fsview_agents::install::{self, Installer, Scope};
+use fsview_agents::{Agent, Reply};
+use fsview_store::changes::Limits;
+use fsview_store::error::plain_io;
+use fsview_store::Error;
 
-use crate::common::{self, Out, Outcome, SessionArgs, Stop};
+use crate::common::{self, Out, Outcome, Stop};
+use crate::json;
 
 const TOOL: &str = "fsview-hook";
 
-/// The most a recorded Read may show: far above what Claude Code's Read
-/// returns (it refuses large outputs), so the re-read never cuts earlier
-/// than the tool did.
-const READ_CAP: u64 = 16 * 1024 * 1024;
-
-/// Written files up to this size keep their text, for later diffs.
-const WRITTEN_KEEP: u64 = 8 * 1024 * 1024;
-
 const EXAMPLES: &str = "\
 Examples:
-  fsview-hook claude < payload.json      answer one Claude Code hook payload (JSON on stdin)
-  fsview-hook claude --allow             also approve the edits the gate lets through
-  fsview-hook claude --on-error closed   fail closed for every event (exit 2 outside PreToolUse)
-  fsview-hook claude --sid main          one fsview session for every conversation
-  fsview-hook claude < pre.json | jq -r .hookSpecificOutput.permissionDecision
-                                         deny, or nothing when the gate lets it through
+  fsview-hook install claude               wire the hooks into .claude/settings.local.json
+  fsview-hook install claude --project     ... into .claude/settings.json (checked in)
+  fsview-hook install claude --uninstall   remove them again
+  fsview-hook claude < payload.json        answer one Claude Code hook payload (JSON on stdin)
+  fsview-hook claude --allow               also approve the edits the gate lets through
+  fsview-hook claude --also AGENTS.md      also give the model AGENTS.md files at session start
+  fsview-hook claude --sid main            one fsview session for every conversation
 
-Wire it in .claude/settings.json: see \"Claude Code hooks\" in the README.";
+Exit codes:
+  0  the payload was answered (a deny is an answer: JSON on stdout), or it
+     failed open; install: done, or nothing to do
+  2  bad arguments; a payload that failed closed outside the gate (Claude
+     Code's blocking error, its message the one line on stderr); install: a
+     settings file that is not valid JSON or cannot be written (left as it was)";
 
-/// The agents whose hook protocol fsview-hook speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Agent {
-    /// Claude Code's command hooks (settings.json "hooks")
-    Claude,
+/// Answer an agent's command hooks with the fsview tools, or wire them in.
+///
+/// `fsview-hook claude` reads one Claude Code hook payload (JSON) on stdin
+/// and answers it. PreToolUse on Edit, NotebookEdit and Write runs the edit
+/// gate (Write as a whole-file write): a refused change gets
+/// permissionDecision "deny" with the gate's message; a change the gate
+/// lets through gets no opinion, or "allow" with --allow. PostToolUse
+/// records what the tool reports: a Read's shown lines, as a full, range or
+/// start view held to the text shown; a Write, Edit or NotebookEdit's
+/// resulting text, held against the disk, so that a change landing between
+/// the tool and the hook is reported, never taken as seen. SessionStart
+/// runs ctx-build (recording the instruction files Claude Code injected as
+/// views) and sends only instruction files Claude Code does not load itself
+/// (--also); UserPromptSubmit sends the files changed since the agent saw
+/// them, with diffs, each change once.
+///
+/// The payload's session_id is the fsview session (FSVIEW_SID is not read:
+/// each conversation is its own session unless --sid says otherwise); its
+/// cwd is where the default session file is looked for. A payload that
+/// cannot be answered, or a failure, fails open or closed as --on-error
+/// says (default: closed for the gate, open for the rest), with one line on
+/// stderr either way. stdout and stderr are the agent's protocol, so
+/// `fsview-hook claude` takes no --json or --quiet; `install` does.
+#[derive(Parser, Debug)]
+#[command(name = TOOL, version, after_help = EXAMPLES, subcommand_required = true)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: Cmd,
 }
+
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Answer one Claude Code hook payload (JSON on stdin)
+    #[command(after_help = CLAUDE_EXAMPLES)]
+    Claude(HookArgs),
+    /// Wire fsview-hook into an agent's settings, by its absolute path
+    #[command(after_help = INSTALL_EXAMPLES)]
+    Install(InstallArgs),
+}
+
+const CLAUDE_EXAMPLES: &str = "\
+Examples:
+  fsview-hook claude < payload.json        answer one payload: JSON on stdout, or nothing
+  fsview-hook claude --allow               also approve the edits the gate lets through
+  fsview-hook claude --also AGENTS.md      also give the model AGENTS.md files at session start
+  fsview-hook claude --on-error closed     fail closed for every event (exit 2 outside the gate)
+
+Exit codes:
+  0  answered (a deny is an answer: JSON on stdout), or failed open
+  2  bad arguments, or failed closed outside the gate (Claude Code's blocking
+     error, its message the one line on stderr)";
+
+const INSTALL_EXAMPLES: &str = "\
+Examples:
+  fsview-hook install claude               .claude/settings.local.json (this project, this user)
+  fsview-hook install claude --project     .claude/settings.json (this project, checked in)
+  fsview-hook install claude --user        ~/.claude/settings.json (every project)
+  fsview-hook install claude --uninstall   remove fsview-hook's hooks, keep the rest
+
+Exit codes:
+  0  installed, uninstalled, or already as asked
+  2  a settings file that is not valid JSON or cannot be written (left as it was)";
 
 /// What to do with a payload that cannot be answered, or a failure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum OnError {
     /// Exit 0 with no answer: the agent goes on as if there were no hook
     Open,
-    /// PreToolUse: deny, naming the problem; other events: exit 2 (a
-    /// blocking error)
+    /// The gate: deny, naming the problem; other events: exit 2 (a blocking
+    /// error)
     Closed,
 }
 
-/// Answer one agent hook payload (JSON on stdin) with the fsview tools.
-///
-/// For Claude Code: PreToolUse on Edit, MultiEdit, NotebookEdit and Write is
-/// gated as fsview-check-edit gates it (Write as a whole-file write): a
-/// denied change gets permissionDecision "deny" with the gate's message as
-/// the reason Claude sees; a change the gate lets through gets no opinion
-/// (Claude Code's permission rules still apply), or "allow" with --allow.
-/// PostToolUse on Read records the view with the tool's offset and limit (no
-/// limit means Claude Code's 2000 lines: a longer file is a `start` view);
-/// on Edit, MultiEdit, NotebookEdit and Write it records the written file as
-/// a `full` view of source `write`. SessionStart returns ctx-build's text as
-/// additionalContext (resetting the session first when its source is
-/// `clear`); UserPromptSubmit returns the files changed since the agent saw
-/// them, with diffs, when there are any. Other tools and events get no
-/// answer.
-///
-/// The payload's session_id is the fsview session (FSVIEW_SID is not read:
-/// each conversation is its own session unless --sid says otherwise); its
-/// cwd is where the default session file is looked for and what relative
-/// paths are relative to. A payload that cannot be answered, or a failure,
-/// fails open or closed as --on-error says (default: closed for PreToolUse,
-/// open for the rest), with one line on stderr either way.
-#[derive(Parser, Debug)]
-#[command(name = TOOL, version, after_help = EXAMPLES)]
-pub struct Args {
-    /// Whose hook protocol to speak
-    #[arg(value_enum, value_name = "AGENT")]
-    pub agent: Agent,
-
+#[derive(ClapArgs, Debug)]
+pub struct HookArgs {
     /// The session file [default: fsview/session.db in the git directory of
     /// the payload's cwd, else $XDG_STATE_HOME/fsview/session.db]
     #[arg(long, env = "FSVIEW_SESSION", value_name = "FILE")]
@@ -144,7 +127,7 @@ pub struct Args {
     pub sid: Option<String>,
 
     /// Fail open or closed on a payload that cannot be answered or a
-    /// failure [default: closed for PreToolUse, open for the rest]
+    /// failure [default: closed for the gate, open for the rest]
     #[arg(long, value_enum, value_name = "MODE")]
     pub on_error: Option<OnError>,
 
@@ -153,9 +136,15 @@ pub struct Args {
     #[arg(long)]
     pub allow: bool,
 
-    /// Lines Claude Code's Read shows when given no limit
-    #[arg(long, value_name = "N", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..))]
-    pub read_lines: u64,
+    /// SessionStart: another instruction file name for ctx-build to read;
+    /// files of names the agent does not load itself are sent to the model
+    #[arg(
+        long,
+        value_name = "NAME",
+        env = "FSVIEW_INSTRUCTION_NAMES",
+        value_delimiter = ','
+    )]
+    pub also: Vec<String>,
 
     /// UserPromptSubmit: most diff lines shown per file
     #[arg(long, value_name = "N", default_value_t = 200)]
@@ -166,547 +155,203 @@ pub struct Args {
     pub total_diff_lines: usize,
 }
 
+/// The agents whose settings `install` knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum InstallAgent {
+    /// Claude Code (.claude/settings*.json)
+    Claude,
+}
+
+#[derive(ClapArgs, Debug)]
+pub struct InstallArgs {
+    /// Whose settings to change
+    #[arg(value_enum, value_name = "AGENT")]
+    pub agent: InstallAgent,
+
+    /// The project's settings, checked in (.claude/settings.json in the
+    /// current directory)
+    #[arg(long, group = "scope")]
+    pub project: bool,
+
+    /// The project's settings for you only, not checked in
+    /// (.claude/settings.local.json in the current directory) [default]
+    #[arg(long, group = "scope")]
+    pub local: bool,
+
+    /// Your settings for every project ($CLAUDE_CONFIG_DIR/settings.json,
+    /// else ~/.claude/settings.json)
+    #[arg(long, group = "scope")]
+    pub user: bool,
+
+    /// Remove fsview-hook's hooks (and nothing else)
+    #[arg(long)]
+    pub uninstall: bool,
+
+    /// Have each hook pass --also NAME (instruction files of other names
+    /// for the model at session start)
+    #[arg(long, value_name = "NAME", conflicts_with = "uninstall")]
+    pub also: Vec<String>,
+
+    /// Write one JSON object to stdout saying what was done (see
+    /// fsview-json(7))
+    #[arg(long)]
+    pub json: bool,
+
+    /// Print nothing when it worked
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
 pub fn command() -> clap::Command {
     Args::command()
 }
 
 pub fn main() -> ExitCode {
     let args: Args = common::parse(command());
-    common::finish(TOOL, run(&args))
-}
-
-/// The hook events fsview-hook answers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Event {
-    PreToolUse,
-    PostToolUse,
-    SessionStart,
-    UserPromptSubmit,
-}
-
-/// Why a payload could not be answered: one line, for stderr and for a
-/// deny's reason.
-#[derive(Debug)]
-struct Problem(String);
-
-impl From<Error> for Problem {
-    fn from(e: Error) -> Self {
-        Problem(e.message().to_string())
+    match &args.command {
+        Cmd::Claude(a) => answer(&Claude, a),
+        Cmd::Install(a) => common::finish(TOOL, install(a)),
     }
 }
 
-fn problem(msg: impl Into<String>) -> Problem {
-    Problem(msg.into())
-}
-
-fn run(args: &Args) -> Result<Outcome, Stop> {
-    let mut out = Out::new(TOOL, false);
-    let mut event = None;
-    match answer(args, &mut event) {
-        Ok(Some(v)) => {
-            out.json(&v)?;
-            out.flush()?;
-            Ok(Outcome::Ok)
-        }
-        Ok(None) => Ok(Outcome::Ok),
-        Err(Problem(msg)) => fail(args, event, &one_line(&msg), &mut out),
-    }
-}
-
-/// Fail open or closed: the one place a problem becomes an answer.
-fn fail(args: &Args, event: Option<Event>, msg: &str, out: &mut Out) -> Result<Outcome, Stop> {
-    let closed = match args.on_error {
-        Some(mode) => mode == OnError::Closed,
-        None => event == Some(Event::PreToolUse),
-    };
-    if !closed {
-        out.error(msg);
-        return Ok(Outcome::Ok);
-    }
-    if event == Some(Event::PreToolUse) {
-        out.json(&decision(
-            "deny",
-            &format!("fsview-hook could not check this change, so it is denied: {msg}"),
-        ))?;
-        out.flush()?;
-        out.error(msg);
-        return Ok(Outcome::Ok);
-    }
-    // Exit 2: Claude Code's blocking error, with our one line as its message.
-    Err(Stop::Error(Error::new(msg)))
-}
-
-fn one_line(s: &str) -> String {
-    s.trim().replace(['\n', '\r'], " ")
-}
-
-/// Read the payload and answer it: `Some` JSON for stdout, `None` for no
-/// opinion. `event` is set as soon as the payload names a known one.
-fn answer(args: &Args, event: &mut Option<Event>) -> Result<Option<Value>, Problem> {
-    let mut input = Vec::new();
-    std::io::stdin()
-        .lock()
-        .read_to_end(&mut input)
-        .map_err(|e| {
-            problem(format!(
-                "cannot read the hook payload from standard input: {}",
-                plain_io(&e)
-            ))
-        })?;
-    let payload: Value = serde_json::from_slice(&input).map_err(|e| {
-        problem(format!(
-            "the hook payload is not JSON ({e}); fsview-hook claude reads one Claude Code hook payload on stdin"
-        ))
-    })?;
-    if !payload.is_object() {
-        return Err(problem(
-            "the hook payload is not a JSON object; fsview-hook claude reads one Claude Code hook payload on stdin",
-        ));
-    }
-    let name = payload
-        .get("hook_event_name")
-        .and_then(Value::as_str)
-        .ok_or_else(|| problem("the hook payload has no hook_event_name string"))?;
-    let ev = match name {
-        "PreToolUse" => Event::PreToolUse,
-        "PostToolUse" => Event::PostToolUse,
-        "SessionStart" => Event::SessionStart,
-        "UserPromptSubmit" => Event::UserPromptSubmit,
-        other => {
-            return Err(problem(format!(
-                "hook event {other:?} is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart and UserPromptSubmit only"
-            )))
-        }
-    };
-    *event = Some(ev);
-    let ctx = Ctx::new(args, &payload, name)?;
-    match ev {
-        Event::PreToolUse => pre_tool_use(args, &ctx, &payload),
-        Event::PostToolUse => post_tool_use(args, &ctx, &payload).map(|()| None),
-        Event::SessionStart => session_start(&ctx, &payload),
-        Event::UserPromptSubmit => user_prompt_submit(args, &ctx),
-    }
-}
-
-/// What every event needs: the session and where the agent works.
-struct Ctx {
-    session: SessionArgs,
-    cwd: PathBuf,
-}
-
-impl Ctx {
-    fn new(args: &Args, payload: &Value, event: &str) -> Result<Ctx, Problem> {
-        let sid = match &args.sid {
-            Some(s) => s.clone(),
-            None => payload
-                .get("session_id")
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-                .ok_or_else(|| {
-                    problem(format!(
-                        "the {event} payload has no session_id string; pass --sid ID to name the session"
-                    ))
-                })?
-                .to_string(),
-        };
-        let cwd = payload
-            .get("cwd")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| problem(format!("the {event} payload has no cwd string")))?;
-        // A relative --session is relative to where the hook runs; the
-        // default one is found from the agent's working directory. The
-        // hook's own directory is asked for only when a path needs it.
-        let absolute = |p: &Path| -> Result<PathBuf, Problem> {
-            if p.is_absolute() {
-                Ok(p.to_path_buf())
-            } else {
-                Ok(common::current_dir()?.join(p))
+/// Answer one payload on stdin for `agent`.
+fn answer(agent: &dyn Agent, args: &HookArgs) -> ExitCode {
+    let reply = match options(args) {
+        Ok(opts) => {
+            let mut input = Vec::new();
+            match std::io::stdin().lock().read_to_end(&mut input) {
+                Ok(_) => fsview_agents::run(agent, &opts, closed(args), &input),
+                Err(e) => agent.fail(
+                    fsview_agents::event::Stage::Other,
+                    &format!(
+                        "cannot read the hook payload from standard input: {}",
+                        plain_io(&e)
+                    ),
+                    closed(args).unwrap_or(false),
+                ),
             }
-        };
-        let session = args.session.as_deref().map(absolute).transpose()?;
-        let cwd = absolute(Path::new(cwd))?;
-        Ok(Ctx {
-            session: SessionArgs {
-                session,
-                sid,
-                json: false,
-                quiet: true,
-            },
-            cwd,
-        })
-    }
-
-    fn sid(&self) -> &str {
-        &self.session.sid
-    }
-}
-
-/// A PreToolUse answer.
-fn decision(verdict: &str, reason: &str) -> Value {
-    json!({
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": verdict,
-            "permissionDecisionReason": reason,
         }
-    })
-}
-
-/// Context for the conversation, as SessionStart and UserPromptSubmit add it.
-fn additional_context(event: &str, text: &str) -> Value {
-    json!({
-        "hookSpecificOutput": {
-            "hookEventName": event,
-            "additionalContext": text,
-        }
-    })
-}
-
-fn tool_name(payload: &Value) -> Result<&str, Problem> {
-    payload
-        .get("tool_name")
-        .and_then(Value::as_str)
-        .ok_or_else(|| problem("the payload has no tool_name string"))
-}
-
-fn tool_input<'a>(payload: &'a Value, tool: &str) -> Result<&'a Value, Problem> {
-    payload
-        .get("tool_input")
-        .filter(|v| v.is_object())
-        .ok_or_else(|| problem(format!("the {tool} payload has no tool_input object")))
-}
-
-/// The file a tool works on: `notebook_path` for NotebookEdit, else
-/// `file_path`.
-fn tool_path(tool: &str, input: &Value) -> Result<PathBuf, Problem> {
-    let key = if tool == "NotebookEdit" {
-        "notebook_path"
-    } else {
-        "file_path"
-    };
-    input
-        .get(key)
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(PathBuf::from)
-        .ok_or_else(|| problem(format!("the {tool} payload has no tool_input.{key} string")))
-}
-
-/// An optional line number or count: a JSON number, or digits in a string
-/// (Claude Code coerces those too).
-fn count(input: &Value, key: &str) -> Result<Option<u64>, Problem> {
-    match input.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) if n.as_u64().is_some() => Ok(n.as_u64()),
-        Some(Value::String(s)) if s.parse::<u64>().is_ok() => Ok(s.parse().ok()),
-        Some(other) => Err(problem(format!(
-            "tool_input.{key} is {other}, not a line number"
-        ))),
-    }
-}
-
-fn pre_tool_use(args: &Args, ctx: &Ctx, payload: &Value) -> Result<Option<Value>, Problem> {
-    let tool = tool_name(payload)?;
-    let write = match tool {
-        "Write" => true,
-        "Edit" | "MultiEdit" | "NotebookEdit" => false,
-        _ => return Ok(None),
-    };
-    let path = tool_path(tool, tool_input(payload, tool)?)?;
-    let store = ctx.session.open_existing(&ctx.cwd)?;
-    let d = gate::decide(store.as_ref(), ctx.sid(), &ctx.cwd, &path, write)?;
-    if let Some(store) = &store {
-        // As fsview-check-edit logs its checks: a log that cannot be
-        // written changes no verdict.
-        let detail = if write { "write" } else { "edit" };
-        let _ = store.log(
-            ctx.sid(),
-            &[LogEvent::new(TOOL, "check")
-                .path(&d.canonical)
-                .verdict(d.verdict.as_str())
-                .detail(Some(detail))],
-        );
-    }
-    Ok(match (d.verdict.allowed(), args.allow) {
-        (true, true) => Some(decision("allow", &d.message)),
-        (true, false) => None,
-        (false, _) => Some(decision("deny", &d.message)),
-    })
-}
-
-fn post_tool_use(args: &Args, ctx: &Ctx, payload: &Value) -> Result<(), Problem> {
-    let tool = tool_name(payload)?;
-    if !matches!(
-        tool,
-        "Read" | "Edit" | "MultiEdit" | "NotebookEdit" | "Write"
-    ) {
-        return Ok(());
-    }
-    let input = tool_input(payload, tool)?;
-    let path = tool_path(tool, input)?;
-    let store = ctx.session.open(&ctx.cwd)?;
-    match tool {
-        "Read" => record_read(args, &store, ctx, &path, input),
-        "Write" => {
-            let content = match input.get("content") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(s)) => Some(s.as_str()),
-                Some(_) => return Err(problem("tool_input.content of Write is not a string")),
-            };
-            record_written(&store, ctx, &path, content)
-        }
-        _ => record_written(&store, ctx, &path, None),
-    }
-}
-
-/// Resolve `path` to an existing regular file's canonical path.
-fn existing(cwd: &Path, path: &Path) -> Result<PathBuf, Problem> {
-    match paths::resolve(cwd, path)? {
-        Resolved::Existing { canonical, .. } => Ok(canonical),
-        Resolved::Missing { .. } => Err(problem(format!(
-            "{}: no such file any more, so nothing was recorded",
-            quote(path)
-        ))),
-    }
-}
-
-fn read_problem(path: &Path, e: ReadError) -> Problem {
-    match e {
-        ReadError::NotAFile(ft) => problem(format!(
-            "{} is {}; only regular files are recorded",
-            quote(path),
-            ft.describe()
-        )),
-        ReadError::Binary => problem(format!(
-            "{} looks binary (a NUL byte in its first 8 KiB); only text files are recorded",
-            quote(path)
-        )),
-        ReadError::Io(e) => Error::io("read", path, &e).into(),
-    }
-}
-
-/// Record what the Read tool showed: re-read the file as it did.
-fn record_read(
-    args: &Args,
-    store: &Store,
-    ctx: &Ctx,
-    path: &Path,
-    input: &Value,
-) -> Result<(), Problem> {
-    let offset = count(input, "offset")?;
-    let limit = count(input, "limit")?;
-    if limit == Some(0) {
-        return Ok(()); // nothing was shown
-    }
-    let canonical = existing(&ctx.cwd, path)?;
-    let asked = offset.is_some() || limit.is_some();
-    let notebook = canonical.extension().is_some_and(|e| e == "ipynb");
-    let req = if notebook {
-        Request::whole(READ_CAP)
-    } else {
-        Request {
-            // Claude Code counts lines from 1 and takes 0 for the first.
-            offset: Some(offset.unwrap_or(1).max(1)),
-            limit: Some(limit.unwrap_or(args.read_lines)),
-            cap: READ_CAP,
-        }
-    };
-    let shown = match show::read(&canonical, &req) {
-        Ok(s) => s,
-        // Images and PDFs: what the tool showed is no text to gate edits on.
-        Err(ReadError::Binary) => return Ok(()),
-        Err(e) => return Err(read_problem(path, e)),
-    };
-    // The whole file was asked for and its first lines were shown: a start
-    // view, not a range the agent chose.
-    let kind = if !asked && shown.kind == Kind::Range {
-        Kind::Start
-    } else {
-        shown.kind
-    };
-    store.record_logged(
-        ctx.sid(),
-        &NewView {
-            kind,
-            ..NewView::of_shown(&canonical, &shown, Source::Read)
-        },
-        |_| {
-            LogEvent::new(TOOL, "read")
-                .path(&canonical)
-                .detail(Some(kind.as_str()))
-        },
-    )?;
-    Ok(())
-}
-
-/// Record the agent's own write as a full view of what it wrote. `agent`
-/// is the text the agent wrote, when the tool says (Write).
-fn record_written(
-    store: &Store,
-    ctx: &Ctx,
-    path: &Path,
-    agent: Option<&str>,
-) -> Result<(), Problem> {
-    let canonical = existing(&ctx.cwd, path)?;
-    let mut written =
-        show::read_written(&canonical, WRITTEN_KEEP).map_err(|e| read_problem(path, e))?;
-    // Something may have rewritten the file between the agent's write and
-    // this hook (a formatter hook running beside this one).
-    let rewritten = agent.is_some_and(|t| written.hold_to(t.as_bytes(), WRITTEN_KEEP));
-    store.record_logged(
-        ctx.sid(),
-        &NewView::of_written(&canonical, &written),
-        |_| {
-            let e = LogEvent::new(TOOL, "written")
-                .path(&canonical)
-                .detail(Some(Kind::Full.as_str()));
-            if rewritten {
-                e.verdict("rewritten")
-            } else {
-                e
-            }
-        },
-    )?;
-    Ok(())
-}
-
-fn session_start(ctx: &Ctx, payload: &Value) -> Result<Option<Value>, Problem> {
-    let session = ctx.session.session_path(&ctx.cwd)?;
-    let mut common: Vec<OsString> = vec![
-        "--session".into(),
-        session.into_os_string(),
-        "--sid".into(),
-        ctx.sid().into(),
-    ];
-    // /clear starts the conversation over: it has read nothing any more.
-    if payload.get("source").and_then(Value::as_str) == Some("clear") {
-        let mut a: Vec<OsString> = vec![
-            "--reset".into(),
-            "--hook".into(),
-            "--reason".into(),
-            "Claude Code SessionStart (clear)".into(),
-        ];
-        a.extend(common.iter().cloned());
-        sibling("ctx-invalidate", &a, &ctx.cwd)?;
-    }
-    common.push("--quiet".into());
-    let text = sibling("ctx-build", &common, &ctx.cwd)?;
-    if text.trim().is_empty() {
-        return Ok(None);
-    }
-    Ok(Some(additional_context("SessionStart", &text)))
-}
-
-/// Run another fsview binary installed next to this one, in `cwd`, and
-/// return its stdout. ctx-build has no library entry point of its own: it
-/// is run exactly as a shell would run it.
-fn sibling(name: &str, args: &[OsString], cwd: &Path) -> Result<String, Problem> {
-    let exe = std::env::current_exe()
-        .map_err(|e| problem(format!("cannot find fsview-hook itself: {}", plain_io(&e))))?;
-    let path = exe
-        .parent()
-        .map(|d| d.join(name))
-        .unwrap_or_else(|| PathBuf::from(name));
-    let out = Command::new(&path)
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| {
-            problem(format!(
-                "cannot run {}: {}; install fsview-hook next to the other fsview binaries",
-                quote(&path),
-                plain_io(&e)
-            ))
-        })?;
-    if !out.status.success() {
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        let first = stderr.lines().next().unwrap_or("").trim();
-        return Err(problem(if first.is_empty() {
-            format!("{name} failed ({})", out.status)
-        } else {
-            first.to_string()
-        }));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-fn user_prompt_submit(args: &Args, ctx: &Ctx) -> Result<Option<Value>, Problem> {
-    let Some(store) = ctx.session.open_existing(&ctx.cwd)? else {
-        return Ok(None);
-    };
-    let limits = Limits {
-        per_file: args.diff_lines,
-        total: args.total_diff_lines,
-    };
-    let found = changes::changed(&store, ctx.sid(), &ctx.cwd, limits)?;
-    // A change is told once, as Claude Code tells it: a file already in a
-    // reminder, and not changed again since, is not repeated on every
-    // prompt. It stays changed for the gate until the agent reads it.
-    let mut told = Vec::new();
-    let mut fresh_news = Vec::new();
-    for c in &found {
-        let state = disk_state(&c.record.path);
-        let already = store.last_detail(ctx.sid(), TOOL, "remind", &c.record.path)?;
-        if already.as_deref() == Some(state.as_str()) {
-            continue;
-        }
-        told.push(state);
-        fresh_news.push(c);
-    }
-    if fresh_news.is_empty() {
-        return Ok(None);
-    }
-    let events: Vec<LogEvent<'_>> = fresh_news
-        .iter()
-        .zip(&told)
-        .map(|(c, state)| {
-            LogEvent::new(TOOL, "remind")
-                .path(&c.record.path)
-                .verdict(c.change.as_str())
-                .detail(Some(state.as_str()))
-        })
-        .collect();
-    store.log(ctx.sid(), &events)?;
-    // The same lines as `fsview-check-edit --changed`, under one sentence.
-    let mut text = String::from("These files changed since you last saw them:\n\n");
-    for c in fresh_news {
-        let shown = paths::display(&ctx.cwd, &c.record.path);
-        let note = c
-            .note
-            .as_deref()
-            .map(|n| format!(": {n}"))
-            .unwrap_or_default();
-        text.push_str(&format!(
-            "{}: modified ({}){note}\n",
-            common::shown(&shown),
-            c.change.as_str()
-        ));
-        if let Some(d) = &c.diff {
-            text.push_str(d);
-        }
-    }
-    Ok(Some(additional_context("UserPromptSubmit", &text)))
-}
-
-/// What is at `path` now, as a short key: a reminder is news again when it
-/// changes (identity, size or times), not on every prompt.
-fn disk_state(path: &Path) -> String {
-    use std::os::unix::fs::MetadataExt;
-    match std::fs::symlink_metadata(path) {
-        Ok(m) => format!(
-            "{}:{}:{}:{}.{}:{}.{}",
-            m.dev(),
-            m.ino(),
-            m.size(),
-            m.mtime(),
-            m.mtime_nsec(),
-            m.ctime(),
-            m.ctime_nsec()
+        Err(e) => agent.fail(
+            fsview_agents::event::Stage::Other,
+            e.message(),
+            closed(args).unwrap_or(false),
         ),
-        Err(_) => "gone".to_string(),
+    };
+    emit(&reply)
+}
+
+fn closed(args: &HookArgs) -> Option<bool> {
+    args.on_error.map(|m| m == OnError::Closed)
+}
+
+fn options(args: &HookArgs) -> Result<Options, Error> {
+    // A relative --session is relative to where the hook runs.
+    let session = match &args.session {
+        Some(p) if p.is_relative() => Some(common::current_dir()?.join(p)),
+        other => other.clone(),
+    };
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::new(format!("cannot find fsview-hook itself: {}", plain_io(&e))))?;
+    Ok(Options {
+        session,
+        sid: args.sid.clone(),
+        allow: args.allow,
+        limits: Limits {
+            per_file: args.diff_lines,
+            total: args.total_diff_lines,
+        },
+        also: args.also.clone(),
+        bin_dir: exe.parent().map(Path::to_path_buf).unwrap_or_default(),
+    })
+}
+
+/// Print a reply and turn it into the exit code.
+fn emit(reply: &Reply) -> ExitCode {
+    let mut out = Out::new(TOOL, false);
+    if let Some(line) = &reply.stdout {
+        let written = out
+            .write(line)
+            .and_then(|()| out.write("\n"))
+            .and_then(|()| out.flush());
+        if let Err(Stop::Error(e)) = written {
+            eprintln!("{TOOL}: {e}");
+            return ExitCode::from(2);
+        }
     }
+    if let Some(msg) = &reply.stderr {
+        out.error(msg);
+    }
+    ExitCode::from(reply.code)
+}
+
+fn install(args: &InstallArgs) -> Result<Outcome, Stop> {
+    let installer: &dyn Installer = match args.agent {
+        InstallAgent::Claude => &ClaudeInstaller,
+    };
+    let scope = if args.project {
+        Scope::Project
+    } else if args.user {
+        Scope::User
+    } else {
+        Scope::Local
+    };
+    let cwd = common::current_dir()?;
+    let exe = std::env::current_exe()
+        .and_then(std::fs::canonicalize)
+        .map_err(|e| Error::new(format!("cannot find fsview-hook itself: {}", plain_io(&e))))?;
+    let extra: Vec<String> = args
+        .also
+        .iter()
+        .flat_map(|n| ["--also".to_string(), n.clone()])
+        .collect();
+    let done = install::install(installer, scope, args.uninstall, &exe, &extra, &cwd)
+        .map_err(|p| Error::new(p.0))?;
+    let shown = fsview_store::paths::display(&cwd, &done.file);
+    let mut out = Out::new(TOOL, args.quiet);
+    if args.json {
+        let mut m = json::object("install");
+        m.insert("agent".into(), installer.agent().into());
+        json::put_path(&mut m, "file", &done.file);
+        m.insert(
+            "action".into(),
+            if args.uninstall {
+                "uninstall"
+            } else {
+                "install"
+            }
+            .into(),
+        );
+        m.insert("changed".into(), done.changed.into());
+        m.insert("command".into(), done.command.clone().into());
+        m.insert(
+            "events".into(),
+            Value::from(
+                done.events
+                    .iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>(),
+            ),
+        );
+        out.json(&Value::Object(m))?;
+    } else if !args.quiet {
+        let file = common::shown(&shown);
+        let events = done.events.join(", ");
+        let line = match (args.uninstall, done.changed) {
+            (false, true) => format!("{file}: {events} now run {}\n", done.command),
+            (false, false) => format!(
+                "{file}: already runs {} ({events}); nothing changed\n",
+                done.command
+            ),
+            (true, true) => format!("{file}: fsview-hook's hooks removed; everything else kept\n"),
+            (true, false) => format!("{file}: no fsview-hook hooks; nothing changed\n"),
+        };
+        out.write(&line)?;
+        if let (false, Some(next)) = (args.uninstall, installer.next_step()) {
+            out.write(&format!("{next}\n"))?;
+        }
+    }
+    out.flush()?;
+    Ok(Outcome::Ok)
 }
 
 #[cfg(test)]
@@ -716,14 +361,5 @@ mod tests {
     #[test]
     fn verify_command() {
         command().debug_assert();
-    }
-
-    #[test]
-    fn line_endings_are_no_rewrite() {
-        use fsview_store::show::same_text;
-        assert!(same_text(b"a\r\nb\r\n", b"a\nb\n"));
-        assert!(same_text(b"a\nb", b"a\nb"));
-        assert!(!same_text(b"a\nb\n", b"a\nc\n"));
-        assert!(!same_text(b"a\n", b"a\n\n"));
     }
 }

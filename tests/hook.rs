@@ -1,5 +1,8 @@
-//! fsview-hook claude: payloads shaped like Claude Code's documented ones
-//! (tests/fixtures/hooks), answered with exact stdout JSON and exit codes.
+//! fsview-hook claude, fed the payloads the real Claude Code 2.1.332 sent
+//! (tests/fixtures/hooks/claude-2.1.332, captured by `scripts/e2e-claude
+//! --save-fixtures`), answered with exact stdout JSON and exit codes. The
+//! files the payloads talk about are written as they were at capture time,
+//! or changed on purpose.
 
 use serde_json::{json, Value};
 
@@ -9,16 +12,42 @@ const NOT_READ: &str = "File has not been read yet. Read it first before writing
 const MODIFIED: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
 
 fn fixture(name: &str) -> &'static str {
-    match name {
-        "pre_edit" => include_str!("fixtures/hooks/pre_tool_use_edit.json"),
-        "pre_write" => include_str!("fixtures/hooks/pre_tool_use_write.json"),
-        "post_read" => include_str!("fixtures/hooks/post_tool_use_read.json"),
-        "post_read_range" => include_str!("fixtures/hooks/post_tool_use_read_range.json"),
-        "post_write" => include_str!("fixtures/hooks/post_tool_use_write.json"),
-        "session_start" => include_str!("fixtures/hooks/session_start.json"),
-        "prompt" => include_str!("fixtures/hooks/user_prompt_submit.json"),
-        other => panic!("no fixture {other}"),
+    macro_rules! f {
+        ($($n:literal),*) => {
+            match name {
+                $($n => include_str!(concat!("fixtures/hooks/claude-2.1.332/", $n, ".json")),)*
+                other => panic!("no fixture {other}"),
+            }
+        };
     }
+    f!(
+        "pre_edit",
+        "pre_write_update",
+        "pre_write_create",
+        "pre_notebook_edit",
+        "post_read_whole",
+        "post_read_range",
+        "post_read_token_cap",
+        "post_read_crlf",
+        "post_read_empty",
+        "post_read_notebook",
+        "post_edit",
+        "post_write_create",
+        "post_write_update",
+        "post_notebook_edit",
+        "session_start_startup",
+        "session_start_resume",
+        "user_prompt_submit"
+    )
+}
+
+/// The files as they were when the fixtures were captured.
+const A_TXT: &str = "one\ntwo\nthree\n";
+
+fn big_txt() -> String {
+    (1..=2501)
+        .map(|i| format!("line {i} of a file that is over the token cap\n"))
+        .collect()
 }
 
 /// A work tree, a session file and a conversation id.
@@ -34,18 +63,25 @@ impl Agent {
         Agent { env, sid: "abc123" }
     }
 
-    /// A fixture with its placeholders filled: the work tree, this agent's
-    /// session id, and `FILE` / `SOURCE` where the fixture has them.
-    fn payload(&self, name: &str, file: &str) -> String {
-        fixture(name)
+    /// A fixture with its placeholders filled: the work tree, home and
+    /// this agent's session id.
+    fn payload(&self, name: &str) -> Value {
+        let text = fixture(name)
             .replace("@CWD@", &self.env.work.display().to_string())
-            .replace("@SID@", self.sid)
-            .replace("@FILE@", file)
-            .replace("@SOURCE@", file)
+            .replace(
+                "@HOME@",
+                &self.env.root().join("home").display().to_string(),
+            )
+            .replace("@SID@", self.sid);
+        serde_json::from_str(&text).unwrap()
     }
 
-    fn hook(&self, name: &str, file: &str, args: &[&str]) -> Run {
-        self.raw(self.payload(name, file).as_bytes(), args)
+    fn hook(&self, name: &str, args: &[&str]) -> Run {
+        self.send(&self.payload(name), args)
+    }
+
+    fn send(&self, payload: &Value, args: &[&str]) -> Run {
+        self.raw(payload.to_string().as_bytes(), args)
     }
 
     fn raw(&self, stdin: &[u8], args: &[&str]) -> Run {
@@ -63,6 +99,35 @@ impl Agent {
             .env("GIT_CEILING_DIRECTORIES", &root)
             .env("SOURCE_DATE_EPOCH", "1700000000");
         c
+    }
+
+    /// The one view of `rel`: (kind, source, offset, lines, fresh).
+    fn view(&self, rel: &str) -> (String, String, u64, u64, bool) {
+        let r = self
+            .env
+            .run("fsview-session", &["show", "--sid", self.sid, "--json"]);
+        let v: Vec<Value> = r.json().into_iter().filter(|v| v["path"] == rel).collect();
+        assert_eq!(v.len(), 1, "views of {rel}: {}", r.stdout);
+        let v = &v[0];
+        (
+            v["kind"].as_str().unwrap().to_string(),
+            v["source"].as_str().unwrap().to_string(),
+            v["offset"].as_u64().unwrap(),
+            v["lines"].as_u64().unwrap(),
+            v["fresh"].as_bool().unwrap(),
+        )
+    }
+
+    fn events(&self) -> Vec<(String, String, String)> {
+        self.env
+            .run("fsview-session", &["events", "--sid", self.sid, "--json"])
+            .json()
+            .iter()
+            .map(|e| {
+                let s = |k: &str| e[k].as_str().unwrap_or("-").to_string();
+                (s("action"), s("verdict"), s("detail"))
+            })
+            .collect()
     }
 }
 
@@ -93,11 +158,17 @@ fn line(v: Value) -> String {
     format!("{v}\n")
 }
 
+fn partial(lines: &str) -> String {
+    format!(
+        "File has only been read in part ({lines}). Read the whole file before writing all of it."
+    )
+}
+
 #[test]
 fn edit_before_any_read_is_denied_with_claude_codes_words() {
     let a = Agent::new();
-    a.env.write("src/main.rs", "fn main() {}\n");
-    a.hook("pre_edit", "", &[])
+    a.env.write("a.txt", A_TXT);
+    a.hook("pre_edit", &[])
         .expect(0, &deny(NOT_READ))
         .stderr_is("");
     // No session file is created just to answer a check.
@@ -105,272 +176,375 @@ fn edit_before_any_read_is_denied_with_claude_codes_words() {
 }
 
 #[test]
-fn read_then_edit_is_let_through_without_overriding_permissions() {
+fn a_whole_read_is_a_full_view_and_lets_edits_through_without_an_opinion() {
     let a = Agent::new();
-    a.env.write("src/main.rs", "fn main() {}\n");
-    a.hook("post_read", "src/main.rs", &[])
-        .expect(0, "")
-        .stderr_is("");
+    a.env.write("a.txt", A_TXT);
+    a.hook("post_read_whole", &[]).expect(0, "").stderr_is("");
+    // numLines 4 of 4 is the three lines and the empty one after the last
+    // newline: every line, a full view.
+    assert_eq!(a.view("a.txt"), ("full".into(), "read".into(), 1, 3, true));
     // No opinion: Claude Code's own permission rules still decide.
-    a.hook("pre_edit", "", &[]).expect(0, "").stderr_is("");
-    a.hook("pre_edit", "", &["--allow"])
+    a.hook("pre_edit", &[]).expect(0, "").stderr_is("");
+    a.hook("pre_edit", &["--allow"])
         .expect(0, &allow("The file may be changed."));
-    // The read was a full view: a whole-file write may follow too.
-    a.hook("pre_write", "src/main.rs", &[]).expect(0, "");
-    a.env
-        .run(
-            "fsview-check-edit",
-            &["--sid", "abc123", "--json", "src/main.rs"],
-        )
-        .json()
-        .iter()
-        .for_each(|j| assert_eq!(j["view"], "full"));
+    a.hook("pre_write_update", &[]).expect(0, "");
 }
 
-// The hook appends to the session's events log like the other tools.
+/// Claude Code shows CRLF as LF and reports it so: the same text.
 #[test]
-fn hook_actions_are_in_the_events_log() {
+fn a_crlf_file_read_whole_is_a_full_view() {
     let a = Agent::new();
-    a.env.write("src/main.rs", "fn main() {}\n");
-    a.hook("pre_edit", "", &[]).expect(0, &deny(NOT_READ));
-    a.hook("post_read", "src/main.rs", &[]).expect(0, "");
-    a.hook("pre_edit", "", &[]).expect(0, "");
-    let events: Vec<(String, String, String)> = a
-        .env
-        .run("fsview-session", &["events", "--sid", "abc123", "--json"])
-        .json()
-        .iter()
-        .map(|e| {
-            let s = |k: &str| e[k].as_str().unwrap_or("-").to_string();
-            (s("tool"), s("action"), s("verdict"))
-        })
-        .collect();
-    let want = [("fsview-hook", "read", "-"), ("fsview-hook", "check", "ok")];
-    let want: Vec<(String, String, String)> = want
-        .iter()
-        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
-        .collect();
-    // The first check found no session file: nothing to log it in.
-    assert_eq!(events, want);
-}
-
-#[test]
-fn read_with_offset_and_limit_then_write_is_denied_start_only() {
-    let a = Agent::new();
-    let body: String = (1..=300).map(|i| format!("{i}\n")).collect();
-    a.env.write("app.log", body);
-    a.hook("post_read_range", "app.log", &[]).expect(0, "");
-    a.hook("pre_write", "app.log", &[]).expect(
-        0,
-        &deny("File has only been read in part (lines 100-149 of 300). Read the whole file before writing all of it."),
-    );
-    let j = a
-        .env
-        .run(
-            "fsview-check-edit",
-            &["--sid", "abc123", "--json", "app.log"],
-        )
-        .json();
+    a.env.write("crlf.txt", "one\r\ntwo\r\n");
+    a.hook("post_read_crlf", &[]).expect(0, "");
     assert_eq!(
-        (j[0]["verdict"].as_str(), j[0]["view"].as_str()),
-        (Some("ok"), Some("range"))
+        a.view("crlf.txt"),
+        ("full".into(), "read".into(), 1, 2, true)
+    );
+    // A byte-order mark Claude Code dropped is no difference either.
+    a.env.write("crlf.txt", "\u{feff}one\r\ntwo\r\n");
+    a.hook("post_read_crlf", &[]).expect(0, "");
+    assert_eq!(a.view("crlf.txt").4, true);
+}
+
+#[test]
+fn an_empty_file_read_is_a_full_view() {
+    let a = Agent::new();
+    a.env.write("empty.txt", "");
+    a.hook("post_read_empty", &[]).expect(0, "");
+    assert_eq!(
+        a.view("empty.txt"),
+        ("full".into(), "read".into(), 1, 0, true)
     );
 }
 
-/// Claude Code's Read shows 2000 lines when given no limit: reading a
-/// longer file that way saw only its start.
 #[test]
-fn read_without_a_limit_of_a_long_file_is_a_start_view() {
+fn a_range_read_records_the_lines_shown_and_a_write_is_denied() {
+    let a = Agent::new();
+    a.env.write("a.txt", A_TXT);
+    a.hook("post_read_range", &[]).expect(0, "");
+    assert_eq!(a.view("a.txt"), ("range".into(), "read".into(), 2, 1, true));
+    a.hook("pre_edit", &[]).expect(0, "");
+    a.hook("pre_write_update", &[])
+        .expect(0, &deny(&partial("lines 2-2 of 3")));
+}
+
+/// Over Claude Code's token cap a whole-file Read shows a first page: the
+/// view is of exactly those lines (not the 2,000 the hook once assumed).
+#[test]
+fn a_token_capped_read_is_a_start_view_of_the_page_shown() {
+    let a = Agent::new();
+    a.env.write("big.txt", big_txt());
+    a.hook("post_read_token_cap", &[]).expect(0, "");
+    assert_eq!(
+        a.view("big.txt"),
+        ("start".into(), "read".into(), 1, 1787, true)
+    );
+    let mut w = a.payload("pre_write_update");
+    w["tool_input"]["file_path"] = json!(a.env.path("big.txt"));
+    a.send(&w, &[])
+        .expect(0, &deny(&partial("lines 1-1787 of 2501")));
+}
+
+/// A 2,500-line file Claude Code read whole is a full view: no fixed
+/// 2,000-line assumption refuses its Write any more.
+#[test]
+fn a_long_file_read_whole_is_a_full_view() {
     let a = Agent::new();
     let body: String = (1..=2500).map(|i| format!("{i}\n")).collect();
-    a.env.write("long.txt", body);
-    a.hook("post_read", "long.txt", &[]).expect(0, "");
-    a.hook("pre_write", "long.txt", &[]).expect(
-        0,
-        &deny("File has only been read in part (lines 1-2000 of 2500). Read the whole file before writing all of it."),
+    a.env.write("a.txt", &body);
+    let mut p = a.payload("post_read_whole");
+    p["tool_response"]["file"]["content"] = json!(body);
+    p["tool_response"]["file"]["numLines"] = json!(2501);
+    p["tool_response"]["file"]["totalLines"] = json!(2501);
+    a.send(&p, &[]).expect(0, "");
+    assert_eq!(
+        a.view("a.txt"),
+        ("full".into(), "read".into(), 1, 2500, true)
     );
-    let j = a
-        .env
-        .run(
-            "fsview-check-edit",
-            &["--sid", "abc123", "--json", "long.txt"],
-        )
-        .json();
-    assert_eq!(j[0]["view"], "start");
-    // A Read limit of another agent version, by option.
-    a.hook("post_read", "long.txt", &["--read-lines", "3000"])
-        .expect(0, "");
-    a.hook("pre_write", "long.txt", &[]).expect(0, "");
+    a.hook("pre_write_update", &[]).expect(0, "");
 }
 
+/// The file changed after the Read tool ran and before its hook (an
+/// autosave, a formatter hook beside ours; here a same-size change): the
+/// view is of what was shown, and the change is reported, never taken as
+/// seen.
 #[test]
-fn write_of_a_new_file_is_allowed() {
+fn a_change_before_the_read_hook_is_reported_not_taken_as_seen() {
     let a = Agent::new();
-    a.hook("pre_write", "src/new.rs", &[]).expect(0, "");
-    a.hook("pre_write", "src/new.rs", &["--allow"])
-        .expect(0, &allow("File does not exist; creating it needs no read."));
-}
-
-#[test]
-fn own_write_is_recorded_then_a_change_on_disk_is_denied() {
-    let a = Agent::new();
-    a.env.write("src/main.rs", "fn main() {\n    run();\n}\n");
-    a.hook("post_write", "", &[]).expect(0, "").stderr_is("");
-    a.hook("pre_edit", "", &[]).expect(0, "");
-    a.hook("pre_write", "src/main.rs", &[]).expect(0, "");
-    a.env
-        .sh("printf '// formatted\\n' >> src/main.rs")
-        .expect(0, "");
-    a.hook("pre_edit", "", &[]).expect(0, &deny(MODIFIED));
-}
-
-/// A formatter hook running beside ours rewrote the file before we looked:
-/// what the agent wrote is what it saw, so the rewrite is reported.
-#[test]
-fn a_rewrite_racing_the_write_hook_is_still_caught() {
-    let a = Agent::new();
-    a.env.write("src/main.rs", "fn main() { run(); }\n");
-    a.hook("post_write", "", &[]).expect(0, "");
-    a.hook("pre_edit", "", &[]).expect(0, &deny(MODIFIED));
+    a.env.write("a.txt", "one\nTWO\nthree\n");
+    a.hook("post_read_whole", &[]).expect(0, "").stderr_is("");
+    assert_eq!(a.view("a.txt"), ("full".into(), "read".into(), 1, 3, false));
+    a.hook("pre_edit", &[]).expect(0, &deny(MODIFIED));
     let reminder = "\
 These files changed since you last saw them:
 
-src/main.rs: modified (content)
---- src/main.rs (as viewed)
-+++ src/main.rs (now)
-@@ -1,3 +1 @@
--fn main() {
--    run();
--}
-+fn main() { run(); }
+a.txt: modified (content)
+--- a.txt (as viewed)
++++ a.txt (now)
+@@ -1,3 +1,3 @@
+ one
+-two
++TWO
+ three
 ";
-    a.hook("prompt", "", &[])
+    a.hook("user_prompt_submit", &[])
         .expect(0, &context("UserPromptSubmit", reminder));
-    // Line endings the tool chose are not a rewrite.
-    a.env
-        .write("src/main.rs", "fn main() {\r\n    run();\r\n}\r\n");
-    a.hook("post_write", "", &[]).expect(0, "");
-    a.hook("pre_edit", "", &[]).expect(0, "");
+    assert_eq!(
+        a.events()[0],
+        ("read".into(), "changed".into(), "full".into())
+    );
+    // The shown line of a range read changed: the same.
+    let b = Agent::new();
+    b.env.write("a.txt", "one\nTwo\nthree\n");
+    b.hook("post_read_range", &[]).expect(0, "");
+    b.hook("pre_edit", &[]).expect(0, &deny(MODIFIED));
+    // What the tool showed is on disk again: fresh.
+    b.env.write("a.txt", A_TXT);
+    b.hook("post_read_range", &[]).expect(0, "");
+    b.hook("pre_edit", &[]).expect(0, "");
+}
+
+/// Another version's payload without some fields: only what is certain.
+#[test]
+fn missing_fields_fall_back_to_what_is_certain() {
+    let a = Agent::new();
+    a.env.write("a.txt", A_TXT);
+    // No totalLines: the read may not have been the whole file.
+    let mut p = a.payload("post_read_whole");
+    p["tool_response"]["file"]
+        .as_object_mut()
+        .unwrap()
+        .remove("totalLines");
+    a.send(&p, &[]).expect(0, "");
+    assert_eq!(a.view("a.txt").0, "start");
+    a.hook("pre_write_update", &[])
+        .expect(0, &deny(&partial("lines 1-3 of 3")));
+    // No content: what was shown is unknown; nothing is recorded.
+    let b = Agent::new();
+    b.env.write("a.txt", A_TXT);
+    let mut p = b.payload("post_read_whole");
+    p["tool_response"]["file"]
+        .as_object_mut()
+        .unwrap()
+        .remove("content");
+    b.send(&p, &[]).expect(0, "").stderr_is(
+        "fsview-hook: the Read response has no file.content, so what was shown is unknown and nothing was recorded\n",
+    );
+    b.hook("pre_edit", &[]).expect(0, &deny(NOT_READ));
+    // An Edit whose response does not say what the file now holds.
+    let mut e = b.payload("post_edit");
+    e["tool_response"]["originalFile"] = Value::Null;
+    b.send(&e, &[]).expect(0, "").stderr_is(
+        "fsview-hook: the Edit response does not say what the file now holds (no originalFile, or a patch that does not apply), so nothing was recorded\n",
+    );
 }
 
 #[test]
-fn user_prompt_submit_reminds_of_changes_and_is_silent_without() {
+fn an_edit_after_a_whole_read_is_a_full_view_of_the_new_text() {
+    let a = Agent::new();
+    a.env.write("a.txt", A_TXT);
+    a.hook("post_read_whole", &[]).expect(0, "");
+    a.env.write("a.txt", "one\nTWO\nthree\n");
+    a.hook("post_edit", &[]).expect(0, "").stderr_is("");
+    assert_eq!(a.view("a.txt"), ("full".into(), "write".into(), 1, 3, true));
+    a.hook("pre_write_update", &[]).expect(0, "");
+    // A formatter rewrote it before the hook: what the agent believes is
+    // recorded, and the rewrite is reported.
+    a.env.write("a.txt", "one\nTWO\nthree\n\n");
+    a.hook("post_edit", &[]).expect(0, "");
+    a.hook("pre_edit", &[]).expect(0, &deny(MODIFIED));
+    assert_eq!(
+        a.events().last().unwrap(),
+        &("check".into(), "modified".into(), "edit".into())
+    );
+}
+
+/// An Edit shows the agent the lines it changed, not the file: after a
+/// partial read, a whole-file Write still needs a whole read.
+#[test]
+fn an_edit_after_a_partial_read_knows_only_the_changed_lines() {
+    let a = Agent::new();
+    a.env.write("a.txt", A_TXT);
+    a.hook("post_read_range", &[]).expect(0, "");
+    a.env.write("a.txt", "one\nTWO\nthree\n");
+    a.hook("post_edit", &[]).expect(0, "");
+    assert_eq!(
+        a.view("a.txt"),
+        ("range".into(), "write".into(), 2, 1, true)
+    );
+    a.hook("pre_edit", &[]).expect(0, "");
+    a.hook("pre_write_update", &[])
+        .expect(0, &deny(&partial("lines 2-2 of 3")));
+}
+
+#[test]
+fn a_write_is_a_full_view_held_against_the_disk() {
+    let a = Agent::new();
+    a.hook("pre_write_create", &[]).expect(0, "");
+    a.hook("pre_write_create", &["--allow"])
+        .expect(0, &allow("File does not exist; creating it needs no read."));
+    a.env.write("b.txt", "bee\n");
+    a.hook("post_write_create", &[]).expect(0, "").stderr_is("");
+    assert_eq!(a.view("b.txt"), ("full".into(), "write".into(), 1, 1, true));
+    // Changed on disk since: denied, and told.
+    a.env.write("b.txt", "bee\nwasp\n");
+    let mut e = a.payload("pre_edit");
+    e["tool_input"]["file_path"] = json!(a.env.path("b.txt"));
+    a.send(&e, &[]).expect(0, &deny(MODIFIED));
+    // Line endings the tool chose are not a rewrite.
+    a.env.write("a.txt", "one\r\nTWO\r\nthree\r\nfour\r\n");
+    a.hook("post_write_update", &[]).expect(0, "");
+    a.hook("pre_edit", &[]).expect(0, "");
+}
+
+#[test]
+fn a_notebook_read_and_edit_are_views_of_the_notebook() {
+    let a = Agent::new();
+    let edit = a.payload("post_notebook_edit");
+    let original = edit["tool_response"]["original_file"].as_str().unwrap();
+    let updated = edit["tool_response"]["updated_file"].as_str().unwrap();
+    a.env.write("nb.ipynb", original);
+    a.hook("pre_notebook_edit", &[]).expect(0, &deny(NOT_READ));
+    a.hook("post_read_notebook", &[]).expect(0, "");
+    assert_eq!(a.view("nb.ipynb").0, "full");
+    a.hook("pre_notebook_edit", &[]).expect(0, "");
+    a.env.write("nb.ipynb", updated);
+    a.hook("post_notebook_edit", &[]).expect(0, "");
+    assert_eq!(
+        a.view("nb.ipynb"),
+        ("full".into(), "write".into(), 1, 15, true)
+    );
+    // A cell changed before the read's hook: not the cells shown.
+    let b = Agent::new();
+    b.env.write("nb.ipynb", updated);
+    b.hook("post_read_notebook", &[]).expect(0, "");
+    b.hook("pre_notebook_edit", &[]).expect(0, &deny(MODIFIED));
+}
+
+#[test]
+fn user_prompt_submit_reminds_of_changes_once_and_is_silent_without() {
     let a = Agent::new();
     // No session file yet: nothing to remind of, and none is created.
-    a.hook("prompt", "", &[]).expect(0, "").stderr_is("");
+    a.hook("user_prompt_submit", &[])
+        .expect(0, "")
+        .stderr_is("");
     assert!(!a.env.session.exists());
-    let body: String = (1..=12).map(|i| format!("line {i}\n")).collect();
-    a.env.write("notes.txt", &body);
-    a.hook("post_read", "notes.txt", &[]).expect(0, "");
-    a.hook("prompt", "", &[]).expect(0, "").stderr_is("");
-    a.env
-        .write("notes.txt", body.replace("line 6\n", "line six\n"));
+    a.env.write("a.txt", A_TXT);
+    a.hook("post_read_whole", &[]).expect(0, "");
+    a.hook("user_prompt_submit", &[])
+        .expect(0, "")
+        .stderr_is("");
+    a.env.write("a.txt", "one\ntwo\nthree\nfour\n");
     let reminder = "\
 These files changed since you last saw them:
 
-notes.txt: modified (content)
---- notes.txt (as viewed)
-+++ notes.txt (now)
-@@ -1,12 +1,12 @@
- line 1
- line 2
- line 3
- line 4
- line 5
--line 6
-+line six
- line 7
- line 8
- line 9
- line 10
- line 11
- line 12
+a.txt: modified (content)
+--- a.txt (as viewed)
++++ a.txt (now)
+@@ -1,3 +1,4 @@
+ one
+ two
+ three
++four
 ";
-    a.hook("prompt", "", &[])
+    a.hook("user_prompt_submit", &[])
         .expect(0, &context("UserPromptSubmit", reminder))
         .stderr_is("");
     // Told once: the next prompt does not repeat it, though the gate still
     // refuses an edit until the file is read.
-    a.hook("prompt", "", &[]).expect(0, "").stderr_is("");
-    a.env
-        .run("fsview-check-edit", &["--sid", "abc123", "notes.txt"])
-        .expect(1, &format!("notes.txt: modified (content): {MODIFIED}\n"));
-    // Changed again: news again.
-    a.env
-        .write("notes.txt", body.replace("line 6\n", "line 6!\n"));
-    let r = a.hook("prompt", "", &[]);
-    assert_eq!(r.code, 0);
-    assert!(r.stdout.contains("+line 6!"), "{}", r.stdout);
+    a.hook("user_prompt_submit", &[]).expect(0, "");
+    a.hook("pre_edit", &[]).expect(0, &deny(MODIFIED));
     // Read again: fresh, nothing to say.
-    a.hook("post_read", "notes.txt", &[]).expect(0, "");
-    a.hook("prompt", "", &[]).expect(0, "");
+    a.env.write("a.txt", A_TXT);
+    a.hook("post_read_whole", &[]).expect(0, "");
+    a.hook("user_prompt_submit", &[]).expect(0, "");
 }
 
+/// Claude Code already gives the model the CLAUDE.md files, git status and
+/// the date: SessionStart records what was injected and adds only files of
+/// other names (--also), in plain text.
 #[test]
-fn session_start_returns_ctx_build_text() {
+fn session_start_records_the_instruction_files_and_adds_only_others() {
     let a = Agent::new();
-    a.env
-        .write("CLAUDE.md", "# Project\n\nUse pnpm, never npm.\n");
-    let r = a.hook("session_start", "startup", &[]);
-    // The same bytes ctx-build gives (now from its memo).
-    let mut c = a.cmd(harness::bin("ctx-build"));
-    c.args(["--sid", "abc123"]);
-    let built = harness::output(c, None);
-    assert_eq!(built.code, 0, "{}", built.stderr);
-    assert!(
-        built.stdout.contains("Use pnpm, never npm."),
-        "{}",
-        built.stdout
+    a.env.write(
+        "CLAUDE.md",
+        "---\ndescription: rules\n---\n# Rules\n<!-- for humans -->\nUse pnpm.\n",
     );
-    r.expect(0, &context("SessionStart", &built.stdout))
+    a.env.write("AGENTS.md", "Run make check.\n");
+    a.hook("session_start_startup", &[])
+        .expect(0, "")
         .stderr_is("");
-    // The injected CLAUDE.md is a view of this session.
-    let j = a
-        .env
-        .run(
-            "fsview-check-edit",
-            &["--sid", "abc123", "--json", "CLAUDE.md"],
-        )
-        .json();
-    assert_eq!(j[0]["verdict"], "ok");
+    // Injected with its front matter and comment stripped: a processed
+    // view, which a targeted edit may not rest on.
+    assert_eq!(a.view("CLAUDE.md").0, "processed");
+    let mut e = a.payload("pre_edit");
+    e["tool_input"]["file_path"] = json!(a.env.path("CLAUDE.md"));
+    let r = a.send(&e, &[]);
+    assert!(
+        r.stdout
+            .contains("File has only been shown processed (as injected context)"),
+        "{}",
+        r.stdout
+    );
+    let b = Agent::new();
+    b.env.write("CLAUDE.md", "Use pnpm.\n");
+    b.env.write("AGENTS.md", "Run make check.\n");
+    let text = format!(
+        "Instruction files read by fsview (--also AGENTS.md):\n\nContents of {} (project):\n\nRun make check.\n",
+        b.env.path("AGENTS.md").display()
+    );
+    b.hook("session_start_startup", &["--also", "AGENTS.md"])
+        .expect(0, &context("SessionStart", &text))
+        .stderr_is("");
+    assert_eq!(b.view("AGENTS.md").0, "full");
+    assert_eq!(b.view("CLAUDE.md").0, "full");
+    // A resumed conversation holds it already (Claude Code would add it
+    // a second time).
+    b.hook("session_start_resume", &["--also", "AGENTS.md"])
+        .expect(0, "")
+        .stderr_is("");
 }
 
 /// /clear starts the conversation over: what it had read is forgotten.
 #[test]
 fn session_start_after_clear_resets_the_views() {
     let a = Agent::new();
-    a.env.write("src/main.rs", "fn main() {}\n");
-    a.hook("post_read", "src/main.rs", &[]).expect(0, "");
-    a.hook("session_start", "compact", &[]);
-    a.hook("pre_edit", "", &[]).expect(0, "");
-    let r = a.hook("session_start", "clear", &[]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    a.hook("pre_edit", "", &[]).expect(0, &deny(NOT_READ));
+    a.env.write("a.txt", A_TXT);
+    a.hook("post_read_whole", &[]).expect(0, "");
+    let mut start = a.payload("session_start_startup");
+    start["source"] = json!("compact");
+    a.send(&start, &[]).expect(0, "");
+    a.hook("pre_edit", &[]).expect(0, "");
+    start["source"] = json!("clear");
+    a.send(&start, &[]).expect(0, "");
+    a.hook("pre_edit", &[]).expect(0, &deny(NOT_READ));
 }
 
 #[test]
-fn malformed_payload_fails_open_or_closed() {
+fn malformed_payloads_fail_open_or_closed() {
     let a = Agent::new();
     // Not JSON: the event is unknown, so open by default.
-    let r = a.raw(b"Edit src/main.rs\n", &[]);
+    let r = a.raw(b"Edit a.txt\n", &[]);
     r.expect(0, "");
-    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
     assert!(
         r.stderr
             .starts_with("fsview-hook: the hook payload is not JSON ("),
         "{}",
         r.stderr
     );
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
     // Closed, the event unknown: Claude Code's blocking exit 2.
-    let r = a.raw(b"Edit src/main.rs\n", &["--on-error", "closed"]);
+    let r = a.raw(b"Edit a.txt\n", &["--on-error", "closed"]);
     r.expect(2, "");
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
     // A PreToolUse payload missing its file: closed by default.
-    let bad = a
-        .payload("pre_edit", "")
-        .replace("\"file_path\"", "\"path\"");
+    let mut bad = a.payload("pre_edit");
+    bad["tool_input"]
+        .as_object_mut()
+        .unwrap()
+        .remove("file_path");
     let msg = "the Edit payload has no tool_input.file_path string";
-    a.raw(bad.as_bytes(), &[])
+    a.send(&bad, &[])
         .expect(
             0,
             &deny(&format!(
@@ -378,32 +552,35 @@ fn malformed_payload_fails_open_or_closed() {
             )),
         )
         .stderr_is(&format!("fsview-hook: {msg}\n"));
-    a.raw(bad.as_bytes(), &["--on-error", "open"])
+    a.send(&bad, &["--on-error", "open"])
         .expect(0, "")
         .stderr_is(&format!("fsview-hook: {msg}\n"));
     // Other events: open by default, exit 2 when closed.
-    let bad = a.payload("prompt", "").replace("\"cwd\"", "\"dir\"");
-    a.raw(bad.as_bytes(), &[])
+    let mut bad = a.payload("user_prompt_submit");
+    bad.as_object_mut().unwrap().remove("cwd");
+    a.send(&bad, &[])
         .expect(0, "")
         .stderr_is("fsview-hook: the UserPromptSubmit payload has no cwd string\n");
-    a.raw(bad.as_bytes(), &["--on-error", "closed"])
+    a.send(&bad, &["--on-error", "closed"])
         .expect(2, "")
         .stderr_is("fsview-hook: the UserPromptSubmit payload has no cwd string\n");
-    let stop = a.payload("prompt", "").replace("UserPromptSubmit", "Stop");
-    a.raw(stop.as_bytes(), &[]).expect(0, "").stderr_is(
+    let mut stop = a.payload("user_prompt_submit");
+    stop["hook_event_name"] = json!("Stop");
+    a.send(&stop, &[]).expect(0, "").stderr_is(
         "fsview-hook: hook event \"Stop\" is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart and UserPromptSubmit only\n",
     );
     // Tools fsview does not gate or record get no opinion, and no message.
-    let bash = a.payload("pre_edit", "").replace("\"Edit\"", "\"Bash\"");
-    a.raw(bash.as_bytes(), &[]).expect(0, "").stderr_is("");
+    let mut bash = a.payload("pre_edit");
+    bash["tool_name"] = json!("Bash");
+    a.send(&bash, &[]).expect(0, "").stderr_is("");
 }
 
 #[test]
 fn an_unusable_session_file_fails_like_a_malformed_payload() {
     let a = Agent::new();
-    a.env.write("src/main.rs", "fn main() {}\n");
+    a.env.write("a.txt", A_TXT);
     std::fs::write(&a.env.session, "not a database, but a note\n").unwrap();
-    let r = a.hook("pre_edit", "", &[]);
+    let r = a.hook("pre_edit", &[]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let j: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(j["hookSpecificOutput"]["permissionDecision"], "deny");
@@ -415,7 +592,7 @@ fn an_unusable_session_file_fails_like_a_malformed_payload() {
         "{reason}"
     );
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
-    let r = a.hook("post_read", "src/main.rs", &[]);
+    let r = a.hook("post_read_whole", &[]);
     r.expect(0, "");
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
     // The file is left as it was.
@@ -428,25 +605,227 @@ fn an_unusable_session_file_fails_like_a_malformed_payload() {
 #[test]
 fn each_conversation_is_its_own_session() {
     let mut a = Agent::new();
-    a.env.write("src/main.rs", "fn main() {}\n");
+    a.env.write("a.txt", A_TXT);
     a.sid = "conversation-1";
-    a.hook("post_read", "src/main.rs", &[]).expect(0, "");
-    a.hook("pre_edit", "", &[]).expect(0, "");
+    a.hook("post_read_whole", &[]).expect(0, "");
+    a.hook("pre_edit", &[]).expect(0, "");
     a.sid = "conversation-2";
-    a.hook("pre_edit", "", &[]).expect(0, &deny(NOT_READ));
+    a.hook("pre_edit", &[]).expect(0, &deny(NOT_READ));
     // --sid puts every conversation in one session.
-    a.hook("pre_edit", "", &["--sid", "conversation-1"])
+    a.hook("pre_edit", &["--sid", "conversation-1"])
+        .expect(0, "");
+}
+
+// The hook appends to the session's events log like the other tools.
+#[test]
+fn hook_actions_are_in_the_events_log() {
+    let a = Agent::new();
+    a.env.write("a.txt", A_TXT);
+    a.hook("pre_edit", &[]).expect(0, &deny(NOT_READ));
+    a.hook("post_read_range", &[]).expect(0, "");
+    a.hook("pre_edit", &[]).expect(0, "");
+    // The first check found no session file: nothing to log it in.
+    assert_eq!(
+        a.events(),
+        [
+            ("read".into(), "-".into(), "range".into()),
+            ("check".into(), "ok".into(), "edit".into())
+        ]
+    );
+}
+
+#[test]
+fn help_gives_examples_and_exit_codes_and_never_opens_the_session_file() {
+    let a = Agent::new();
+    std::fs::create_dir_all(&a.env.session).unwrap();
+    for args in [
+        &["--help"][..],
+        &["claude", "--help"],
+        &["install", "--help"],
+    ] {
+        let r = a.env.run("fsview-hook", args);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(r.stdout.contains("Examples:"), "{args:?}: {}", r.stdout);
+        assert!(r.stdout.contains("Exit codes:"), "{args:?}: {}", r.stdout);
+    }
+    assert_eq!(a.env.run("fsview-hook", &["--version"]).code, 0);
+    // Without an agent it is a usage error.
+    assert_eq!(a.env.run("fsview-hook", &[]).code, 2);
+    // The payload answers are the agent's protocol: no --json there.
+    assert_eq!(a.env.run("fsview-hook", &["claude", "--json"]).code, 2);
+}
+
+// -- fsview-hook install ---------------------------------------------------
+
+fn hook_path() -> String {
+    std::fs::canonicalize(harness::bin("fsview-hook"))
+        .unwrap()
+        .display()
+        .to_string()
+}
+
+fn wired(exe: &str) -> Value {
+    json!({
+        "PreToolUse": [{"matcher": "Edit|MultiEdit|Write|NotebookEdit",
+            "hooks": [{"type": "command", "command": format!("{exe} claude || exit 2")}]}],
+        "PostToolUse": [{"matcher": "Read|Edit|MultiEdit|Write|NotebookEdit",
+            "hooks": [{"type": "command", "command": format!("{exe} claude")}]}],
+        "SessionStart": [{"hooks": [{"type": "command", "command": format!("{exe} claude")}]}],
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": format!("{exe} claude")}]}]
+    })
+}
+
+fn read_json(p: &std::path::Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+#[test]
+fn install_wires_every_event_by_absolute_path_once() {
+    let env = Env::new();
+    let exe = hook_path();
+    let events = "PreToolUse, PostToolUse, SessionStart, UserPromptSubmit";
+    env.run("fsview-hook", &["install", "claude"]).expect(
+        0,
+        &format!(".claude/settings.local.json: {events} now run {exe} claude\n"),
+    );
+    let file = env.path(".claude/settings.local.json");
+    assert_eq!(read_json(&file), json!({ "hooks": wired(&exe) }));
+    let text = std::fs::read_to_string(&file).unwrap();
+    env.run("fsview-hook", &["install", "claude"]).expect(
+        0,
+        &format!(
+            ".claude/settings.local.json: already runs {exe} claude ({events}); nothing changed\n"
+        ),
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    let j = env
+        .run("fsview-hook", &["install", "claude", "--json"])
+        .json();
+    assert_eq!(
+        j,
+        [json!({"v": 1, "type": "install", "agent": "claude",
+            "file": file.display().to_string(), "action": "install", "changed": false,
+            "command": format!("{exe} claude"),
+            "events": ["PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit"]})]
+    );
+    env.run("fsview-hook", &["install", "claude", "--quiet"])
         .expect(0, "");
 }
 
 #[test]
-fn help_and_version_never_open_the_session_file() {
-    let a = Agent::new();
-    std::fs::create_dir_all(&a.env.session).unwrap();
-    let r = a.env.run("fsview-hook", &["--help"]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(r.stdout.contains("Examples:"), "{}", r.stdout);
-    assert_eq!(a.env.run("fsview-hook", &["--version"]).code, 0);
-    // Without an agent it is a usage error.
-    assert_eq!(a.env.run("fsview-hook", &[]).code, 2);
+fn install_keeps_everything_else_and_uninstall_removes_only_its_own() {
+    let env = Env::new();
+    let exe = hook_path();
+    let before = json!({
+        "model": "opus",
+        "permissions": {"allow": ["Bash(npm test)"]},
+        "hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./lint.sh"}]}],
+            "PostToolUse": [{"matcher": "Read", "hooks": [{"type": "command", "command": "fsview-hook claude"}]}]
+        }
+    });
+    let file = env.write(".claude/settings.json", before.to_string());
+    env.run("fsview-hook", &["install", "claude", "--project", "--also", "AGENTS.md"])
+        .expect(
+            0,
+            &format!(".claude/settings.json: PreToolUse, PostToolUse, SessionStart, UserPromptSubmit now run {exe} claude --also AGENTS.md\n"),
+        );
+    let after = read_json(&file);
+    assert_eq!(after["model"], "opus");
+    assert_eq!(after["permissions"], before["permissions"]);
+    let pre = after["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(pre[0], before["hooks"]["PreToolUse"][0]);
+    assert_eq!(
+        pre[1]["hooks"][0]["command"],
+        format!("{exe} claude --also AGENTS.md || exit 2")
+    );
+    // The README's bare command was replaced, not kept beside ours.
+    assert_eq!(after["hooks"]["PostToolUse"].as_array().unwrap().len(), 1);
+    env.run(
+        "fsview-hook",
+        &["install", "claude", "--project", "--uninstall"],
+    )
+    .expect(
+        0,
+        ".claude/settings.json: fsview-hook's hooks removed; everything else kept\n",
+    );
+    assert_eq!(
+        read_json(&file),
+        json!({
+            "model": "opus",
+            "permissions": {"allow": ["Bash(npm test)"]},
+            "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./lint.sh"}]}]}
+        })
+    );
+    env.run(
+        "fsview-hook",
+        &["install", "claude", "--project", "--uninstall"],
+    )
+    .expect(
+        0,
+        ".claude/settings.json: no fsview-hook hooks; nothing changed\n",
+    );
+    // Nothing to uninstall from a file that does not exist: none is made.
+    env.run("fsview-hook", &["install", "claude", "--uninstall"])
+        .expect(
+            0,
+            ".claude/settings.local.json: no fsview-hook hooks; nothing changed\n",
+        );
+    assert!(!env.path(".claude/settings.local.json").exists());
+}
+
+#[test]
+fn install_for_the_user_follows_claude_config_dir_and_symlinks() {
+    let env = Env::new();
+    let config = env.root().join("config");
+    let dotfiles = env.root().join("dotfiles");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    std::fs::write(dotfiles.join("settings.json"), "{\"theme\": \"dark\"}\n").unwrap();
+    std::os::unix::fs::symlink(dotfiles.join("settings.json"), config.join("settings.json"))
+        .unwrap();
+    let mut c = env.cmd(harness::bin("fsview-hook"));
+    c.args(["install", "claude", "--user", "--quiet"])
+        .env("CLAUDE_CONFIG_DIR", &config);
+    harness::output(c, None).expect(0, "");
+    // The link is kept; the file it points to is updated.
+    assert!(std::fs::symlink_metadata(config.join("settings.json"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let j = read_json(&dotfiles.join("settings.json"));
+    assert_eq!(j["theme"], "dark");
+    assert_eq!(j["hooks"], wired(&hook_path()));
+}
+
+#[test]
+fn install_refuses_a_settings_file_it_cannot_read_and_leaves_it_alone() {
+    let env = Env::new();
+    let file = env.write(".claude/settings.local.json", "{\"hooks\": [\n");
+    let r = env.run("fsview-hook", &["install", "claude"]);
+    r.expect(2, "");
+    assert!(
+        r.stderr.starts_with(&format!(
+            "fsview-hook: {} is not valid JSON (",
+            file.display()
+        )) && r
+            .stderr
+            .ends_with("); fix it by hand, nothing was changed\n"),
+        "{}",
+        r.stderr
+    );
+    env.write(".claude/settings.local.json", "{\"hooks\": []}\n");
+    env.run("fsview-hook", &["install", "claude"])
+        .expect(2, "")
+        .stderr_is(&format!(
+            "fsview-hook: {} has a \"hooks\" key that is not an object; fix it by hand, nothing was changed\n",
+            file.display()
+        ));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "{\"hooks\": []}\n");
+    // Usage: one scope at most.
+    assert_eq!(
+        env.run("fsview-hook", &["install", "claude", "--user", "--project"])
+            .code,
+        2
+    );
 }

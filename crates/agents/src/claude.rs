@@ -1,0 +1,624 @@
+//! Claude Code's command hooks, as fsview's common events.
+//!
+//! Fields as Claude Code 2.1.332 sends them (fixtures captured from the real
+//! binary: `tests/fixtures/hooks/claude-2.1.332/`). Every payload carries
+//! `session_id` (the conversation: fsview's session), `cwd`,
+//! `hook_event_name`; a subagent's also `agent_id` and `agent_type`.
+//!
+//! - `PreToolUse` of Edit, MultiEdit (older versions), NotebookEdit: a
+//!   targeted edit of `tool_input.file_path` (`notebook_path`); of Write: a
+//!   whole-file write. A refusal is `hookSpecificOutput.permissionDecision:
+//!   "deny"` with the gate's message, which the model receives as the tool's
+//!   error ("PreToolUse:Edit hook error: ..."). A change the gate lets
+//!   through gets no opinion, so Claude Code's own permission rules still
+//!   apply (or `"allow"` when asked to approve).
+//! - `PostToolUse` of Read: `tool_response.file` says what was shown:
+//!   `content` (the lines, `\r\n` as `\n`, no byte-order mark, the last
+//!   line's newline left out of a slice), `startLine`, `numLines` (which
+//!   counts the empty "line" after a final newline: a 3-line file reads as
+//!   4 of 4), `totalLines`, and `truncatedByTokenCap` when a whole-file read
+//!   over the 25,000-token cap showed only a first page. A notebook read
+//!   (`type: "notebook"`) shows its `cells`; images and PDFs show no text.
+//!   Where a field is missing (another version), only what is certain is
+//!   used: without `totalLines` a read is never taken as the whole file,
+//!   and without `content` nothing is recorded.
+//! - `PostToolUse` of Write: `tool_response.content` (else the input's) is
+//!   the whole file as the agent wrote it; of Edit: `originalFile` with
+//!   `structuredPatch` applied (else `oldString` replaced by `newString` as
+//!   the tool does it); of NotebookEdit: `updated_file`, after
+//!   `original_file`. A change held for review (`staged`) changed nothing.
+//! - `SessionStart`: `source` is `startup`, `resume`, `clear` or `compact`.
+//!   Claude Code itself sends the CLAUDE.md files, git status and the date,
+//!   so fsview sends only instruction files of other names (`--also`);
+//!   context arrives as a system message "SessionStart hook additional
+//!   context: ...", and Claude Code escapes `<system-reminder>` tags in it,
+//!   so fsview's context uses no markup.
+//! - `UserPromptSubmit`: the reminder of files changed since they were seen,
+//!   as `additionalContext` ("UserPromptSubmit hook additional context: ").
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::event::{Answer, Cell, Changed, Event, Extent, Shown, ShownText, Stage, Start, Who};
+use crate::install::{Hook, Installer, Scope};
+use crate::{Agent, Parsed, Problem, Reply};
+
+/// Claude Code.
+pub struct Claude;
+
+type Failed = (Stage, Problem);
+
+fn problem(stage: Stage, msg: impl Into<String>) -> Failed {
+    (stage, Problem::new(msg))
+}
+
+impl Agent for Claude {
+    fn parse(&self, payload: &[u8]) -> Result<Parsed, Failed> {
+        let payload: Value = serde_json::from_slice(payload).map_err(|e| {
+            problem(
+                Stage::Other,
+                format!("the hook payload is not JSON ({e}); fsview-hook claude reads one Claude Code hook payload on stdin"),
+            )
+        })?;
+        if !payload.is_object() {
+            return Err(problem(
+                Stage::Other,
+                "the hook payload is not a JSON object; fsview-hook claude reads one Claude Code hook payload on stdin",
+            ));
+        }
+        let name = payload
+            .get("hook_event_name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| {
+                problem(
+                    Stage::Other,
+                    "the hook payload has no hook_event_name string",
+                )
+            })?;
+        let stage = match name {
+            "PreToolUse" => Stage::AboutToChange,
+            "PostToolUse" => Stage::Shown,
+            "SessionStart" => Stage::SessionStart,
+            "UserPromptSubmit" => Stage::Prompt,
+            other => {
+                return Err(problem(
+                    Stage::Other,
+                    format!("hook event {other:?} is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart and UserPromptSubmit only"),
+                ))
+            }
+        };
+        let who = who(&payload, name).map_err(|p| (stage, p))?;
+        let event = match stage {
+            Stage::AboutToChange => pre_tool_use(&payload),
+            Stage::Shown => post_tool_use(&payload),
+            Stage::SessionStart => Ok(Event::SessionStart(
+                match payload.get("source").and_then(Value::as_str) {
+                    Some("resume") => Start::Resume,
+                    Some("clear") => Start::Clear,
+                    Some("compact") => Start::Compact,
+                    _ => Start::Startup,
+                },
+            )),
+            _ => Ok(Event::Prompt),
+        }
+        .map_err(|p| (stage, p))?;
+        Ok(Parsed { who, event })
+    }
+
+    fn reply(&self, stage: Stage, answer: Answer) -> Reply {
+        let out = match answer {
+            Answer::Nothing => return Reply::nothing(),
+            Answer::Allow(reason) => decision("allow", &reason),
+            Answer::Deny(reason) => decision("deny", &reason),
+            Answer::Context(text) => json!({
+                "hookSpecificOutput": {
+                    "hookEventName": if stage == Stage::SessionStart { "SessionStart" } else { "UserPromptSubmit" },
+                    "additionalContext": text,
+                }
+            }),
+        };
+        Reply {
+            stdout: Some(out.to_string()),
+            stderr: None,
+            code: 0,
+        }
+    }
+
+    fn fail(&self, stage: Stage, msg: &str, closed: bool) -> Reply {
+        if !closed {
+            return Reply {
+                stdout: None,
+                stderr: Some(msg.to_string()),
+                code: 0,
+            };
+        }
+        if stage == Stage::AboutToChange {
+            return Reply {
+                stdout: Some(
+                    decision(
+                        "deny",
+                        &format!("fsview-hook could not check this change, so it is denied: {msg}"),
+                    )
+                    .to_string(),
+                ),
+                stderr: Some(msg.to_string()),
+                code: 0,
+            };
+        }
+        // Exit 2: Claude Code's blocking error, with our one line as its
+        // message.
+        Reply {
+            stdout: None,
+            stderr: Some(msg.to_string()),
+            code: 2,
+        }
+    }
+
+    fn loads_itself(&self, name: &str) -> bool {
+        matches!(name, "CLAUDE.md" | "CLAUDE.local.md")
+    }
+}
+
+/// A PreToolUse answer.
+fn decision(verdict: &str, reason: &str) -> Value {
+    json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": verdict,
+            "permissionDecisionReason": reason,
+        }
+    })
+}
+
+fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
+    let session = payload
+        .get("session_id")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| {
+            Problem::new(format!(
+                "the {event} payload has no session_id string; pass --sid ID to name the session"
+            ))
+        })?;
+    let cwd = payload
+        .get("cwd")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| Problem::new(format!("the {event} payload has no cwd string")))?;
+    Ok(Who {
+        session: session.to_string(),
+        agent: payload
+            .get("agent_id")
+            .and_then(Value::as_str)
+            .map(String::from),
+        cwd: PathBuf::from(cwd),
+    })
+}
+
+fn tool_name(payload: &Value) -> Result<&str, Problem> {
+    payload
+        .get("tool_name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| Problem::new("the payload has no tool_name string"))
+}
+
+fn tool_input<'a>(payload: &'a Value, tool: &str) -> Result<&'a Value, Problem> {
+    payload
+        .get("tool_input")
+        .filter(|v| v.is_object())
+        .ok_or_else(|| Problem::new(format!("the {tool} payload has no tool_input object")))
+}
+
+/// The file a tool works on: `notebook_path` for NotebookEdit, else
+/// `file_path`.
+fn tool_path(tool: &str, input: &Value) -> Result<PathBuf, Problem> {
+    let key = if tool == "NotebookEdit" {
+        "notebook_path"
+    } else {
+        "file_path"
+    };
+    input
+        .get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+        .ok_or_else(|| Problem::new(format!("the {tool} payload has no tool_input.{key} string")))
+}
+
+/// An optional line number or count: a JSON number, or digits in a string
+/// (Claude Code coerces those too).
+fn count(v: &Value, key: &str) -> Result<Option<u64>, Problem> {
+    match v.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) if n.as_u64().is_some() => Ok(n.as_u64()),
+        Some(Value::String(s)) if s.parse::<u64>().is_ok() => Ok(s.parse().ok()),
+        Some(other) => Err(Problem::new(format!("{key} is {other}, not a line number"))),
+    }
+}
+
+fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
+    let tool = tool_name(payload)?;
+    let whole = match tool {
+        "Write" => true,
+        "Edit" | "MultiEdit" | "NotebookEdit" => false,
+        _ => return Ok(Event::Ignored),
+    };
+    let path = tool_path(tool, tool_input(payload, tool)?)?;
+    Ok(Event::AboutToChange { path, whole })
+}
+
+fn post_tool_use(payload: &Value) -> Result<Event, Problem> {
+    let tool = tool_name(payload)?;
+    if !matches!(
+        tool,
+        "Read" | "Edit" | "MultiEdit" | "NotebookEdit" | "Write"
+    ) {
+        return Ok(Event::Ignored);
+    }
+    let input = tool_input(payload, tool)?;
+    let path = tool_path(tool, input)?;
+    let response = payload
+        .get("tool_response")
+        .filter(|v| v.is_object())
+        .ok_or_else(|| {
+            Problem::new(format!(
+                "the {tool} payload has no tool_response object, so nothing was recorded"
+            ))
+        })?;
+    // Held for the machine owner's review: the file is unchanged.
+    if response.get("staged").and_then(Value::as_bool) == Some(true) {
+        return Ok(Event::Ignored);
+    }
+    match tool {
+        "Read" => read(path, input, response),
+        "Write" => write(path, input, response),
+        "NotebookEdit" => notebook_edit(path, response),
+        _ => edit(tool, path, input, response),
+    }
+}
+
+fn read(path: PathBuf, input: &Value, response: &Value) -> Result<Event, Problem> {
+    let file = response.get("file").filter(|f| f.is_object());
+    match response.get("type").and_then(Value::as_str) {
+        Some("text") => {}
+        Some("notebook") => return notebook_read(path, file),
+        // An image, a PDF, a stub for an unchanged file: no text to hold.
+        Some(_) => return Ok(Event::Ignored),
+        None => {
+            return Err(Problem::new(
+                "the Read response has no type, so nothing was recorded",
+            ))
+        }
+    }
+    let file = file.ok_or_else(|| {
+        Problem::new("the Read response has no file object, so nothing was recorded")
+    })?;
+    let content = file
+        .get("content")
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            Problem::new("the Read response has no file.content, so what was shown is unknown and nothing was recorded")
+        })?;
+    let asked_offset = count(input, "offset")?;
+    let asked_limit = count(input, "limit")?;
+    // Claude Code counts lines from 1 and takes 0 for the first.
+    let start = count(file, "startLine")?
+        .or(asked_offset)
+        .unwrap_or(1)
+        .max(1);
+    let shown = match count(file, "numLines")? {
+        Some(n) => n,
+        None => content.split('\n').count() as u64,
+    };
+    let total = count(file, "totalLines")?;
+    let capped = file.get("truncatedByTokenCap").and_then(Value::as_bool) == Some(true);
+    let extent = if start == 1 && total == Some(shown) && !capped {
+        Extent::Whole
+    } else if capped || (asked_offset.is_none() && asked_limit.is_none()) {
+        Extent::Start
+    } else {
+        Extent::Range
+    };
+    Ok(Event::Shown(Shown {
+        path,
+        text: ShownText::Lines(content.to_string()),
+        offset: start,
+        extent,
+    }))
+}
+
+fn notebook_read(path: PathBuf, file: Option<&Value>) -> Result<Event, Problem> {
+    let cells = file
+        .and_then(|f| f.get("cells"))
+        .and_then(Value::as_array)
+        .ok_or_else(|| {
+            Problem::new("the notebook Read response has no file.cells, so nothing was recorded")
+        })?;
+    let cells = cells
+        .iter()
+        .map(|c| {
+            Some(Cell {
+                id: c.get("cell_id").and_then(Value::as_str).map(String::from),
+                source: c.get("source")?.as_str()?.to_string(),
+            })
+        })
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| {
+            Problem::new("a notebook cell in the Read response has no source string, so nothing was recorded")
+        })?;
+    Ok(Event::Shown(Shown {
+        path,
+        text: ShownText::Cells(cells),
+        offset: 1,
+        extent: Extent::Whole,
+    }))
+}
+
+fn string<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+fn write(path: PathBuf, input: &Value, response: &Value) -> Result<Event, Problem> {
+    let text = string(response, "content")
+        .or_else(|| string(input, "content"))
+        .ok_or_else(|| {
+            Problem::new("the Write payload has no content string, so nothing was recorded")
+        })?;
+    Ok(Event::Changed(Changed {
+        path,
+        text: text.to_string(),
+        before: string(response, "originalFile").map(String::from),
+        whole: true,
+    }))
+}
+
+fn notebook_edit(path: PathBuf, response: &Value) -> Result<Event, Problem> {
+    if string(response, "error").is_some_and(|e| !e.is_empty()) {
+        return Ok(Event::Ignored);
+    }
+    let text = string(response, "updated_file").ok_or_else(|| {
+        Problem::new("the NotebookEdit response has no updated_file, so what the notebook now holds is unknown and nothing was recorded")
+    })?;
+    Ok(Event::Changed(Changed {
+        path,
+        text: text.to_string(),
+        before: string(response, "original_file").map(String::from),
+        whole: false,
+    }))
+}
+
+/// Edit (and the MultiEdit of older versions): the file before, with the
+/// change the tool reports applied.
+fn edit(tool: &str, path: PathBuf, input: &Value, response: &Value) -> Result<Event, Problem> {
+    let unknown = || {
+        Problem::new(format!(
+            "the {tool} response does not say what the file now holds (no originalFile, or a patch that does not apply), so nothing was recorded"
+        ))
+    };
+    let before = string(response, "originalFile")
+        .or_else(|| string(response, "originalFileContents"))
+        .ok_or_else(unknown)?;
+    let patched = response
+        .get("structuredPatch")
+        .and_then(Value::as_array)
+        .filter(|p| !p.is_empty())
+        .and_then(|p| apply_patch(before, p));
+    let text = match patched {
+        Some(t) => t,
+        None => replaced(before, input, response).ok_or_else(unknown)?,
+    };
+    Ok(Event::Changed(Changed {
+        path,
+        whole: before.is_empty(),
+        text,
+        before: Some(before.to_string()),
+    }))
+}
+
+/// `before` with `oldString` replaced by `newString` (the response's, else
+/// the input's; every occurrence with `replaceAll`), as the Edit tool does
+/// it: an empty replacement of text that ends a line takes the newline too.
+fn replaced(before: &str, input: &Value, response: &Value) -> Option<String> {
+    let old = string(response, "oldString").or_else(|| string(input, "old_string"))?;
+    let new = string(response, "newString").or_else(|| string(input, "new_string"))?;
+    let all = response
+        .get("replaceAll")
+        .or_else(|| input.get("replace_all"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    if old.is_empty() {
+        return before.is_empty().then(|| new.to_string());
+    }
+    let with_newline = format!("{old}\n");
+    let old = if new.is_empty() && !old.ends_with('\n') && before.contains(&with_newline) {
+        with_newline.as_str()
+    } else {
+        old
+    };
+    if !before.contains(old) {
+        return None;
+    }
+    Some(if all {
+        before.replace(old, new)
+    } else {
+        before.replacen(old, new, 1)
+    })
+}
+
+/// Apply a structured patch (jsdiff's hunks: `oldStart`, and `lines` each
+/// starting with ' ', '-', '+', or '\' for "No newline at end of file") to
+/// `before`; `None` when it does not apply exactly.
+pub fn apply_patch(before: &str, hunks: &[Value]) -> Option<String> {
+    let old: Vec<&str> = before.split_inclusive('\n').collect();
+    let mut out = String::with_capacity(before.len());
+    let mut pos = 0usize;
+    for h in hunks {
+        let start = (h.get("oldStart")?.as_u64()? as usize).saturating_sub(1);
+        if start < pos || start > old.len() {
+            return None;
+        }
+        old[pos..start].iter().for_each(|l| out.push_str(l));
+        pos = start;
+        let mut added_last = false;
+        for l in h.get("lines")?.as_array()? {
+            let l = l.as_str()?;
+            let (tag, text) = l.split_at(l.char_indices().nth(1).map_or(l.len(), |(i, _)| i));
+            match tag {
+                " " | "-" => {
+                    let o = old.get(pos)?;
+                    if o.strip_suffix('\n').unwrap_or(o) != text {
+                        return None;
+                    }
+                    if tag == " " {
+                        out.push_str(o);
+                    }
+                    pos += 1;
+                    added_last = false;
+                }
+                "+" => {
+                    out.push_str(text);
+                    out.push('\n');
+                    added_last = true;
+                }
+                "\\" => {
+                    if added_last {
+                        out.pop();
+                    }
+                }
+                _ => return None,
+            }
+        }
+    }
+    old[pos..].iter().for_each(|l| out.push_str(l));
+    Some(out)
+}
+
+/// Claude Code's settings files and the hooks fsview wires into them.
+pub struct ClaudeInstaller;
+
+/// The wiring: the gate before every change (closed when the hook cannot
+/// run), a record after every read and change, the session's start, and
+/// each prompt. MultiEdit is gone from 2.1.332; naming it is harmless and
+/// keeps older versions gated.
+pub const HOOKS: &[Hook] = &[
+    Hook {
+        event: "PreToolUse",
+        matcher: Some("Edit|MultiEdit|Write|NotebookEdit"),
+        fail_closed: true,
+    },
+    Hook {
+        event: "PostToolUse",
+        matcher: Some("Read|Edit|MultiEdit|Write|NotebookEdit"),
+        fail_closed: false,
+    },
+    Hook {
+        event: "SessionStart",
+        matcher: None,
+        fail_closed: false,
+    },
+    Hook {
+        event: "UserPromptSubmit",
+        matcher: None,
+        fail_closed: false,
+    },
+];
+
+impl Installer for ClaudeInstaller {
+    fn agent(&self) -> &'static str {
+        "claude"
+    }
+
+    /// Claude Code reads project settings from `.claude/` in the directory
+    /// it starts in (not from the top of the git work tree), and the user's
+    /// from `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+    fn settings_file(&self, scope: Scope, cwd: &Path) -> Result<PathBuf, Problem> {
+        Ok(match scope {
+            Scope::Project => cwd.join(".claude").join("settings.json"),
+            Scope::Local => cwd.join(".claude").join("settings.local.json"),
+            Scope::User => {
+                let dir = std::env::var_os("CLAUDE_CONFIG_DIR")
+                    .filter(|d| !d.is_empty())
+                    .map(|d| cwd.join(d))
+                    .or_else(|| {
+                        std::env::var_os("HOME")
+                            .filter(|h| !h.is_empty())
+                            .map(|h| PathBuf::from(h).join(".claude"))
+                    })
+                    .ok_or_else(|| {
+                        Problem::new("neither CLAUDE_CONFIG_DIR nor HOME is set, so the user's settings cannot be found; use --project or --local")
+                    })?;
+                dir.join("settings.json")
+            }
+        })
+    }
+
+    fn hooks(&self) -> &'static [Hook] {
+        HOOKS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hunks(v: Value) -> Vec<Value> {
+        v.as_array().unwrap().clone()
+    }
+
+    // Patches as Claude Code 2.1.332 reported them.
+    #[test]
+    fn patches_apply_as_the_tool_applied_them() {
+        let p = hunks(
+            json!([{"oldStart": 1, "oldLines": 3, "newStart": 1, "newLines": 3,
+            "lines": [" one", "-two", "+TWO", " three"]}]),
+        );
+        assert_eq!(
+            apply_patch("one\ntwo\nthree\n", &p).as_deref(),
+            Some("one\nTWO\nthree\n")
+        );
+        let p = hunks(
+            json!([{"oldStart": 1, "oldLines": 4, "newStart": 1, "newLines": 3,
+            "lines": ["   lead\ttab  ", " ", " ", "-trail   "]}]),
+        );
+        assert_eq!(
+            apply_patch("  lead\ttab  \n\n\ntrail   \n", &p).as_deref(),
+            Some("  lead\ttab  \n\n\n")
+        );
+        let p = hunks(
+            json!([{"oldStart": 1, "oldLines": 0, "newStart": 1, "newLines": 1, "lines": ["+created"]}]),
+        );
+        assert_eq!(apply_patch("", &p).as_deref(), Some("created\n"));
+        let p = hunks(
+            json!([{"oldStart": 1, "oldLines": 2, "newStart": 1, "newLines": 1,
+            "lines": ["-a", "-b", "\\ No newline at end of file", "+replaced"]}]),
+        );
+        assert_eq!(apply_patch("a\nb", &p).as_deref(), Some("replaced\n"));
+        let p = hunks(
+            json!([{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1,
+            "lines": ["-a", "+b", "\\ No newline at end of file"]}]),
+        );
+        assert_eq!(apply_patch("a\n", &p).as_deref(), Some("b"));
+        // Context that is not in the file: not what the tool did.
+        let p = hunks(
+            json!([{"oldStart": 2, "oldLines": 1, "newStart": 2, "newLines": 1, "lines": ["-x", "+y"]}]),
+        );
+        assert_eq!(apply_patch("a\nb\n", &p), None);
+    }
+
+    #[test]
+    fn replacement_deletes_a_line_with_its_newline() {
+        let r = |before: &str, old: &str, new: &str, all: bool| {
+            replaced(
+                before,
+                &json!({}),
+                &json!({"oldString": old, "newString": new, "replaceAll": all}),
+            )
+        };
+        assert_eq!(r("a\nb\nc\n", "b", "", false).as_deref(), Some("a\nc\n"));
+        assert_eq!(r("a b a", "a", "x", true).as_deref(), Some("x b x"));
+        assert_eq!(r("a b a", "a", "x", false).as_deref(), Some("x b a"));
+        assert_eq!(r("", "", "new\n", false).as_deref(), Some("new\n"));
+        assert_eq!(r("a", "zz", "x", false), None);
+    }
+}

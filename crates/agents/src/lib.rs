@@ -1,0 +1,115 @@
+//! fsview inside coding agents: each agent's hook payloads as a few common
+//! events, and fsview's answers in the agent's own protocol.
+//!
+//! An agent that runs command hooks hands each one a JSON payload and reads
+//! its answer. Every agent says the same few things in its own words, so
+//! each agent has a module that only translates ([`claude`] first): it turns
+//! a payload into an [`Event`](event::Event) (shown, about to change,
+//! changed, session start, prompt) and fsview's [`Answer`](event::Answer)
+//! back into the agent's reply. The [`core`] turns events into store
+//! operations (a view held to the text the tool showed, the gate, reminders,
+//! context); the store and the gate never learn an agent's name. Wiring the
+//! hooks into an agent's settings is [`install`], with one installer per
+//! agent beside its module.
+//!
+//! A payload that cannot be answered (not JSON, a field missing, an unknown
+//! event) or a failure (the session file, I/O) fails open or closed: closed
+//! by default for the gate (a change fsview cannot check is refused), open
+//! for the rest (exit 0, no answer). Either way one line says what went
+//! wrong.
+
+pub mod claude;
+pub mod core;
+pub mod event;
+pub mod hold;
+pub mod install;
+pub mod remind;
+
+use event::{Answer, Event, Stage, Who};
+
+/// Why a payload could not be answered: one line, for stderr and for a
+/// deny's reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem(pub String);
+
+impl Problem {
+    pub fn new(msg: impl Into<String>) -> Problem {
+        Problem(msg.into())
+    }
+}
+
+impl From<fsview_store::Error> for Problem {
+    fn from(e: fsview_store::Error) -> Self {
+        Problem(e.message().to_string())
+    }
+}
+
+/// A payload, understood.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parsed {
+    pub who: Who,
+    pub event: Event,
+}
+
+/// What a hook process does in the end: a line on stdout (the agent's
+/// answer), a line on stderr, an exit code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reply {
+    pub stdout: Option<String>,
+    /// One line, without the tool's name.
+    pub stderr: Option<String>,
+    pub code: u8,
+}
+
+impl Reply {
+    pub fn nothing() -> Reply {
+        Reply {
+            stdout: None,
+            stderr: None,
+            code: 0,
+        }
+    }
+}
+
+/// One agent's protocol.
+pub trait Agent {
+    /// Turn one payload into an event. A payload that cannot be understood
+    /// says as far as it got ([`Stage`]), so it fails open or closed by
+    /// what it was.
+    fn parse(&self, payload: &[u8]) -> Result<Parsed, (Stage, Problem)>;
+
+    /// fsview's answer, in the agent's protocol.
+    fn reply(&self, stage: Stage, answer: Answer) -> Reply;
+
+    /// A payload that could not be answered: open (the agent goes on as if
+    /// there were no hook) or closed (the change is refused, or the agent's
+    /// blocking error), with `msg` on stderr either way.
+    fn fail(&self, stage: Stage, msg: &str, closed: bool) -> Reply;
+
+    /// Whether the agent loads instruction files of this name itself (so a
+    /// session start must not send them again).
+    fn loads_itself(&self, _file_name: &str) -> bool {
+        false
+    }
+}
+
+/// Answer one payload: parse, handle, reply; a problem anywhere fails open
+/// or closed as `closed` says (default: closed for the gate, open for the
+/// rest).
+pub fn run(agent: &dyn Agent, opts: &core::Options, closed: Option<bool>, payload: &[u8]) -> Reply {
+    let (stage, result) = match agent.parse(payload) {
+        Ok(p) => (p.event.stage(), core::handle(agent, opts, &p.who, &p.event)),
+        Err((stage, problem)) => (stage, Err(problem)),
+    };
+    match result {
+        Ok(answer) => agent.reply(stage, answer),
+        Err(Problem(msg)) => {
+            let closed = closed.unwrap_or(stage == Stage::AboutToChange);
+            agent.fail(stage, &one_line(&msg), closed)
+        }
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.trim().replace(['\n', '\r'], " ")
+}
