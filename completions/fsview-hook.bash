@@ -16,6 +16,24 @@ _fsview__hook() {
             ",$1")
                 cmd="fsview__hook"
                 ;;
+            fsview__hook,claude)
+                cmd="fsview__hook__subcmd__claude"
+                ;;
+            fsview__hook,help)
+                cmd="fsview__hook__subcmd__help"
+                ;;
+            fsview__hook,install)
+                cmd="fsview__hook__subcmd__install"
+                ;;
+            fsview__hook__subcmd__help,claude)
+                cmd="fsview__hook__subcmd__help__subcmd__claude"
+                ;;
+            fsview__hook__subcmd__help,help)
+                cmd="fsview__hook__subcmd__help__subcmd__help"
+                ;;
+            fsview__hook__subcmd__help,install)
+                cmd="fsview__hook__subcmd__help__subcmd__install"
+                ;;
             *)
                 ;;
         esac
@@ -23,8 +41,22 @@ _fsview__hook() {
 
     case "${cmd}" in
         fsview__hook)
-            opts="-h -V --session --sid --on-error --allow --read-lines --diff-lines --total-diff-lines --help --version claude"
+            opts="-h -V --help --version claude install help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__subcmd__hook__subcmd__claude)
+            opts="-h --session --sid --on-error --allow --also --diff-lines --total-diff-lines --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -41,7 +73,7 @@ _fsview__hook() {
                     COMPREPLY=($(compgen -W "open closed" -- "${cur}"))
                     return 0
                     ;;
-                --read-lines)
+                --also)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -50,6 +82,80 @@ _fsview__hook() {
                     return 0
                     ;;
                 --total-diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__subcmd__hook__subcmd__help)
+            opts="claude install help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__subcmd__hook__subcmd__help__subcmd__claude)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__subcmd__hook__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__subcmd__hook__subcmd__help__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__subcmd__hook__subcmd__install)
+            opts="-q -h --project --local --user --uninstall --also --json --quiet --help claude"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --also)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,10 +1,51 @@
-complete -c fsview-hook -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
-complete -c fsview-hook -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r
-complete -c fsview-hook -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for PreToolUse, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
-closed\t'PreToolUse: deny, naming the problem; other events: exit 2 (a blocking error)'"
-complete -c fsview-hook -l read-lines -d 'Lines Claude Code\'s Read shows when given no limit' -r
-complete -c fsview-hook -l diff-lines -d 'UserPromptSubmit: most diff lines shown per file' -r
-complete -c fsview-hook -l total-diff-lines -d 'UserPromptSubmit: most diff lines shown in all' -r
-complete -c fsview-hook -l allow -d 'Answer permissionDecision "allow" when the gate lets a change through (skipping Claude Code\'s permission prompt), instead of no opinion'
-complete -c fsview-hook -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fsview-hook -s V -l version -d 'Print version'
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_fsview_hook_global_optspecs
+    string join \n h/help V/version
+end
+
+function __fish_fsview_hook_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_fsview_hook_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_fsview_hook_using_subcommand
+    set -l cmd (__fish_fsview_hook_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -s V -l version -d 'Print version'
+complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "claude" -d 'Answer one Claude Code hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "install" -d 'Wire fsview-hook into an agent\'s settings, by its absolute path'
+complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
+closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l also -d 'SessionStart: another instruction file name for ctx-build to read; files of names the agent does not load itself are sent to the model' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l diff-lines -d 'UserPromptSubmit: most diff lines shown per file' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l total-diff-lines -d 'UserPromptSubmit: most diff lines shown in all' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l allow -d 'Answer permissionDecision "allow" when the gate lets a change through (skipping Claude Code\'s permission prompt), instead of no opinion'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l also -d 'Have each hook pass --also NAME (instruction files of other names for the model at session start)' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l project -d 'The project\'s settings, checked in (.claude/settings.json in the current directory)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l local -d 'The project\'s settings for you only, not checked in (.claude/settings.local.json in the current directory) [default]'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l user -d 'Your settings for every project ($CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l uninstall -d 'Remove fsview-hook\'s hooks (and nothing else)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l json -d 'Write one JSON object to stdout saying what was done (see fsview-json(7))'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -s q -l quiet -d 'Print nothing when it worked'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude install help" -f -a "claude" -d 'Answer one Claude Code hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude install help" -f -a "install" -d 'Wire fsview-hook into an agent\'s settings, by its absolute path'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude install help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

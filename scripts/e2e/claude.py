@@ -43,6 +43,17 @@ def ensure(version=VERSION, log=None):
     npm = shutil.which("npm")
     if not npm:
         raise Skip("npm is not installed, so Claude Code %s cannot be installed into %s" % (version, d))
+    # A quick look first: an unreachable registry makes npm install retry
+    # for minutes.
+    try:
+        p = subprocess.run([npm, "view", "%s@%s" % (PACKAGE, version), "version", "--fetch-timeout=15000",
+                            "--fetch-retries=0"], capture_output=True, text=True, timeout=60)
+        reachable = p.returncode == 0 and p.stdout.strip() == version
+    except subprocess.TimeoutExpired:
+        reachable = False
+    if not reachable:
+        raise Skip("the npm registry does not answer for %s@%s, so Claude Code cannot be installed into %s"
+                   % (PACKAGE, version, d))
     os.makedirs(d, exist_ok=True)
     if log:
         print("e2e: installing %s@%s into %s" % (PACKAGE, version, d), file=log, flush=True)

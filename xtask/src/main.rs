@@ -130,11 +130,13 @@ fn extra(name: &str) -> Extra {
         },
         "fsview-hook" => Extra {
             exit: &[
-                ("0", "The payload was answered (a deny is an answer, as JSON on stdout), or it failed open."),
-                ("2", "Bad arguments, or a payload that could not be answered failed closed outside PreToolUse: Claude Code's blocking error, with the one line on stderr as its message."),
+                ("0", "The payload was answered (a deny is an answer, as JSON on stdout), or it failed open; install: done, or already as asked."),
+                ("2", "Bad arguments, or a payload that could not be answered failed closed outside PreToolUse: Claude Code's blocking error, with the one line on stderr as its message; install: a settings file that is not valid JSON or cannot be written (left as it was)."),
             ],
             env: &[
-                ("CLAUDE_CONFIG_DIR, FSVIEW_MANAGED_DIR, FSVIEW_INSTRUCTION_NAMES, SOURCE_DATE_EPOCH", "Read by the ctx-build that SessionStart runs."),
+                ("FSVIEW_INSTRUCTION_NAMES", "Other instruction file names, comma-separated, as --also."),
+                ("CLAUDE_CONFIG_DIR", "Where install --user writes (default ~/.claude); also read by the ctx-build that SessionStart runs."),
+                ("FSVIEW_MANAGED_DIR, SOURCE_DATE_EPOCH", "Read by the ctx-build that SessionStart runs."),
             ],
         },
         "fsview-session" => Extra {
@@ -160,8 +162,14 @@ fn page(cmd: clap::Command) -> String {
         .lines()
         .skip_while(|l| !l.starts_with("Examples:"))
         .skip(1)
+        // Exit codes in --help have their own section here.
+        .take_while(|l| !l.starts_with("Exit codes:"))
         .map(|l| l.strip_prefix("  ").unwrap_or(l).to_string())
         .collect();
+    let examples: Vec<String> = match examples.iter().rposition(|l| !l.trim().is_empty()) {
+        Some(last) => examples[..=last].to_vec(),
+        None => Vec::new(),
+    };
     let man = clap_mangen::Man::new(cmd.clone())
         .manual("fsview")
         .source("fsview");
@@ -226,6 +234,17 @@ fn commands_section(cmd: &clap::Command) -> String {
     r.control("SH", ["COMMANDS"]);
     for sc in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
         let mut usage = sc.get_name().to_string();
+        for a in sc.get_positionals() {
+            let name = a
+                .get_value_names()
+                .map(|v| v.join(" "))
+                .unwrap_or_else(|| a.get_id().to_string().to_uppercase());
+            usage.push_str(&if a.is_required_set() {
+                format!(" <{name}>")
+            } else {
+                format!(" [{name}]")
+            });
+        }
         for a in sc.get_arguments() {
             let Some(long) = a.get_long() else { continue };
             if a.is_global_set() || long == "help" {
