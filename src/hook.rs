@@ -55,8 +55,9 @@ Exit codes:
 /// the tool and the hook is reported, never taken as seen. SessionStart
 /// runs ctx-build (recording the instruction files Claude Code injected as
 /// views) and sends only instruction files Claude Code does not load itself
-/// (--also); UserPromptSubmit sends the files changed since the agent saw
-/// them, with diffs, each change once.
+/// (--also); InstructionsLoaded records the nested instruction files
+/// Claude Code attached (ctx-build --for); UserPromptSubmit sends the files
+/// changed since the agent saw them, with diffs, each change once.
 ///
 /// The payload's session_id is the fsview session (FSVIEW_SID is not read:
 /// each conversation is its own session unless --sid says otherwise); its

@@ -37,7 +37,10 @@ fn fixture(name: &str) -> &'static str {
         "post_notebook_edit",
         "session_start_startup",
         "session_start_resume",
-        "user_prompt_submit"
+        "user_prompt_submit",
+        "instructions_loaded_session_start",
+        "instructions_loaded_nested_traversal",
+        "instructions_loaded_path_glob_match"
     )
 }
 
@@ -505,6 +508,40 @@ fn session_start_records_the_instruction_files_and_adds_only_others() {
         .stderr_is("");
 }
 
+/// Claude Code attaches a directory's CLAUDE.md (and the rules whose paths
+/// match) when the agent first works there, and says so: those become views
+/// as injected.
+#[test]
+fn instructions_loaded_for_a_path_are_recorded_as_injected() {
+    let a = Agent::new();
+    a.env.write("CLAUDE.md", "# Rules\nUse pnpm.\n");
+    a.env.write("sub/CLAUDE.md", "Nested rules.\n");
+    a.env.write("sub/x.txt", "x\n");
+    a.env.write(
+        ".claude/rules/sub.md",
+        "---\npaths:\n  - \"sub/**\"\n---\nRules for sub.\n",
+    );
+    // Loaded at the start: SessionStart's business, nothing here.
+    a.hook("instructions_loaded_session_start", &[])
+        .expect(0, "")
+        .stderr_is("");
+    assert!(!a.env.session.exists());
+    a.hook("instructions_loaded_nested_traversal", &[])
+        .expect(0, "")
+        .stderr_is("");
+    assert_eq!(
+        a.view("sub/CLAUDE.md"),
+        ("full".into(), "inject".into(), 1, 1, true)
+    );
+    // The rule was shown without its front matter.
+    assert_eq!(a.view(".claude/rules/sub.md").0, "processed");
+    // The same again (Claude Code sends one event per file): nothing new.
+    a.hook("instructions_loaded_path_glob_match", &[])
+        .expect(0, "")
+        .stderr_is("");
+    assert_eq!(a.view("sub/CLAUDE.md").1, "inject");
+}
+
 /// /clear starts the conversation over: what it had read is forgotten.
 #[test]
 fn session_start_after_clear_resets_the_views() {
@@ -567,7 +604,7 @@ fn malformed_payloads_fail_open_or_closed() {
     let mut stop = a.payload("user_prompt_submit");
     stop["hook_event_name"] = json!("Stop");
     a.send(&stop, &[]).expect(0, "").stderr_is(
-        "fsview-hook: hook event \"Stop\" is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart and UserPromptSubmit only\n",
+        "fsview-hook: hook event \"Stop\" is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart, UserPromptSubmit and InstructionsLoaded only\n",
     );
     // Tools fsview does not gate or record get no opinion, and no message.
     let mut bash = a.payload("pre_edit");
@@ -671,7 +708,8 @@ fn wired(exe: &str) -> Value {
         "PostToolUse": [{"matcher": "Read|Edit|MultiEdit|Write|NotebookEdit",
             "hooks": [{"type": "command", "command": format!("{exe} claude")}]}],
         "SessionStart": [{"hooks": [{"type": "command", "command": format!("{exe} claude")}]}],
-        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": format!("{exe} claude")}]}]
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": format!("{exe} claude")}]}],
+        "InstructionsLoaded": [{"hooks": [{"type": "command", "command": format!("{exe} claude")}]}]
     })
 }
 
@@ -683,7 +721,7 @@ fn read_json(p: &std::path::Path) -> Value {
 fn install_wires_every_event_by_absolute_path_once() {
     let env = Env::new();
     let exe = hook_path();
-    let events = "PreToolUse, PostToolUse, SessionStart, UserPromptSubmit";
+    let events = "PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, InstructionsLoaded";
     env.run("fsview-hook", &["install", "claude"]).expect(
         0,
         &format!(".claude/settings.local.json: {events} now run {exe} claude\n"),
@@ -706,7 +744,7 @@ fn install_wires_every_event_by_absolute_path_once() {
         [json!({"v": 1, "type": "install", "agent": "claude",
             "file": file.display().to_string(), "action": "install", "changed": false,
             "command": format!("{exe} claude"),
-            "events": ["PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit"]})]
+            "events": ["PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit", "InstructionsLoaded"]})]
     );
     env.run("fsview-hook", &["install", "claude", "--quiet"])
         .expect(0, "");
@@ -728,7 +766,7 @@ fn install_keeps_everything_else_and_uninstall_removes_only_its_own() {
     env.run("fsview-hook", &["install", "claude", "--project", "--also", "AGENTS.md"])
         .expect(
             0,
-            &format!(".claude/settings.json: PreToolUse, PostToolUse, SessionStart, UserPromptSubmit now run {exe} claude --also AGENTS.md\n"),
+            &format!(".claude/settings.json: PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, InstructionsLoaded now run {exe} claude --also AGENTS.md\n"),
         );
     let after = read_json(&file);
     assert_eq!(after["model"], "opus");

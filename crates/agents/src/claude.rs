@@ -35,6 +35,10 @@
 //!   so fsview's context uses no markup.
 //! - `UserPromptSubmit`: the reminder of files changed since they were seen,
 //!   as `additionalContext` ("UserPromptSubmit hook additional context: ").
+//! - `InstructionsLoaded` with `load_reason` `nested_traversal` or
+//!   `path_glob_match`: Claude Code attached the nested CLAUDE.md files and
+//!   matching rules for `trigger_file_path`; fsview records them as views
+//!   (`ctx-build --for`) and sends nothing.
 
 use std::path::{Path, PathBuf};
 
@@ -81,16 +85,18 @@ impl Agent for Claude {
             "PostToolUse" => Stage::Shown,
             "SessionStart" => Stage::SessionStart,
             "UserPromptSubmit" => Stage::Prompt,
+            "InstructionsLoaded" => Stage::Shown,
             other => {
                 return Err(problem(
                     Stage::Other,
-                    format!("hook event {other:?} is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart and UserPromptSubmit only"),
+                    format!("hook event {other:?} is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart, UserPromptSubmit and InstructionsLoaded only"),
                 ))
             }
         };
         let who = who(&payload, name).map_err(|p| (stage, p))?;
         let event = match stage {
             Stage::AboutToChange => pre_tool_use(&payload),
+            Stage::Shown if name == "InstructionsLoaded" => Ok(instructions_loaded(&payload)),
             Stage::Shown => post_tool_use(&payload),
             Stage::SessionStart => Ok(Event::SessionStart(
                 match payload.get("source").and_then(Value::as_str) {
@@ -194,6 +200,21 @@ fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
             .map(String::from),
         cwd: PathBuf::from(cwd),
     })
+}
+
+/// Instruction files Claude Code loaded when the agent first worked on a
+/// path (`nested_traversal`: a directory's CLAUDE.md; `path_glob_match`: a
+/// rule whose `paths:` match): the ones for `trigger_file_path`. Those of
+/// the session's start (`session_start`, `include`) are SessionStart's.
+fn instructions_loaded(payload: &Value) -> Event {
+    let reason = payload.get("load_reason").and_then(Value::as_str);
+    let trigger = payload.get("trigger_file_path").and_then(Value::as_str);
+    match (reason, trigger) {
+        (Some("nested_traversal" | "path_glob_match"), Some(t)) if !t.is_empty() => {
+            Event::InstructionsFor(PathBuf::from(t))
+        }
+        _ => Event::Ignored,
+    }
 }
 
 fn tool_name(payload: &Value) -> Result<&str, Problem> {
@@ -498,8 +519,8 @@ pub fn apply_patch(before: &str, hunks: &[Value]) -> Option<String> {
 pub struct ClaudeInstaller;
 
 /// The wiring: the gate before every change (closed when the hook cannot
-/// run), a record after every read and change, the session's start, and
-/// each prompt. MultiEdit is gone from 2.1.332; naming it is harmless and
+/// run), a record after every read and change, the session's start, each
+/// prompt, and the instruction files loaded along the way. MultiEdit is gone from 2.1.332; naming it is harmless and
 /// keeps older versions gated.
 pub const HOOKS: &[Hook] = &[
     Hook {
@@ -519,6 +540,11 @@ pub const HOOKS: &[Hook] = &[
     },
     Hook {
         event: "UserPromptSubmit",
+        matcher: None,
+        fail_closed: false,
+    },
+    Hook {
+        event: "InstructionsLoaded",
         matcher: None,
         fail_closed: false,
     },

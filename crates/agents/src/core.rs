@@ -7,6 +7,9 @@
 //!   held against the disk: a `full` view when the agent wrote all of it or
 //!   had seen exactly all of what it changed, else a `range` over the lines
 //!   it changed (it knows those, not the lines it never read).
+//! - [`Event::InstructionsFor`]: run `ctx-build --for PATH`, which records
+//!   the nested instruction files and matching rules as views; the agent
+//!   has them already, so nothing is sent.
 //! - [`Event::SessionStart`]: reset on a clear, run `ctx-build` (which
 //!   records the instruction files as views), and hand back as context only
 //!   the instruction files the agent does not load itself.
@@ -88,6 +91,9 @@ pub fn handle(
         Event::Shown(s) => shown(&session, s).map(|()| Answer::Nothing),
         Event::AboutToChange { path, whole } => about_to_change(opts, &session, path, *whole),
         Event::Changed(c) => changed(&session, c).map(|()| Answer::Nothing),
+        Event::InstructionsFor(path) => {
+            instructions_for(opts, &session, path).map(|()| Answer::Nothing)
+        }
         Event::SessionStart(start) => session_start(agent, opts, &session, *start),
         Event::Prompt => prompt(opts, &session),
         Event::Ignored => Ok(Answer::Nothing),
@@ -234,33 +240,23 @@ fn session_start(
     s: &Session<'_>,
     start: Start,
 ) -> Result<Answer, Problem> {
-    let file: OsString = s.file.clone().into_os_string();
-    let common: Vec<OsString> = vec![
-        "--session".into(),
-        file,
-        "--sid".into(),
-        s.sid.clone().into(),
-    ];
     if start == Start::Clear {
         // The conversation starts over: it has read nothing any more.
-        let mut a: Vec<OsString> = vec![
+        let a: Vec<OsString> = vec![
             "--reset".into(),
             "--hook".into(),
             "--reason".into(),
             "SessionStart (clear)".into(),
+            "--session".into(),
+            s.file.clone().into_os_string(),
+            "--sid".into(),
+            s.sid.clone().into(),
         ];
-        a.extend(common.iter().cloned());
         sibling(opts, "ctx-invalidate", &a, s.cwd())?;
     }
     // Records the injected instruction files as views (a cache hit records
     // nothing new and returns the same bytes).
-    let mut a = common;
-    a.extend(["--json".into(), "--quiet".into()]);
-    for name in &opts.also {
-        a.push("--also".into());
-        a.push(name.into());
-    }
-    let out = sibling(opts, "ctx-build", &a, s.cwd())?;
+    let out = sibling(opts, "ctx-build", &ctx_args(opts, s), s.cwd())?;
     // A resumed conversation already holds what its start was given, and
     // the agent adds a start's context again on resume.
     if start == Start::Resume {
@@ -287,6 +283,31 @@ fn session_start(
         opts.also.join(", "),
         blocks.join("\n\n")
     )))
+}
+
+fn instructions_for(opts: &Options, s: &Session<'_>, path: &Path) -> Result<(), Problem> {
+    let mut a = ctx_args(opts, s);
+    a.push("--for".into());
+    a.push(path.into());
+    sibling(opts, "ctx-build", &a, s.cwd())?;
+    Ok(())
+}
+
+/// The arguments every `ctx-build` run of the hook takes.
+fn ctx_args(opts: &Options, s: &Session<'_>) -> Vec<OsString> {
+    let mut a: Vec<OsString> = vec![
+        "--session".into(),
+        s.file.clone().into_os_string(),
+        "--sid".into(),
+        s.sid.clone().into(),
+        "--json".into(),
+        "--quiet".into(),
+    ];
+    for name in &opts.also {
+        a.push("--also".into());
+        a.push(name.into());
+    }
+    a
 }
 
 /// The user-part files of `ctx-build --json` output.

@@ -33,6 +33,10 @@ pub enum Event {
     AboutToChange { path: PathBuf, whole: bool },
     /// The agent changed a file, and now believes it holds a known text.
     Changed(Changed),
+    /// The agent put the instruction files that apply to a path into its
+    /// context (the nested CLAUDE.md files of its directories, the rules
+    /// whose globs match it), as it does when it first works there.
+    InstructionsFor(PathBuf),
     /// A conversation starts, or starts over.
     SessionStart(Start),
     /// The user sent a prompt: the moment to tell what changed.
@@ -144,7 +148,7 @@ pub enum Stage {
 impl Event {
     pub fn stage(&self) -> Stage {
         match self {
-            Event::Shown(_) => Stage::Shown,
+            Event::Shown(_) | Event::InstructionsFor(_) => Stage::Shown,
             Event::AboutToChange { .. } => Stage::AboutToChange,
             Event::Changed(_) => Stage::Changed,
             Event::SessionStart(_) => Stage::SessionStart,
