@@ -206,7 +206,7 @@ fn a_crlf_file_read_whole_is_a_full_view() {
     // A byte-order mark Claude Code dropped is no difference either.
     a.env.write("crlf.txt", "\u{feff}one\r\ntwo\r\n");
     a.hook("post_read_crlf", &[]).expect(0, "");
-    assert_eq!(a.view("crlf.txt").4, true);
+    assert!(a.view("crlf.txt").4);
 }
 
 #[test]

@@ -107,7 +107,7 @@ fn session<'a>(opts: &Options, who: &'a Who) -> Result<Session<'a>, Problem> {
     };
     if sid.is_empty() || sid.len() > 200 || sid.chars().any(char::is_control) {
         return Err(Problem::new(format!(
-            "the payload's session id {sid:?} is no fsview session id (1 to 200 printable characters); pass --sid ID"
+            "session id {sid:?} cannot name an fsview session (use 1 to 200 printable characters); pass --sid ID"
         )));
     }
     let file = location::session_path(opts.session.as_deref(), &who.cwd)?;
