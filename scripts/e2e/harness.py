@@ -145,9 +145,9 @@ def run_scenarios(scenarios, jobs=2, keep=False, only=None, log=sys.stderr):
         return list(pool.map(one, todo))
 
 
-def table(runs):
-    """A Markdown table: each step of each scenario, what happened alone and
-    with fsview."""
+def table(runs, agent="the agent"):
+    """A Markdown table: each step of each scenario, what `agent` did alone
+    and with fsview."""
     rows = {}
     order = []
     for r in runs:
@@ -157,7 +157,7 @@ def table(runs):
                 rows[key] = {}
                 order.append(key)
             rows[key][r.label] = what
-    lines = ["| scenario | step | Claude Code alone | with fsview |", "|---|---|---|---|"]
+    lines = ["| scenario | step | %s alone | with fsview |" % agent, "|---|---|---|---|"]
     for key in order:
         cell = rows[key]
         lines.append("| %s | %s | %s | %s |" % (key[0], key[1], cell.get("alone", "-"), cell.get("with fsview", "-")))
