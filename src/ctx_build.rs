@@ -117,6 +117,21 @@ Environment:
 /// that touched PATH (JSON `nested`, and `blocks` with `where: attachment`).
 /// They are never part of the memo, and each file is given once per session
 /// (until `ctx-invalidate --reset`).
+///
+/// Where ctx-build differs from Claude Code 2.1.332 on purpose: the
+/// injection set with `ctx-invalidate --injection` stays `cacheBreaker:
+/// [CACHE_BREAKER: TEXT]` in the system text, as in 2.1.88 (the public build
+/// of 2.1.332 sends none); the date is only the sentence (the rest of Claude
+/// Code's environment section is its own); a file with a NUL byte in its
+/// first 8 KiB is skipped; --also names are fsview's; git status runs with
+/// the filter drivers of every configuration scope off (Claude Code: the
+/// repository's own); a character straddling the status cut is left out
+/// whole; every nested block ends with a line break (Claude Code drops the
+/// one after a message's last block); every import not followed is a
+/// warning; text output puts the blocks one after another (Claude Code sends
+/// separate content blocks, as `blocks` has them). Not reproduced: Claude
+/// Code's escaping of its own tags inside a nested file, and its wording for
+/// managed files it cannot verify.
 #[derive(Parser, Debug)]
 #[command(name = TOOL, version, after_help = EXAMPLES)]
 pub struct Args {
@@ -143,8 +158,8 @@ pub struct Args {
 
     /// Lay the context out as this Claude Code version did: 2.1.332 (the
     /// current layout) or 2.1.88 (the layout fsview was first built on)
-    #[arg(long, value_name = "VERSION", default_value = "2.1.332",
-          value_parser = clap::builder::PossibleValuesParser::new(["2.1.332", "2.1.88"]))]
+    #[arg(long, value_name = "VERSION", default_value = Layout::default().version(),
+          value_parser = clap::builder::PossibleValuesParser::new(Layout::ALL.map(Layout::version)))]
     pub layout: String,
 
     /// Build from disk now, ignoring the memo; store and record nothing
