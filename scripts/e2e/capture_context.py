@@ -41,6 +41,7 @@ status is then 1 when a comparison found a difference. Python 3 standard
 library only.
 """
 
+import argparse
 import json
 import os
 import re
@@ -182,27 +183,25 @@ def compare(ctx_build, out, name, rel_cwd, spec):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    ctx_build = None
-    if "--ctx-build" in sys.argv:
-        ctx_build = os.path.abspath(sys.argv[sys.argv.index("--ctx-build") + 1])
-        args.remove(sys.argv[sys.argv.index("--ctx-build") + 1])
-    fixtures = None
-    if "--fixtures" in sys.argv:
-        fixtures = sys.argv[sys.argv.index("--fixtures") + 1]
-        args.remove(fixtures)
-    spec_path = os.path.join(HERE, "..", "..", "tests", "fixtures", "context", "tree.json")
-    if "--spec" in sys.argv:
-        spec_path = sys.argv[sys.argv.index("--spec") + 1]
-        args.remove(spec_path)
-    if len(args) != 2:
-        sys.exit("usage: capture_context.py CLAUDE OUT_DIR [--spec SPEC]")
-    claude, out = os.path.abspath(args[0]), os.path.abspath(args[1])
-    with open(spec_path, encoding="utf-8") as f:
-        spec = json.load(f)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("claude")
+    ap.add_argument("out")
+    ap.add_argument("--spec", default=os.path.join(HERE, "..", "..", "tests", "fixtures",
+                                                   "context", "tree.json"))
+    ap.add_argument("--fixtures")
+    ap.add_argument("--ctx-build", dest="ctx_build")
+    a = ap.parse_args()
+    claude, out = os.path.abspath(a.claude), os.path.abspath(a.out)
+    ctx_build = os.path.abspath(a.ctx_build) if a.ctx_build else None
+    try:
+        with open(a.spec, encoding="utf-8") as f:
+            spec = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"capture_context: cannot read the spec {a.spec}: {e}", file=sys.stderr)
+        sys.exit(2)
     all_ok = True
     for name, rel in RUNS.items():
-        result = run_one(claude, out, name, rel, spec_path, spec)
+        result = run_one(claude, out, name, rel, a.spec, spec)
         if isinstance(result, str):
             print(result)
             all_ok = False
@@ -210,8 +209,8 @@ def main():
         line, ok = result
         print(line)
         all_ok = all_ok and ok
-        if ok and fixtures:
-            write_fixtures(claude, out, name, fixtures)
+        if ok and a.fixtures:
+            write_fixtures(claude, out, name, a.fixtures)
         if ok and ctx_build:
             all_ok = compare(ctx_build, out, name, rel, spec) and all_ok
     sys.exit(0 if all_ok else 1)

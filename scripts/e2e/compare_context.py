@@ -15,8 +15,9 @@ CTX.json     the output of `ctx-build --json --for PATH` (the layout must be
              2.1.332) run on the same tree, PATH being the file that was Read
 --map FROM=TO  replace FROM by TO in Claude Code's text before comparing
              (e.g. /etc/claude-code=TREE/managed when ctx-build read the
-             managed files from FSVIEW_MANAGED_DIR; {{ROOT}}=TREE for a
-             redacted fixture); repeatable, applied in order
+             managed files from FSVIEW_MANAGED_DIR; {{ROOT}}=TREE,
+             {{DATE}}=YYYY-MM-DD and {{COMMIT}}=ID for a redacted fixture);
+             repeatable, applied in order
 
 What is compared (Claude Code's side -> ctx-build's block):
   instructions  the first user message's reminder that starts with "Codebase
@@ -49,13 +50,19 @@ import sys
 DATE_RE = re.compile(r"Today's date is \d{4}-\d{2}-\d{2}\.")
 
 
+def fail(message):
+    """Bad input: one line on stderr, exit 2."""
+    print(f"compare_context: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def load(path):
     """A JSON document, or the first object of JSON Lines (ctx-build --json)."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except OSError as e:
-        sys.exit(f"compare_context: cannot read {path}: {e.strerror}")
+        fail(f"cannot read {path}: {e.strerror}")
     try:
         return json.loads(text)
     except ValueError:
@@ -63,31 +70,31 @@ def load(path):
     try:
         return json.loads(text.lstrip().splitlines()[0])
     except (ValueError, IndexError) as e:
-        sys.exit(f"compare_context: {path} is not JSON: {e}")
+        fail(f"{path} is not JSON: {e}")
 
 
-def texts(content):
+def texts(content, mapped=lambda t: t):
     """The text blocks of a message's content, in order."""
     if isinstance(content, str):
-        return [content]
-    return [b.get("text", "") for b in content if b.get("type") == "text"]
+        return [mapped(content)]
+    return [mapped(b.get("text", "")) for b in content if b.get("type") == "text"]
 
 
-def claude_side(first, after):
-    """Claude Code's pieces: name -> text, in order."""
+def claude_side(first, after, mapped):
+    """Claude Code's pieces: (name, text), in order, --map applied."""
     pieces = []
     messages = first.get("messages") or []
     if not messages or messages[0].get("role") != "user":
-        sys.exit("compare_context: the first request has no first user message")
-    for t in texts(messages[0]["content"]):
+        fail("the first request has no first user message")
+    for t in texts(messages[0]["content"], mapped):
         if t.startswith("<system-reminder>\nCodebase and user instructions"):
             pieces.append(("instructions", t))
         elif t.startswith("<system-reminder>\n") and "\n# gitStatus\n" in t:
             pieces.append(("git", t))
-    system_texts = texts(first.get("system") or [])
+    system_texts = texts(first.get("system") or [], mapped)
     for m in messages:
         if m.get("role") == "system":
-            system_texts.extend(texts(m["content"]))
+            system_texts.extend(texts(m["content"], mapped))
     dates = [DATE_RE.search(t.rstrip().rsplit("\n", 1)[-1]) for t in system_texts]
     dates = [d.group(0) for d in dates if d]
     if dates:
@@ -95,7 +102,7 @@ def claude_side(first, after):
     if after is not None:
         last = (after.get("messages") or [{}])[-1]
         if last.get("role") != "user":
-            sys.exit("compare_context: the request after the Read does not end with a user message")
+            fail("the request after the Read does not end with a user message")
         blocks = last["content"] if isinstance(last["content"], list) else []
         seen_result = False
         nested = []
@@ -104,7 +111,7 @@ def claude_side(first, after):
                 seen_result = True
             elif seen_result and b.get("type") == "text" and \
                     b.get("text", "").startswith("<system-reminder>\nContents of "):
-                nested.append(b["text"])
+                nested.append(mapped(b["text"]))
         for i, t in enumerate(nested):
             pieces.append((f"nested {i + 1}", t))
     return pieces
@@ -112,9 +119,9 @@ def claude_side(first, after):
 
 def ctx_side(ctx):
     if ctx.get("type") != "context":
-        sys.exit("compare_context: the ctx-build output is not a context object (ctx-build --json)")
+        fail("the ctx-build output is not a context object (ctx-build --json)")
     if ctx.get("layout") != "2.1.332":
-        sys.exit(f"compare_context: ctx-build laid the context out as {ctx.get('layout')}; "
+        fail(f"ctx-build laid the context out as {ctx.get('layout')}; "
                  "run it with --layout 2.1.332")
     pieces = []
     expected_where = {"instructions": "user", "git": "user", "date": "system",
@@ -160,7 +167,7 @@ def main():
     maps = []
     for m in a.map:
         if "=" not in m:
-            sys.exit(f"compare_context: --map {m!r} is not FROM=TO")
+            fail(f"--map {m!r} is not FROM=TO")
         maps.append(tuple(m.split("=", 1)))
 
     first = load(a.first)
@@ -172,7 +179,7 @@ def main():
             t = t.replace(f, to)
         return t
 
-    claude = [(n, mapped(t)) for n, t in claude_side(first, after)]
+    claude = claude_side(first, after, mapped)
     ours, wrong_place = ctx_side(ctx)
     if after is None:
         ours = [(n, t) for n, t in ours if not n.startswith("nested")]

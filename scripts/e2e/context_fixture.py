@@ -54,7 +54,8 @@ def write(root, rel, text):
 
 def build(top, spec):
     if os.path.exists(top) and os.listdir(top):
-        sys.exit(f"context_fixture: {top} is not empty; give a new directory")
+        print(f"context_fixture: {top} is not empty; give a new directory", file=sys.stderr)
+        sys.exit(2)
     work = os.path.join(top, "work")
     user = os.path.join(top, "home", ".claude")
     for d in (work, user, os.path.join(top, "managed")):
@@ -86,7 +87,8 @@ def build(top, spec):
 
 def main():
     if len(sys.argv) not in (2, 3):
-        sys.exit("usage: context_fixture.py DIR [SPEC]")
+        print("usage: context_fixture.py DIR [SPEC]", file=sys.stderr)
+        sys.exit(2)
     spec_path = sys.argv[2] if len(sys.argv) == 3 else DEFAULT_SPEC
     with open(spec_path, encoding="utf-8") as f:
         spec = json.load(f)
