@@ -23,7 +23,7 @@ _ctx__build() {
 
     case "${cmd}" in
         ctx__build)
-            opts="-q -h -V --for --also --allow-external-imports --no-cache --memory --session --sid --json --quiet --help --version"
+            opts="-q -h -V --for --also --allow-external-imports --layout --no-cache --memory --session --sid --json --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -35,6 +35,10 @@ _ctx__build() {
                     ;;
                 --also)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --layout)
+                    COMPREPLY=($(compgen -W "2.1.332 2.1.88" -- "${cur}"))
                     return 0
                     ;;
                 --memory)

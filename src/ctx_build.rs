@@ -5,11 +5,18 @@
 //! by ctx-invalidate) and the user part (instruction files and the date)
 //! with fsview-context, and stores both in the session together with the
 //! views of every injected file, in one transaction. Later calls return the
-//! stored bytes (`"cache": "hit"`) without running git or reading an
+//! same bytes (`"cache": "hit"`) without running git or reading an
 //! instruction file, until ctx-invalidate clears a part; if a file the
 //! stored part was built from has changed since, they say so on stderr.
 //! Two builds racing on a cold cache agree: the first one stored wins and
 //! the other returns its bytes.
+//!
+//! What is stored is what the context is made of (the git facts, the
+//! injection, each file's injected text, the date), not one rendering of
+//! it: the bytes are rendered at print time in the layout `--layout` names,
+//! deterministically, so every layout of one memo is byte-stable and
+//! switching layouts needs no rebuild. A memo stored by an older ctx-build
+//! (rendered text) is rebuilt once, with a notice.
 //!
 //! `--for PATH...` adds the lazy half: nested instruction files and
 //! conditional rules for those paths that the session has not been given
@@ -24,10 +31,13 @@ use base64::Engine;
 use clap::{CommandFactory, Parser};
 use serde_json::{json, Map, Value};
 
-use fsview_context::{self as context, InjectedFile, Options, UserContext};
+use fsview_context::render::{self, FileText, Parts};
+use fsview_context::{
+    self as context, GitFacts, InjectedFile, Layout, Options, Origin, UserContext,
+};
 use fsview_store::events::Event;
 use fsview_store::fingerprint::{self, FileType, Fingerprint, Freshness, Stat};
-use fsview_store::memo::{Build, Memo, NewPart, Part, Stored};
+use fsview_store::memo::{self, Build, Memo, NewPart, Part, Stored};
 use fsview_store::show;
 use fsview_store::store::NewView;
 use fsview_store::{paths, Error, Kind, Source, Store};
@@ -41,11 +51,18 @@ const TOOL: &str = "ctx-build";
 /// runs, before it is returned unstored.
 const ATTEMPTS: usize = 3;
 
+/// The version of what a memo part's body holds: the parts as JSON. Bodies
+/// without it are an older ctx-build's rendered text.
+const FORMAT: u64 = 2;
+
 const EXAMPLES: &str = "\
 Examples:
-  ctx-build                                  the context as text: system part, then user part
+  ctx-build                                  the context as text, as Claude Code 2.1.332 lays it out
+  ctx-build --layout 2.1.88                  as Claude Code 2.1.88 laid it out: system part, then user part
   ctx-build --json | jq -r .cache            miss on the first call, hit after it
-  ctx-build --json | jq -r .system           only the system part (for a system prompt)
+  ctx-build --json | jq -r '.blocks[] | select(.where == \"user\") | .text'
+                                             the blocks of the first user message
+  ctx-build --json | jq -r .system           the 2.1.88 system part (gitStatus line), whatever --layout
   ctx-build --for packages/api/src/server.ts nested CLAUDE.md files and matching rules, once each
   ctx-build --also AGENTS.md --also GEMINI.md
                                              read other instruction file names too
@@ -62,33 +79,59 @@ Environment:
 
 /// Build the session's fixed context once, then return the same bytes.
 ///
-/// The system part holds the git facts (current and default branch, short
-/// status capped at 2,000 characters, the last 5 commits, user.name; git runs
-/// with --no-optional-locks and without filter drivers) and the injection
-/// set with `ctx-invalidate --injection`. The user part holds the instruction
-/// files in Claude Code's order (managed, user, then CLAUDE.md,
-/// .claude/CLAUDE.md, unconditional .claude/rules/**/*.md and CLAUDE.local.md
-/// of every directory from / down to the working directory, then --memory),
-/// with @imports followed, front matter and block HTML comments stripped, and
-/// today's date. Every injected file is recorded as a view of the session:
-/// `processed` when what was injected differs from the disk, else `full`.
+/// The context is what Claude Code 2.1.332 gives a conversation, byte for
+/// byte (checked against the real binary, see the README): the git facts
+/// (current and default branch, short status cut at 2,000 characters, the
+/// last 5 commits, user.name; git runs with --no-optional-locks and without
+/// filter drivers), the instruction files in Claude Code's order (managed,
+/// user, then CLAUDE.md, .claude/CLAUDE.md, unconditional
+/// .claude/rules/**/*.md and CLAUDE.local.md of every directory from the top
+/// down to the working directory, then --memory), with @imports followed
+/// (inside the working directory, text files only, 4 levels deep), front
+/// matter and block HTML comments stripped, and today's date. Every injected
+/// file is recorded as a view of the session: `processed` when what was
+/// injected differs from the disk, else `full`.
 ///
-/// Both parts are stored in the session: the next ctx-build prints the very
-/// same bytes ("cache": "hit") until ctx-invalidate clears a part, even if
-/// files changed meanwhile; it then warns on stderr, naming them. Text
-/// output is the system part, a blank line, then the user part, as an agent
-/// prepends them; --json gives one object with `cache`, `system`, `user`,
-/// `nested`, `files` (path, source, kind, label, bytes, injected_bytes, text,
-/// imported_by, part) and `warnings`. On a hit, stderr repeats only what is
-/// new (changed files, other options); `warnings` holds all.
+/// It is stored in the session: the next ctx-build prints the very same
+/// bytes ("cache": "hit") until ctx-invalidate clears a part, even if files
+/// changed meanwhile; it then warns on stderr, naming them.
 ///
-/// --for PATH... returns, after the memoized parts, a separate block (JSON
-/// `nested`) with the instruction files of the directories below the working
-/// directory down to each PATH, and the conditional rules (front matter
-/// `paths:`) that match a PATH, that this session has not been given yet. The
-/// block is never part of the memo: like Claude Code's nested memory, it is
-/// meant to be attached to the conversation where the agent touches PATH,
-/// and each file is given once per session (until `ctx-invalidate --reset`).
+/// Text output is the context as an agent prepends it, in the layout of
+/// --layout: 2.1.332 (default) gives the instructions reminder and the git
+/// reminder (the first user message's blocks), then the date sentence (the
+/// end of the system text); 2.1.88 gives the system part (gitStatus line), a
+/// blank line, then the user reminder (instructions and date). --json gives
+/// one object: `layout`; `blocks`, the context in that layout, each block
+/// with `part`, `where` (system, user or attachment) and `text`; `system` and
+/// `user`, the parts as Claude Code 2.1.88 placed them whatever --layout
+/// says, so scripts that assemble their own text are unaffected; `nested`,
+/// `files` (path, source, kind, label, origin, bytes, injected_bytes,
+/// text, imported_by, part), `cache` and `warnings`. On a hit, stderr repeats only
+/// what is new (changed files, other options); `warnings` holds all.
+///
+/// --for PATH... returns, after the memoized parts, the instruction files of
+/// the directories below the working directory down to each PATH, and the
+/// conditional rules (front matter `paths:`) that match a PATH, that this
+/// session has not been given yet: one reminder per file, `Contents of
+/// PATH:` and its text, as Claude Code attaches them after the tool result
+/// that touched PATH (JSON `nested`, and `blocks` with `where: attachment`).
+/// They are never part of the memo, and each file is given once per session
+/// (until `ctx-invalidate --reset`).
+///
+/// Where ctx-build differs from Claude Code 2.1.332 on purpose: the
+/// injection set with `ctx-invalidate --injection` stays `cacheBreaker:
+/// [CACHE_BREAKER: TEXT]` in the system text, as in 2.1.88 (the public build
+/// of 2.1.332 sends none); the date is only the sentence (the rest of Claude
+/// Code's environment section is its own); a file with a NUL byte in its
+/// first 8 KiB is skipped; --also names are fsview's; git status runs with
+/// the filter drivers of every configuration scope off (Claude Code: the
+/// repository's own); a character straddling the status cut is left out
+/// whole; every nested block ends with a line break (Claude Code drops the
+/// one after a message's last block); every import not followed is a
+/// warning; text output puts the blocks one after another (Claude Code sends
+/// separate content blocks, as `blocks` has them). Not reproduced: Claude
+/// Code's escaping of its own tags inside a nested file, and its wording for
+/// managed files it cannot verify.
 #[derive(Parser, Debug)]
 #[command(name = TOOL, version, after_help = EXAMPLES)]
 pub struct Args {
@@ -107,10 +150,17 @@ pub struct Args {
     )]
     pub also: Vec<String>,
 
-    /// Let @imports reach files outside the project (the git work tree, else
-    /// the working directory)
+    /// Let @imports of project, local and managed files reach files outside
+    /// the working directory (Claude Code's approval of external imports;
+    /// the user's own files import from anywhere regardless)
     #[arg(long)]
     pub allow_external_imports: bool,
+
+    /// Lay the context out as this Claude Code version did: 2.1.332 (the
+    /// current layout) or 2.1.88 (the layout fsview was first built on)
+    #[arg(long, value_name = "VERSION", default_value = Layout::default().version(),
+          value_parser = clap::builder::PossibleValuesParser::new(Layout::ALL.map(Layout::version)))]
+    pub layout: String,
 
     /// Build from disk now, ignoring the memo; store and record nothing
     #[arg(long)]
@@ -150,9 +200,13 @@ struct Setup {
 /// The context as it will be printed.
 struct Shown {
     cache_hit: bool,
-    system: String,
-    user: String,
-    nested: Option<String>,
+    /// What the memoized parts are made of.
+    git: Option<GitFacts>,
+    injection: Option<String>,
+    instruction_files: Vec<FileText>,
+    date: String,
+    /// The files of --for given now.
+    nested: Vec<FileText>,
     files: Vec<Value>,
     /// All warnings, for --json.
     warnings: Vec<String>,
@@ -209,8 +263,6 @@ fn setup(args: &Args, cwd: &Path) -> Result<Setup, Error> {
     let memory_file = args.memory.as_ref().map(|m| cwd.join(m));
     let opts = Options {
         cwd: cwd.clone(),
-        // Found when a build needs it: a hit does not.
-        project_root: PathBuf::new(),
         home,
         managed_dir,
         user_dir,
@@ -295,30 +347,31 @@ fn build(setup: &Setup, memo: &Memo, loaded: &HashSet<PathBuf>) -> Built {
     let taken_ns = fingerprint::now_ns();
     let need_system = memo.system.is_none();
     let need_user = memo.user.is_none();
-    let need_nested = setup.for_opts.is_some();
-    let project_root = if need_user || need_nested {
-        context::project_root(&setup.cwd)
-    } else {
-        PathBuf::new()
-    };
-    let opts = Options {
-        project_root: project_root.clone(),
-        ..setup.opts.clone()
-    };
     let (system, user) = std::thread::scope(|s| {
         let system = need_system.then(|| s.spawn(|| context::system_context(&setup.cwd)));
-        let user = need_user.then(|| context::user_context(&opts));
+        let user = need_user.then(|| context::user_context(&setup.opts));
         let system = system.map(|h| h.join().unwrap_or_default());
         (system, user)
     });
     let system = system.map(|sys| {
-        let body = context::render_system(&sys, memo.injection.as_deref());
-        let meta = json!({"key": {"cwd": lossy(&setup.cwd)}, "warnings": sys.warnings});
+        let body = json!({
+            "format": FORMAT,
+            "git": sys.git.as_ref().map(git_json),
+            "injection": memo.injection,
+        })
+        .to_string();
+        let meta =
+            json!({"format": FORMAT, "key": {"cwd": lossy(&setup.cwd)}, "warnings": sys.warnings});
         (body, meta)
     });
     let user = user.map(|mut ctx| {
         ctx.warnings.splice(0..0, setup.warnings.iter().cloned());
-        let body = context::render_user(&ctx, &setup.today);
+        let files: Vec<Value> = ctx
+            .files
+            .iter()
+            .map(|f| file_text_json(&FileText::from(f)))
+            .collect();
+        let body = json!({"format": FORMAT, "date": setup.today, "files": files}).to_string();
         let files: Vec<Value> = ctx
             .files
             .iter()
@@ -328,7 +381,8 @@ fn build(setup: &Setup, memo: &Memo, loaded: &HashSet<PathBuf>) -> Built {
                 Value::Object(m)
             })
             .collect();
-        let meta = json!({"key": setup.key, "files": files, "warnings": ctx.warnings});
+        let meta =
+            json!({"format": FORMAT, "key": setup.key, "files": files, "warnings": ctx.warnings});
         (body, meta, ctx)
     });
     let nested = match &setup.for_opts {
@@ -337,11 +391,7 @@ fn build(setup: &Setup, memo: &Memo, loaded: &HashSet<PathBuf>) -> Built {
             if let Some((_, _, ctx)) = &user {
                 loaded.extend(ctx.files.iter().map(|f| f.path.clone()));
             }
-            let o = Options {
-                project_root,
-                ..o.clone()
-            };
-            context::nested_for(&o, &loaded)
+            context::nested_for(o, &loaded)
         }
         None => UserContext::default(),
     };
@@ -353,7 +403,41 @@ fn build(setup: &Setup, memo: &Memo, loaded: &HashSet<PathBuf>) -> Built {
     }
 }
 
+/// The memoized context; a memo an older ctx-build stored (rendered text,
+/// not the parts) is cleared first and built again.
 fn memoized(args: &Args, setup: &Setup, store: &Store) -> Result<Shown, Stop> {
+    let sid = &args.common.sid;
+    let memo = store.memo(sid)?;
+    let legacy = memo::Parts {
+        system: memo.system.as_ref().is_some_and(is_legacy),
+        user: memo.user.as_ref().is_some_and(is_legacy),
+    };
+    if !(legacy.system || legacy.user) {
+        return memoized_build(args, setup, store, Some(memo));
+    }
+    store.invalidate(sid, legacy, Some("stored by an older ctx-build"))?;
+    let mut r = memoized_build(args, setup, store, None)?;
+    let note =
+        "the session's cached context was stored by an older ctx-build; built it again".to_string();
+    r.warnings.push(note.clone());
+    r.new_warnings.push(note);
+    Ok(r)
+}
+
+/// Whether a stored part is an older ctx-build's rendered text.
+fn is_legacy(part: &Part) -> bool {
+    serde_json::from_str::<Value>(&part.body)
+        .ok()
+        .and_then(|v| v.get("format").and_then(Value::as_u64))
+        != Some(FORMAT)
+}
+
+fn memoized_build(
+    args: &Args,
+    setup: &Setup,
+    store: &Store,
+    memo: Option<Memo>,
+) -> Result<Shown, Stop> {
     let sid = &args.common.sid;
     let for_detail = (!args.for_paths.is_empty()).then(|| match args.for_paths.len() {
         1 => "for 1 path".to_string(),
@@ -370,9 +454,8 @@ fn memoized(args: &Args, setup: &Setup, store: &Store) -> Result<Shown, Stop> {
     let log_hit = || {
         let _ = store.log_once(sid, &event("hit"));
     };
-    if setup.for_opts.is_none() {
+    if let (None, Some(memo)) = (&setup.for_opts, memo) {
         // The common case, kept short: one read, no build.
-        let memo = store.memo(sid)?;
         if memo.system.is_some() && memo.user.is_some() {
             log_hit();
             return Ok(hit(setup, &memo, Vec::new()));
@@ -622,19 +705,30 @@ fn shown(memo: &Memo, system_meta: &Value, user_meta: &Value, cache_hit: bool) -
                 .collect()
         })
         .unwrap_or_default();
+    let body = |p: Option<&Part>| {
+        p.and_then(|p| serde_json::from_str::<Value>(&p.body).ok())
+            .unwrap_or(Value::Null)
+    };
+    let system = body(memo.system.as_ref());
+    let user = body(memo.user.as_ref());
     Shown {
         cache_hit,
-        system: memo
-            .system
-            .as_ref()
-            .map(|p| p.body.clone())
+        git: system.get("git").and_then(git_from_json),
+        injection: system
+            .get("injection")
+            .and_then(Value::as_str)
+            .map(String::from),
+        instruction_files: user
+            .get("files")
+            .and_then(Value::as_array)
+            .map(|fs| fs.iter().filter_map(file_text_from_json).collect())
             .unwrap_or_default(),
-        user: memo
-            .user
-            .as_ref()
-            .map(|p| p.body.clone())
-            .unwrap_or_default(),
-        nested: None,
+        date: user
+            .get("date")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        nested: Vec::new(),
         files,
         warnings,
         new_warnings: Vec::new(),
@@ -642,48 +736,63 @@ fn shown(memo: &Memo, system_meta: &Value, user_meta: &Value, cache_hit: bool) -
 }
 
 fn add_nested(r: &mut Shown, files: &[&InjectedFile], warnings: Vec<String>) {
-    if !files.is_empty() {
-        r.nested = Some(render_nested(files));
-        r.files
-            .extend(files.iter().map(|f| Value::Object(file_json(f, "nested"))));
-    }
+    r.nested = files.iter().map(|f| FileText::from(*f)).collect();
+    r.files
+        .extend(files.iter().map(|f| Value::Object(file_json(f, "nested"))));
     r.warnings.extend(warnings.iter().cloned());
     r.new_warnings.extend(warnings);
 }
 
-/// The lazily loaded files as one reminder block, as Claude Code attaches
-/// nested memory: one `Contents of PATH (description):` block per file.
-fn render_nested(files: &[&InjectedFile]) -> String {
-    let blocks: Vec<String> = files.iter().map(|f| context::contents_block(f)).collect();
-    format!(
-        "<system-reminder>\n{}\n</system-reminder>\n",
-        blocks.join("\n\n")
-    )
-}
-
 fn print(args: &Args, out: &mut Out, r: &Shown) -> Result<(), Stop> {
+    let layout = Layout::from_version(&args.layout).unwrap_or_default();
+    let parts = Parts {
+        files: &r.instruction_files,
+        git: r.git.as_ref(),
+        injection: r.injection.as_deref(),
+        date: &r.date,
+    };
+    let mut blocks = render::blocks(&parts, layout);
+    let nested = render::nested_blocks(&r.nested);
+    blocks.extend(nested.iter().cloned());
     if args.common.json {
         let mut m = json::object("context");
         m.insert(
             "cache".into(),
             if r.cache_hit { "hit" } else { "miss" }.into(),
         );
-        m.insert("system".into(), r.system.clone().into());
-        m.insert("user".into(), r.user.clone().into());
-        m.insert("nested".into(), r.nested.clone().into());
+        m.insert("layout".into(), layout.version().into());
+        m.insert(
+            "system".into(),
+            render::system_2_1_88(parts.git, parts.injection).into(),
+        );
+        m.insert(
+            "user".into(),
+            render::user_2_1_88(parts.files, parts.date).into(),
+        );
+        let nested_text: String = nested.iter().map(|b| b.text.as_str()).collect();
+        m.insert(
+            "nested".into(),
+            (!nested.is_empty()).then_some(nested_text).into(),
+        );
+        let blocks: Vec<Value> = blocks
+            .iter()
+            .map(|b| {
+                let mut o = Map::new();
+                o.insert("part".into(), b.part.into());
+                o.insert("where".into(), b.place.as_str().into());
+                if let Some(p) = &b.path {
+                    o.insert("path".into(), p.clone().into());
+                }
+                o.insert("text".into(), b.text.clone().into());
+                Value::Object(o)
+            })
+            .collect();
+        m.insert("blocks".into(), blocks.into());
         m.insert("files".into(), r.files.clone().into());
         m.insert("warnings".into(), r.warnings.clone().into());
         out.json(&Value::Object(m))?;
     } else {
-        if !r.system.is_empty() {
-            out.write(&r.system)?;
-            out.write("\n\n")?;
-        }
-        out.write(&r.user)?;
-        if let Some(n) = &r.nested {
-            out.write("\n")?;
-            out.write(n)?;
-        }
+        out.write(&render::text(&blocks, layout))?;
     }
     out.flush()?;
     for w in &r.new_warnings {
@@ -744,6 +853,7 @@ fn file_json(f: &InjectedFile, part: &str) -> Map<String, Value> {
     m.insert("source".into(), source_of(f).as_str().into());
     m.insert("kind".into(), kind_of(f).as_str().into());
     m.insert("label".into(), f.label.clone().into());
+    m.insert("origin".into(), f.origin.as_str().into());
     m.insert("bytes".into(), f.raw.len().into());
     m.insert("injected_bytes".into(), f.text.len().into());
     m.insert("text".into(), f.text.clone().into());
@@ -755,6 +865,45 @@ fn file_json(f: &InjectedFile, part: &str) -> Map<String, Value> {
     }
     m.insert("part".into(), part.into());
     m
+}
+
+/// A stored instruction file, as rendering needs it.
+fn file_text_json(f: &FileText) -> Value {
+    json!({"path": f.path, "origin": f.origin.as_str(), "text": f.text})
+}
+
+fn file_text_from_json(v: &Value) -> Option<FileText> {
+    Some(FileText {
+        path: v.get("path")?.as_str()?.to_string(),
+        origin: Origin::from_word(v.get("origin")?.as_str()?)?,
+        text: v.get("text")?.as_str()?.to_string(),
+    })
+}
+
+fn git_json(g: &GitFacts) -> Value {
+    json!({
+        "branch": g.branch,
+        "default_branch": g.default_branch,
+        "status": g.status,
+        "status_truncated": g.status_truncated,
+        "filters_off_note": g.filters_off_note,
+        "log": g.log,
+        "user_name": g.user_name,
+    })
+}
+
+fn git_from_json(v: &Value) -> Option<GitFacts> {
+    let text = |k: &str| v.get(k).and_then(Value::as_str).map(String::from);
+    let flag = |k: &str| v.get(k).and_then(Value::as_bool).unwrap_or(false);
+    Some(GitFacts {
+        branch: text("branch")?,
+        default_branch: text("default_branch")?,
+        status: text("status")?,
+        status_truncated: flag("status_truncated"),
+        filters_off_note: flag("filters_off_note"),
+        log: text("log")?,
+        user_name: text("user_name"),
+    })
 }
 
 /// The path of a stored file entry (exact, even when not UTF-8).

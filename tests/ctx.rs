@@ -11,9 +11,12 @@ use crate::harness::{self, Env, Run};
 const PROJECT: &str = "project instructions, checked into the codebase";
 const LOCAL: &str = "user's private project instructions, not checked in";
 const USER: &str = "user's private global instructions for all projects";
+const MANAGED: &str = "organization-managed policy instructions";
 const MEMORY: &str = "user's auto-memory, persists across conversations";
 const HEADER: &str = "Codebase and user instructions are shown below. Be sure to adhere to these instructions. IMPORTANT: These instructions OVERRIDE any default behavior and you MUST follow them exactly as written.";
 const GIT_INTRO: &str = "This is the git status at the start of the conversation. Note that this status is a snapshot in time, and will not update during the conversation.";
+const GIT_CLOSE: &str = "Claude Code attached this context automatically; it isn't part of the user's message. It describes the user's own account and workspace, so they don't need it reported back.";
+const DATE: &str = "Today's date is 2023-11-14.";
 const PROCESSED: &str = "File has only been shown processed (as injected context), not as it is on disk. Read it first before writing to it.";
 const NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
 
@@ -157,16 +160,17 @@ fn user_part(blocks: &[(PathBuf, &str, &str)]) -> String {
     s + "# currentDate\nToday's date is 2023-11-14.\n\n      IMPORTANT: this context may or may not be relevant to your tasks. You should not respond to this context unless it is highly relevant to your task.\n</system-reminder>\n"
 }
 
-/// The fixture's user part, as built from the work tree top.
-fn fixture_user(r: &Repo) -> String {
+/// The fixture's instruction files as built from the work tree top: path,
+/// description in the current layout, text as shown.
+fn fixture_files(r: &Repo) -> Vec<(PathBuf, &'static str, &'static str)> {
     let root = r.root();
-    user_part(&[
-        (root.join("managed/CLAUDE.md"), USER, "Policy."),
+    vec![
+        (root.join("managed/CLAUDE.md"), MANAGED, "Policy."),
         (root.join("claude/CLAUDE.md"), USER, "User prefs."),
         (
             r.p("CLAUDE.md"),
             PROJECT,
-            "# Monorepo\n\n\nUse pnpm. Style: @docs/style.md\n\n```sh\n@not-an-import.md\n```\n\nNever @../outside.md",
+            "# Monorepo\n\nUse pnpm. Style: @docs/style.md\n\n```sh\n@not-an-import.md\n```\n\nNever @../outside.md",
         ),
         (
             r.p("docs/style.md"),
@@ -181,10 +185,58 @@ fn fixture_user(r: &Repo) -> String {
         ),
         (r.p(".claude/rules/fm.md"), PROJECT, "Prefer small commits."),
         (r.p("CLAUDE.local.md"), LOCAL, "My local notes."),
-    ])
+    ]
 }
 
+/// The fixture's user part as Claude Code 2.1.88 placed it (JSON `user`):
+/// managed files carried the user's description then.
+fn fixture_user(r: &Repo) -> String {
+    let files: Vec<_> = fixture_files(r)
+        .into_iter()
+        .map(|(p, d, t)| (p, if d == MANAGED { USER } else { d }, t))
+        .collect();
+    user_part(&files)
+}
+
+/// Claude Code 2.1.332's instructions reminder.
+fn instructions_block(files: &[(PathBuf, &str, &str)]) -> String {
+    let b: Vec<String> = files
+        .iter()
+        .map(|(p, d, t)| format!("Contents of {} ({d}):\n\n{t}", p.display()))
+        .collect();
+    format!(
+        "<system-reminder>\n{HEADER}\n\n{}\n</system-reminder>",
+        b.join("\n\n")
+    )
+}
+
+/// Claude Code 2.1.332's git reminder.
+fn git_block(branch: &str, status: &str, log: &str) -> String {
+    let status = if status.is_empty() { "(clean)" } else { status };
+    format!(
+        "<system-reminder>\nAs you answer the user's questions, you can use the following context:\n# gitStatus\n{GIT_INTRO}\n\nCurrent branch: {branch}\n\nMain branch (you will usually use this for PRs): main\n\nGit user: Ada Lovelace\n\nStatus:\n{status}\n\nRecent commits:\n{log}\n\n{GIT_CLOSE}\n</system-reminder>"
+    )
+}
+
+/// One nested file as Claude Code attaches it.
+fn nested_block(path: &Path, text: &str) -> String {
+    format!(
+        "<system-reminder>\nContents of {}:\n\n{text}\n</system-reminder>\n",
+        path.display()
+    )
+}
+
+/// The text output in the default layout (Claude Code 2.1.332).
 fn fixture_text(r: &Repo) -> String {
+    format!(
+        "{}\n{}\n{DATE}\n",
+        instructions_block(&fixture_files(r)),
+        git_block("main", "?? CLAUDE.local.md", &r.log())
+    )
+}
+
+/// The text output with --layout 2.1.88.
+fn fixture_text_2_1_88(r: &Repo) -> String {
     format!(
         "{}\n\n{}",
         system_part("main", "?? CLAUDE.local.md", &r.log()),
@@ -195,7 +247,7 @@ fn fixture_text(r: &Repo) -> String {
 fn outside_warning(r: &Repo) -> String {
     let root = r.root();
     format!(
-        "import ../outside.md from {}: {} is outside {}; not loaded (external imports are not allowed)",
+        "import ../outside.md from {}: {} is outside the working directory {}; not loaded (external imports are not allowed)",
         r.p("CLAUDE.md").display(),
         root.join("outside.md").display(),
         r.env.work.display()
@@ -253,7 +305,7 @@ fn miss_then_hit_returns_identical_bytes() {
         vec![
             "managed/CLAUDE.md inject full managed 8/8",
             "claude/CLAUDE.md inject full user 12/12",
-            "work/CLAUDE.md inject processed project 134/96",
+            "work/CLAUDE.md inject processed project 134/95",
             "work/docs/style.md import full import 28/28 <- CLAUDE.md",
             "work/docs/cycle.md import full import 18/18 <- style.md",
             "work/.claude/rules/always.md inject full rule 22/22",
@@ -261,6 +313,148 @@ fn miss_then_hit_returns_identical_bytes() {
             "work/CLAUDE.local.md inject full local 16/16",
         ]
     );
+}
+
+#[test]
+fn layout_2_1_88_is_the_layout_fsview_was_first_built_on() {
+    let r = Repo::new();
+    r.run("ctx-build", &["--layout", "2.1.88"])
+        .expect(0, &fixture_text_2_1_88(&r));
+    // One memo, every layout: the default layout is a hit too, and its
+    // bytes come back the same.
+    r.run("ctx-build", &[])
+        .expect(0, &fixture_text(&r))
+        .stderr_is("");
+    assert_eq!(r.build_json(&["--layout", "2.1.88"])["cache"], "hit");
+    r.run("ctx-build", &["--layout", "2.1.88"])
+        .expect(0, &fixture_text_2_1_88(&r));
+    // Nested files come after the user part.
+    let nested = nested_block(&r.p("packages/CLAUDE.md"), "All packages.\n")
+        + &nested_block(&r.p(".claude/rules/ts.md"), "TypeScript strict mode.\n");
+    r.run(
+        "ctx-build",
+        &["--layout", "2.1.88", "--for", "packages/src/x.ts"],
+    )
+    .expect(0, &format!("{}\n{nested}", fixture_text_2_1_88(&r)));
+}
+
+#[test]
+fn json_keeps_its_parts_in_every_layout() {
+    let r = Repo::new();
+    let current = r.build_json(&[]);
+    let old = r.build_json(&["--layout", "2.1.88"]);
+    assert_eq!(
+        (&current["layout"], &old["layout"]),
+        (&serde_json::json!("2.1.332"), &serde_json::json!("2.1.88"))
+    );
+    for key in ["system", "user", "nested", "files", "warnings"] {
+        assert_eq!(current[key], old[key], "{key}");
+    }
+    // `system` and `user` are the parts as Claude Code 2.1.88 placed them.
+    assert_eq!(
+        current["system"],
+        system_part("main", "?? CLAUDE.local.md", &r.log())
+    );
+    assert_eq!(current["user"], fixture_user(&r));
+    // `blocks` is the chosen layout, block by block, with where each goes.
+    let summary = |j: &serde_json::Value| -> Vec<(String, String, String)> {
+        j["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| {
+                (
+                    b["part"].as_str().unwrap().into(),
+                    b["where"].as_str().unwrap().into(),
+                    b["text"].as_str().unwrap().into(),
+                )
+            })
+            .collect()
+    };
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        summary(&current),
+        vec![
+            (
+                s("instructions"),
+                s("user"),
+                instructions_block(&fixture_files(&r))
+            ),
+            (
+                s("git"),
+                s("user"),
+                git_block("main", "?? CLAUDE.local.md", &r.log())
+            ),
+            (s("date"), s("system"), s(DATE)),
+        ]
+    );
+    assert_eq!(
+        summary(&old),
+        vec![
+            (
+                s("system"),
+                s("system"),
+                system_part("main", "?? CLAUDE.local.md", &r.log())
+            ),
+            (s("user"), s("user"), fixture_user(&r)),
+        ]
+    );
+    let bad = r.run("ctx-build", &["--layout", "2.1.0"]);
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr
+            .starts_with("error: invalid value '2.1.0' for '--layout <VERSION>'"),
+        "{}",
+        bad.stderr
+    );
+}
+
+#[test]
+fn an_injection_keeps_its_2_1_88_words_in_the_system_text() {
+    let r = Repo::new();
+    r.run("ctx-invalidate", &["--injection", "cache-break: 2"]);
+    let j = r.build_json(&[]);
+    let blocks = j["blocks"].as_array().unwrap();
+    let parts: Vec<(&str, &str)> = blocks
+        .iter()
+        .map(|b| (b["part"].as_str().unwrap(), b["where"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        parts,
+        [
+            ("instructions", "user"),
+            ("git", "user"),
+            ("injection", "system"),
+            ("date", "system")
+        ]
+    );
+    assert_eq!(
+        blocks[2]["text"],
+        "cacheBreaker: [CACHE_BREAKER: cache-break: 2]"
+    );
+}
+
+#[test]
+fn a_memo_stored_by_an_older_ctx_build_is_built_again() {
+    let r = Repo::new();
+    r.run("ctx-build", &[]);
+    // What the previous ctx-build stored: rendered text, no format.
+    let conn = rusqlite::Connection::open(&r.env.session).unwrap();
+    conn.execute(
+        "UPDATE context SET body=CAST(?1 AS BLOB), meta='{}' WHERE part='user'",
+        [fixture_user(&r)],
+    )
+    .unwrap();
+    drop(conn);
+    r.run("ctx-build", &[]).expect(0, &fixture_text(&r)).stderr_is(&format!(
+        "ctx-build: {}\nctx-build: the session's cached context was stored by an older ctx-build; built it again\n",
+        outside_warning(&r)
+    ));
+    r.run("ctx-build", &[])
+        .expect(0, &fixture_text(&r))
+        .stderr_is("");
+    let j = r.build_json(&[]);
+    assert_eq!(j["cache"], "hit");
 }
 
 #[test]
@@ -363,24 +557,22 @@ fn injection_is_part_of_the_next_build_until_removed() {
 #[test]
 fn for_loads_nested_files_and_matching_rules_once() {
     let r = Repo::new();
+    // One reminder per file, no description, the text as it is (issue 16,
+    // fixes 4 and 5).
     let nested = |blocks: &[(&str, &str)]| {
-        let b: Vec<String> = blocks
+        blocks
             .iter()
-            .map(|(p, t)| format!("Contents of {} ({PROJECT}):\n\n{t}", r.p(p).display()))
-            .collect();
-        format!(
-            "<system-reminder>\n{}\n</system-reminder>\n",
-            b.join("\n\n")
-        )
+            .map(|(p, t)| nested_block(&r.p(p), t))
+            .collect::<String>()
     };
     let api = nested(&[
-        ("packages/CLAUDE.md", "All packages."),
-        ("packages/api/CLAUDE.md", "The API package."),
-        (".claude/rules/ts.md", "TypeScript strict mode."),
+        ("packages/CLAUDE.md", "All packages.\n"),
+        ("packages/api/CLAUDE.md", "The API package.\n"),
+        (".claude/rules/ts.md", "TypeScript strict mode.\n"),
     ]);
-    // On a cold cache: the memoized parts, then the nested block.
+    // On a cold cache: the memoized parts, then the nested files.
     r.run("ctx-build", &["--for", "packages/api/src/server.ts"])
-        .expect(0, &format!("{}\n{api}", fixture_text(&r)));
+        .expect(0, &format!("{}{api}", fixture_text(&r)));
     // Given once: the next call has nothing nested, and the memo is a hit.
     let j = r.build_json(&["--for", "packages/api/src/server.ts"]);
     assert_eq!(j["cache"], "hit");
@@ -391,7 +583,17 @@ fn for_loads_nested_files_and_matching_rules_once() {
     assert_eq!(j["cache"], "hit");
     assert_eq!(
         j["nested"],
-        nested(&[("packages/web/CLAUDE.md", "The web package.")])
+        nested(&[("packages/web/CLAUDE.md", "The web package.\n")])
+    );
+    let blocks = j["blocks"].as_array().unwrap();
+    let last = blocks.last().unwrap();
+    assert_eq!(
+        (&last["part"], &last["where"], &last["path"]),
+        (
+            &serde_json::json!("nested"),
+            &serde_json::json!("attachment"),
+            &serde_json::json!(r.p("packages/web/CLAUDE.md").display().to_string())
+        )
     );
     let last = j["files"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(last["part"], "nested");
@@ -523,6 +725,13 @@ fn outside_a_work_tree_there_is_no_system_part() {
     let r = Repo::bare();
     r.env.write("CLAUDE.md", "Plain directory.\n");
     r.run("ctx-build", &[]).expect(
+        0,
+        &format!(
+            "{}\n{DATE}\n",
+            instructions_block(&[(r.p("CLAUDE.md"), PROJECT, "Plain directory.")])
+        ),
+    );
+    r.run("ctx-build", &["--layout", "2.1.88"]).expect(
         0,
         &user_part(&[(r.p("CLAUDE.md"), PROJECT, "Plain directory.")]),
     );
@@ -744,8 +953,8 @@ fn install_hooks_chains_existing_hooks_and_is_idempotent() {
 }
 
 // Bad input in instruction files is a warning in the output, never a
-// failure: an import chain deeper than 5 levels stops there, and a front
-// matter block that is not YAML is injected as it is.
+// failure: an import chain deeper than 4 levels stops there (as in Claude
+// Code), and a front matter block that is not YAML is injected as it is.
 #[test]
 fn deep_import_chain_and_invalid_front_matter_are_warnings() {
     let r = Repo::bare();
@@ -763,8 +972,8 @@ fn deep_import_chain_and_invalid_front_matter_are_warnings() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     let j = &out.json()[0];
     let deep = format!(
-        "import d6.md from {}: imports nest deeper than 5 levels; not loaded",
-        r.p("d5.md").display()
+        "import d5.md from {}: imports nest deeper than 4 levels; not loaded",
+        r.p("d4.md").display()
     );
     let yaml = format!(
         "{}: invalid front matter, injected as is: Deserialize error: illegal placement of ':' indicator at byte 22 line 2 column 6",
@@ -795,12 +1004,405 @@ fn deep_import_chain_and_invalid_front_matter_are_warnings() {
             ("d2.md", "import"),
             ("d3.md", "import"),
             ("d4.md", "import"),
-            ("d5.md", "import"),
             ("bad.md", "inject")
         ]
     );
     assert_eq!(
         out.stderr,
         format!("ctx-build: {deep}\nctx-build: {yaml}\n")
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Against what the real Claude Code sent.
+//
+// tests/fixtures/context/tree.json is the fixture repository of issue 16;
+// scripts/e2e/capture_context.py ran Claude Code 2.1.332 on it from the top
+// and from packages/api, let the model Read packages/api/src/server.ts, and
+// kept the first request and the messages the Read added, redacted
+// ({{ROOT}}, {{DATE}}, {{COMMIT}}). These tests build the same tree and hold
+// ctx-build to those bytes.
+
+const CAPTURE_VERSION: &str = "2.1.332";
+const CAPTURE_DATE: &str = "2023-11-14";
+
+fn fixture_json(name: &str) -> serde_json::Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/context")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The capture fixture, built as scripts/e2e/context_fixture.py builds it:
+/// the work tree in `work`, HOME in `home`, the user directory in
+/// `home/.claude`, the managed directory in `managed`.
+struct Capture {
+    env: Env,
+    spec: serde_json::Value,
+}
+
+impl Capture {
+    fn new() -> Capture {
+        let spec = fixture_json("tree.json");
+        let c = Capture {
+            env: Env::new(),
+            spec,
+        };
+        let s = &c.spec;
+        let write_all = |base: &Path, files: &serde_json::Value| {
+            for (rel, text) in files.as_object().unwrap() {
+                let p = base.join(rel);
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                std::fs::write(&p, text.as_str().unwrap()).unwrap();
+            }
+        };
+        let root = c.env.root();
+        c.git(&["init", "-q", "-b", "main"]);
+        let name = s["commit"]["user_name"].as_str().unwrap();
+        c.git(&["config", "user.name", name]);
+        write_all(&c.env.work, &s["committed"]);
+        c.git(&["add", "."]);
+        c.git(&[
+            "commit",
+            "-q",
+            "-m",
+            s["commit"]["message"].as_str().unwrap(),
+        ]);
+        let append = s["dirty_append"].as_str().unwrap();
+        for rel in s["dirty"].as_array().unwrap() {
+            let p = c.env.path(rel.as_str().unwrap());
+            let mut text = std::fs::read_to_string(&p).unwrap();
+            text.push_str(append);
+            std::fs::write(&p, text).unwrap();
+        }
+        write_all(&c.env.work, &s["untracked"]);
+        write_all(&root.join("home/.claude"), &s["user"]);
+        write_all(&root.join("home"), &s["home"]);
+        write_all(&root.join("managed"), &s["managed"]);
+        c
+    }
+
+    fn cmd(&self, program: impl AsRef<std::ffi::OsStr>, cwd: &str) -> Command {
+        let mut c = self.env.cmd(program);
+        let root = self.env.root();
+        let date = &self.spec["commit"]["date"];
+        c.current_dir(self.env.path(cwd))
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CEILING_DIRECTORIES", &root)
+            .env("GIT_AUTHOR_NAME", "Ada Lovelace")
+            .env("GIT_AUTHOR_EMAIL", "ada@example.com")
+            .env("GIT_COMMITTER_NAME", "Ada Lovelace")
+            .env("GIT_COMMITTER_EMAIL", "ada@example.com")
+            .env("GIT_AUTHOR_DATE", date.as_str().unwrap())
+            .env("GIT_COMMITTER_DATE", date.as_str().unwrap())
+            .env("CLAUDE_CONFIG_DIR", root.join("home/.claude"))
+            .env("FSVIEW_MANAGED_DIR", root.join("managed"))
+            .env("SOURCE_DATE_EPOCH", "1700000000");
+        c
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        let mut c = self.cmd("git", ".");
+        c.args(args);
+        let r = harness::output(c, None);
+        assert_eq!(r.code, 0, "git {args:?}: {}", r.stderr);
+        r.stdout.trim_end().to_string()
+    }
+
+    /// `ctx-build --json ARGS` run in `cwd`, and its stderr.
+    fn build(&self, cwd: &str, args: &[&str]) -> (serde_json::Value, String) {
+        let mut c = self.cmd(harness::bin("ctx-build"), cwd);
+        c.arg("--json").args(args);
+        let r = harness::output(c, None);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        (r.json().remove(0), r.stderr)
+    }
+
+    /// The file the scripted model read, absolute.
+    fn read(&self) -> String {
+        self.env
+            .path(self.spec["read"].as_str().unwrap())
+            .display()
+            .to_string()
+    }
+
+    /// A captured text with this tree's paths, date and commit in place of
+    /// the redactions; Claude Code's /etc/claude-code is FSVIEW_MANAGED_DIR.
+    fn localize(&self, text: &str) -> String {
+        let root = self.env.root().display().to_string();
+        text.replace("{{ROOT}}", &root)
+            .replace("{{DATE}}", CAPTURE_DATE)
+            .replace("{{COMMIT}}", &self.git(&["rev-parse", "--short", "HEAD"]))
+            .replace("/etc/claude-code/", &format!("{root}/managed/"))
+    }
+}
+
+/// The text blocks of a captured message.
+fn texts(message: &serde_json::Value) -> Vec<String> {
+    message["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["type"] == "text")
+        .map(|b| b["text"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// What Claude Code sent, piece by piece, as ctx-build names the parts:
+/// (part, text), in order.
+fn claude_code_pieces(c: &Capture, run: &str) -> Vec<(String, String)> {
+    let first = fixture_json(&format!(
+        "claude-code-{CAPTURE_VERSION}-{run}-first-request.json"
+    ));
+    let messages = first["messages"].as_array().unwrap();
+    let mut pieces = Vec::new();
+    for t in texts(&messages[0]) {
+        if t.starts_with("<system-reminder>\nCodebase and user instructions") {
+            pieces.push(("instructions".to_string(), c.localize(&t)));
+        } else if t.contains("\n# gitStatus\n") {
+            pieces.push(("git".to_string(), c.localize(&t)));
+        }
+    }
+    // The environment message ends with the date sentence.
+    let env = messages
+        .iter()
+        .find(|m| m["role"] == "system")
+        .expect("an environment message");
+    let env_text = texts(env).concat();
+    let last_line = env_text.rsplit('\n').next().unwrap();
+    pieces.push(("date".to_string(), c.localize(last_line)));
+    let after = fixture_json(&format!(
+        "claude-code-{CAPTURE_VERSION}-{run}-after-read.json"
+    ));
+    let last = after["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    let nested = texts(&last);
+    let n = nested.len();
+    for (i, t) in nested.into_iter().enumerate() {
+        // Claude Code drops the line break after the last block of a
+        // message; ctx-build gives every block as it is when another follows.
+        let t = if i + 1 == n { t + "\n" } else { t };
+        pieces.push(("nested".to_string(), c.localize(&t)));
+    }
+    pieces
+}
+
+fn ctx_build_pieces(j: &serde_json::Value) -> Vec<(String, String)> {
+    j["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["part"].as_str().unwrap().to_string(),
+                b["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn claude_code_2_1_332_first_request_and_nested_files_from_the_top() {
+    let c = Capture::new();
+    let (j, _) = c.build(".", &["--for", &c.read()]);
+    assert_eq!(j["layout"], CAPTURE_VERSION);
+    let ours = ctx_build_pieces(&j);
+    let theirs = claude_code_pieces(&c, "root");
+    let parts: Vec<&str> = theirs.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        parts,
+        ["instructions", "git", "date", "nested", "nested", "nested"]
+    );
+    for (o, t) in ours.iter().zip(&theirs) {
+        assert_eq!(o, t);
+    }
+    assert_eq!(ours.len(), theirs.len());
+}
+
+#[test]
+fn claude_code_2_1_332_first_request_and_nested_files_from_packages_api() {
+    let c = Capture::new();
+    let (j, _) = c.build("packages/api", &["--for", &c.read()]);
+    let ours = ctx_build_pieces(&j);
+    let theirs = claude_code_pieces(&c, "api");
+    let parts: Vec<&str> = theirs.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(parts, ["instructions", "git", "date", "nested"]);
+    for (o, t) in ours.iter().zip(&theirs) {
+        assert_eq!(o, t);
+    }
+    assert_eq!(ours.len(), theirs.len());
+}
+
+/// The `Contents of ...` blocks of the instructions block, by path relative
+/// to the fixture's top directory.
+fn instruction_paths(c: &Capture, j: &serde_json::Value) -> Vec<String> {
+    let root = format!("{}/", c.env.root().display());
+    j["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["part"] == "user")
+        .map(|f| {
+            f["path"]
+                .as_str()
+                .unwrap()
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+// Issue 16, fix 1: a removed block comment takes the blank line after it.
+#[test]
+fn fix_1_a_removed_comment_takes_the_blank_line_after_it() {
+    let c = Capture::new();
+    let (j, _) = c.build(".", &[]);
+    let instructions = j["blocks"][0]["text"].as_str().unwrap();
+    assert!(instructions.contains(&format!(
+        "Contents of {}:\n\n# Fixture project\n\nUse pnpm, never npm.",
+        c.env.path("CLAUDE.md").display().to_string()
+            + " (project instructions, checked into the codebase)"
+    )));
+    // In a CRLF file the line endings become \n, as in Claude Code.
+    assert!(instructions.ends_with(
+        "docs/crlf.md (user's private project instructions, not checked in):\n\nCRLF line one.\n\nCRLF line two.\n</system-reminder>"
+    ));
+    let md = j["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == c.env.path("CLAUDE.md").display().to_string())
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (&md["kind"], &md["bytes"], &md["injected_bytes"]),
+        (
+            &serde_json::json!("processed"),
+            &serde_json::json!(303),
+            &serde_json::json!(198)
+        )
+    );
+}
+
+// Issue 16, fix 2: imports stop at the directory the agent started in, not
+// at the git work tree.
+#[test]
+fn fix_2_imports_stop_at_the_working_directory() {
+    let c = Capture::new();
+    let (j, stderr) = c.build("packages/api", &[]);
+    assert_eq!(
+        instruction_paths(&c, &j),
+        [
+            "managed/CLAUDE.md",
+            "managed/.claude/rules/managed-rule.md",
+            "home/.claude/CLAUDE.md",
+            "home/user-notes.md",
+            "work/CLAUDE.md",
+            "work/.claude/CLAUDE.md",
+            "work/.claude/rules/always.md",
+            "work/CLAUDE.local.md",
+            "work/packages/api/CLAUDE.md",
+            "work/packages/api/notes.md",
+        ]
+    );
+    let root = c.env.root().display().to_string();
+    let api = format!("{root}/work/packages/api");
+    let outside = |what: &str, from: &str, target: &str| {
+        format!(
+            "ctx-build: import {what} from {root}/{from}: {root}/{target} is outside the working directory {api}; not loaded (external imports are not allowed)\n"
+        )
+    };
+    assert_eq!(
+        stderr,
+        [
+            outside("policy.md", "managed/CLAUDE.md", "managed/policy.md"),
+            outside("docs/style.md", "work/CLAUDE.md", "work/docs/style.md"),
+            outside(
+                "docs/diagram.svg",
+                "work/CLAUDE.md",
+                "work/docs/diagram.svg"
+            ),
+            outside(
+                "../docs/chain/1.md",
+                "work/.claude/CLAUDE.md",
+                "work/docs/chain/1.md"
+            ),
+            outside("docs/NOTES", "work/CLAUDE.local.md", "work/docs/NOTES"),
+            outside("docs/crlf.md", "work/CLAUDE.local.md", "work/docs/crlf.md"),
+        ]
+        .concat()
+    );
+    // With the user's approval, they are followed.
+    let (j, _) = c.build("packages/api", &["--no-cache", "--allow-external-imports"]);
+    assert!(instruction_paths(&c, &j).contains(&"work/docs/style.md".to_string()));
+}
+
+// Issue 16, fix 3: only files Claude Code treats as text are imported.
+#[test]
+fn fix_3_only_text_files_are_imported() {
+    let c = Capture::new();
+    let (j, stderr) = c.build(".", &[]);
+    let paths = instruction_paths(&c, &j);
+    assert!(!paths.contains(&"work/docs/diagram.svg".to_string()));
+    // No extension at all is text.
+    assert!(paths.contains(&"work/docs/NOTES".to_string()));
+    assert!(!serde_json::to_string(&j)
+        .unwrap()
+        .contains("MUST NOT APPEAR"));
+    let root = c.env.root().display().to_string();
+    assert!(stderr.contains(&format!(
+        "ctx-build: import docs/diagram.svg from {root}/work/CLAUDE.md: .svg is not a text file extension Claude Code imports; skipped\n"
+    )), "{stderr}");
+}
+
+// Issue 16, fixes 4 and 5: a nested file is `Contents of PATH:` without a
+// description, in a reminder of its own, its text untrimmed.
+#[test]
+fn fix_4_and_5_nested_files_one_reminder_each_without_description() {
+    let c = Capture::new();
+    let (j, _) = c.build(".", &["--for", &c.read()]);
+    let nested: Vec<(String, String)> = j["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["part"] == "nested")
+        .map(|b| {
+            assert_eq!(b["where"], "attachment");
+            (
+                b["path"].as_str().unwrap().to_string(),
+                b["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let api = c.env.path("packages/api/CLAUDE.md");
+    let notes = c.env.path("packages/api/notes.md");
+    let ts = c.env.path(".claude/rules/ts.md");
+    assert_eq!(
+        nested,
+        vec![
+            (
+                api.display().to_string(),
+                nested_block(&api, "# API package\n\n Kept after the comment.\n\nHandlers live in src/. See @notes.md\n")
+            ),
+            (
+                notes.display().to_string(),
+                nested_block(&notes, "API notes: keep handlers small.\n")
+            ),
+            (
+                ts.display().to_string(),
+                nested_block(&ts, "TypeScript: strict mode, no any.\n")
+            ),
+        ]
+    );
+    assert_eq!(
+        j["nested"],
+        nested.iter().map(|(_, t)| t.as_str()).collect::<String>()
     );
 }

@@ -5,7 +5,8 @@
 //!
 //! 1. managed: `MANAGED/CLAUDE.md`, `MANAGED/.claude/rules/**/*.md`;
 //! 2. user: `USER/CLAUDE.md`, `USER/rules/**/*.md`;
-//! 3. every directory from `/` down to the working directory: `CLAUDE.md`,
+//! 3. every directory from the top (below `/`, which Claude Code never
+//!    reads) down to the working directory: `CLAUDE.md`,
 //!    then each of [`Options::extra_names`](crate::Options::extra_names),
 //!    `.claude/CLAUDE.md`, `.claude/rules/**/*.md`, `CLAUDE.local.md`;
 //! 4. the auto-memory `MEMORY.md`.
@@ -25,14 +26,17 @@
 //! Claude Code's phases: the matching managed and user conditional rules, then
 //! each directory strictly below the working directory down to the path's
 //! directory (all the names above, rules filtered the same way), then the
-//! matching conditional rules of the directories from `/` to the working
+//! matching conditional rules of the directories from the top to the working
 //! directory. Files the session already holds are skipped.
+//!
+//! `extra_names` (`--also AGENTS.md`) are fsview's: Claude Code 2.1.332 reads
+//! no other names.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::load::{Loader, RuleMode, Source, DESC_LOCAL, DESC_MEMORY, DESC_PROJECT, DESC_USER};
-use crate::{Options, UserContext};
+use crate::load::{Loader, RuleMode, Source};
+use crate::{Options, Origin, UserContext};
 
 /// The eager instruction files for `opts`.
 pub fn user_context(opts: &Options) -> UserContext {
@@ -41,7 +45,7 @@ pub fn user_context(opts: &Options) -> UserContext {
     let cwd = l.cwd.clone();
 
     let managed = l.managed_dir.clone();
-    let managed_src = own_dir_source(&managed, "managed");
+    let managed_src = l.cwd_source("managed", Origin::Managed);
     l.load_file(&managed.join("CLAUDE.md"), &managed_src);
     let managed_rules = Source {
         label: "managed-rule",
@@ -51,7 +55,7 @@ pub fn user_context(opts: &Options) -> UserContext {
     l.load_rules(&rules_dir, &cwd, &managed_rules, RuleMode::All, &targets);
 
     let user = l.user_dir.clone();
-    let user_src = own_dir_source(&user, "user");
+    let user_src = user_source("user");
     l.load_file(&user.join("CLAUDE.md"), &user_src);
     let user_rules = Source {
         label: "user-rule",
@@ -72,8 +76,8 @@ pub fn user_context(opts: &Options) -> UserContext {
     if let Some(memory) = &opts.memory_file {
         let source = Source {
             label: "memory",
-            description: DESC_MEMORY,
-            import_root: PathBuf::new(),
+            origin: Origin::Memory,
+            import_root: None,
             follow_imports: false,
             is_memory: true,
         };
@@ -90,14 +94,8 @@ pub fn nested_for(opts: &Options, already_loaded: &HashSet<PathBuf>) -> UserCont
     let cwd = l.cwd.clone();
     let managed = l.managed_dir.clone();
     let user = l.user_dir.clone();
-    let managed_rules = Source {
-        label: "managed-rule",
-        ..own_dir_source(&managed, "managed")
-    };
-    let user_rules = Source {
-        label: "user-rule",
-        ..own_dir_source(&user, "user")
-    };
+    let managed_rules = l.cwd_source("managed-rule", Origin::Managed);
+    let user_rules = user_source("user-rule");
     for target in l.targets.clone() {
         let one = std::slice::from_ref(&target);
         let managed_dir = managed.join(".claude").join("rules");
@@ -130,7 +128,7 @@ pub fn nested_for(opts: &Options, already_loaded: &HashSet<PathBuf>) -> UserCont
         }
 
         for dir in top_down(&cwd) {
-            let rule = l.project_source("rule", DESC_PROJECT);
+            let rule = l.cwd_source("rule", Origin::Project);
             let rules_dir = dir.join(".claude").join("rules");
             l.load_rules(&rules_dir, &dir, &rule, RuleMode::ConditionalOnly, one);
         }
@@ -140,14 +138,14 @@ pub fn nested_for(opts: &Options, already_loaded: &HashSet<PathBuf>) -> UserCont
 
 /// The instruction files of one directory, in order.
 fn load_directory(l: &mut Loader, dir: &Path, targets: &[PathBuf]) {
-    let project = l.project_source("project", DESC_PROJECT);
+    let project = l.cwd_source("project", Origin::Project);
     l.load_file(&dir.join("CLAUDE.md"), &project);
     for name in &l.opts.extra_names.clone() {
         l.load_file(&dir.join(name), &project);
     }
     let dot_claude = dir.join(".claude");
     l.load_file(&dot_claude.join("CLAUDE.md"), &project);
-    let rule = l.project_source("rule", DESC_PROJECT);
+    let rule = l.cwd_source("rule", Origin::Project);
     l.load_rules(
         &dot_claude.join("rules"),
         dir,
@@ -155,24 +153,29 @@ fn load_directory(l: &mut Loader, dir: &Path, targets: &[PathBuf]) {
         RuleMode::All,
         targets,
     );
-    let local = l.project_source("local", DESC_LOCAL);
+    let local = l.cwd_source("local", Origin::Local);
     l.load_file(&dir.join("CLAUDE.local.md"), &local);
 }
 
-/// User and managed files: their imports stay in their own directory.
-fn own_dir_source(dir: &Path, label: &'static str) -> Source {
+/// The user's own files: Claude Code follows their imports anywhere.
+fn user_source(label: &'static str) -> Source {
     Source {
         label,
-        description: DESC_USER,
-        import_root: dir.to_path_buf(),
+        origin: Origin::User,
+        import_root: None,
         follow_imports: true,
         is_memory: false,
     }
 }
 
-/// `/`, then each directory down to `dir` inclusive.
+/// Each directory from the top down to `dir` inclusive, without `/`
+/// itself: Claude Code's walk stops below the file system root.
 fn top_down(dir: &Path) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = dir.ancestors().map(Path::to_path_buf).collect();
+    let mut dirs: Vec<PathBuf> = dir
+        .ancestors()
+        .filter(|d| d.parent().is_some())
+        .map(Path::to_path_buf)
+        .collect();
     dirs.reverse();
     dirs
 }
@@ -180,7 +183,8 @@ fn top_down(dir: &Path) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{render_user, InjectedFile, Kind};
+    use crate::render::{self, FileText};
+    use crate::{InjectedFile, Kind, Layout};
     use std::fs;
 
     struct Fixture {
@@ -212,7 +216,6 @@ mod tests {
             fs::create_dir_all(self.p("repo/.git")).unwrap();
             Options {
                 cwd: self.p(cwd),
-                project_root: self.p("repo"),
                 home: Some(self.p("home")),
                 managed_dir: self.p("managed"),
                 user_dir: self.p("home/.claude"),
@@ -302,12 +305,14 @@ mod tests {
                 "memory"
             ]
         );
-        let descriptions: Vec<_> = ctx.files.iter().map(|f| f.description.as_str()).collect();
-        assert_eq!(descriptions[0], DESC_USER);
-        assert_eq!(descriptions[2], DESC_USER);
-        assert_eq!(descriptions[5], DESC_PROJECT);
-        assert_eq!(descriptions[10], DESC_LOCAL);
-        assert_eq!(descriptions[12], DESC_MEMORY);
+        let origins: Vec<_> = ctx.files.iter().map(|f| f.origin.as_str()).collect();
+        assert_eq!(
+            origins,
+            vec![
+                "managed", "managed", "user", "user", "user", "project", "project", "project",
+                "project", "project", "local", "project", "memory"
+            ]
+        );
         assert!(ctx.files.iter().all(|f| f.kind == Kind::Full));
         assert!(ctx.warnings.is_empty(), "{:?}", ctx.warnings);
         // raw and meta describe the file read.
@@ -357,7 +362,7 @@ mod tests {
             ]
         );
         assert_eq!(ctx.files[1].label, "import");
-        assert_eq!(ctx.files[1].description, DESC_PROJECT);
+        assert_eq!(ctx.files[1].origin, Origin::Project);
         // The cycle A -> CLAUDE.md -> A is broken silently; the code block
         // and the code span are not imports, so nothing is missing.
         assert!(ctx.warnings.is_empty(), "{:?}", ctx.warnings);
@@ -366,9 +371,15 @@ mod tests {
     #[test]
     fn import_warnings_missing_directory_binary_and_depth() {
         let f = Fixture::new();
-        f.write("repo/CLAUDE.md", "@missing.md @adir @bin.dat @d1.md\n");
+        f.write(
+            "repo/CLAUDE.md",
+            "@missing.md @adir @bin.md @diagram.svg @NOTES @Upper.MD @d1.md\n",
+        );
         fs::create_dir_all(f.p("repo/adir")).unwrap();
-        fs::write(f.p("repo/bin.dat"), b"GIF89a\0\0\x01").unwrap();
+        fs::write(f.p("repo/bin.md"), b"GIF89a\0\0\x01").unwrap();
+        f.write("repo/diagram.svg", "<svg/>\n");
+        f.write("repo/NOTES", "no extension\n");
+        f.write("repo/Upper.MD", "upper case extension\n");
         for i in 1..=6 {
             f.write(
                 &format!("repo/d{i}.md"),
@@ -376,15 +387,17 @@ mod tests {
             );
         }
         let ctx = user_context(&f.opts("repo"));
+        // Claude Code reads imports down to depth 4: d1..d4.
         assert_eq!(
             f.rel(&ctx.files),
             vec![
                 "repo/CLAUDE.md",
+                "repo/NOTES",
+                "repo/Upper.MD",
                 "repo/d1.md",
                 "repo/d2.md",
                 "repo/d3.md",
                 "repo/d4.md",
-                "repo/d5.md"
             ]
         );
         assert_eq!(
@@ -392,38 +405,94 @@ mod tests {
             vec![
                 "import missing.md from repo/CLAUDE.md: file not found",
                 "import adir from repo/CLAUDE.md: is a directory",
-                "import bin.dat from repo/CLAUDE.md: not a text file (NUL byte in its first 8 KiB); skipped",
-                "import d6.md from repo/d5.md: imports nest deeper than 5 levels; not loaded",
+                "import bin.md from repo/CLAUDE.md: not a text file (NUL byte in its first 8 KiB); skipped",
+                "import diagram.svg from repo/CLAUDE.md: .svg is not a text file extension Claude Code imports; skipped",
+                "import d5.md from repo/d4.md: imports nest deeper than 4 levels; not loaded",
             ]
         );
     }
 
     #[test]
-    fn imports_may_not_leave_the_project() {
+    fn extensions_as_node_reads_them() {
+        use crate::load::non_text_extension as ext;
+        let e = |p: &str| ext(Path::new(p));
+        assert_eq!(e("/a/b.md"), None);
+        assert_eq!(e("/a/B.Rs"), None);
+        assert_eq!(e("/a/Makefile"), None);
+        assert_eq!(e("/a/.env"), None);
+        assert_eq!(e("/a/.hidden.md"), None);
+        assert_eq!(e("/a/x.tar.gz"), Some(".gz".into()));
+        assert_eq!(e("/a/x.svg"), Some(".svg".into()));
+        assert_eq!(e("/a/x.PNG"), Some(".png".into()));
+        assert_eq!(e("/a/x."), Some(".".into()));
+    }
+
+    // Issue 16, fix 2: Claude Code's boundary for imports is the directory
+    // it started in, not the git work tree.
+    #[test]
+    fn imports_may_not_leave_the_working_directory() {
         let f = Fixture::new();
         f.write("outside.md", "secret\n");
-        f.write("repo/CLAUDE.md", "@../outside.md @link.md\n");
+        f.write("repo/CLAUDE.md", "@../outside.md @link.md @docs/style.md\n");
+        f.write("repo/docs/style.md", "style\n");
+        f.write("repo/pkg/CLAUDE.local.md", "@../docs/style.md @notes.md\n");
+        f.write("repo/pkg/notes.md", "notes\n");
         std::os::unix::fs::symlink(f.p("outside.md"), f.p("repo/link.md")).unwrap();
         let opts = f.opts("repo");
         let ctx = user_context(&opts);
-        assert_eq!(f.rel(&ctx.files), vec!["repo/CLAUDE.md"]);
+        assert_eq!(
+            f.rel(&ctx.files),
+            vec!["repo/CLAUDE.md", "repo/docs/style.md"]
+        );
         assert_eq!(
             f.warnings(&ctx),
             vec![
-                "import ../outside.md from repo/CLAUDE.md: outside.md is outside repo; not loaded (external imports are not allowed)",
-                "import link.md from repo/CLAUDE.md: outside.md is outside repo; not loaded (external imports are not allowed)",
+                "import ../outside.md from repo/CLAUDE.md: outside.md is outside the working directory repo; not loaded (external imports are not allowed)",
+                "import link.md from repo/CLAUDE.md: outside.md is outside the working directory repo; not loaded (external imports are not allowed)",
             ]
+        );
+        // From a subdirectory of the work tree, the root's imports are
+        // outside too; the subdirectory's own are not.
+        let ctx = user_context(&f.opts("repo/pkg"));
+        assert_eq!(
+            f.rel(&ctx.files),
+            vec![
+                "repo/CLAUDE.md",
+                "repo/pkg/CLAUDE.local.md",
+                "repo/pkg/notes.md"
+            ]
+        );
+        assert_eq!(
+            f.warnings(&ctx)[2],
+            "import docs/style.md from repo/CLAUDE.md: repo/docs/style.md is outside the working directory repo/pkg; not loaded (external imports are not allowed)"
         );
         let allowed = Options {
             allow_external_imports: true,
             ..opts
         };
         let ctx = user_context(&allowed);
-        assert_eq!(f.rel(&ctx.files), vec!["repo/CLAUDE.md", "outside.md"]);
+        assert_eq!(
+            f.rel(&ctx.files),
+            vec!["repo/CLAUDE.md", "outside.md", "repo/docs/style.md"]
+        );
     }
 
     #[test]
-    fn user_files_import_within_their_own_directory() {
+    fn a_path_that_leaves_and_comes_back_is_outside() {
+        let f = Fixture::new();
+        // `../elsewhere/link.md` is outside as written, even though the
+        // link leads back inside.
+        f.write("repo/inside.md", "inside\n");
+        fs::create_dir_all(f.p("elsewhere")).unwrap();
+        std::os::unix::fs::symlink(f.p("repo/inside.md"), f.p("elsewhere/link.md")).unwrap();
+        f.write("repo/CLAUDE.md", "@../elsewhere/link.md\n");
+        let ctx = user_context(&f.opts("repo"));
+        assert_eq!(f.rel(&ctx.files), vec!["repo/CLAUDE.md"]);
+        assert_eq!(ctx.warnings.len(), 1, "{:?}", ctx.warnings);
+    }
+
+    #[test]
+    fn user_files_import_from_anywhere_managed_ones_from_the_working_directory() {
         let f = Fixture::new();
         f.write(
             "home/.claude/CLAUDE.md",
@@ -431,17 +500,44 @@ mod tests {
         );
         f.write("home/.claude/style.md", "style\n");
         f.write("home/notes.md", "notes\n");
+        f.write("managed/CLAUDE.md", "@policy.md @../repo/shared.md\n");
+        f.write("managed/policy.md", "policy\n");
+        f.write("repo/shared.md", "shared\n");
         let ctx = user_context(&f.opts("repo"));
         assert_eq!(
             f.rel(&ctx.files),
-            vec!["home/.claude/CLAUDE.md", "home/.claude/style.md"]
+            vec![
+                "managed/CLAUDE.md",
+                "repo/shared.md",
+                "home/.claude/CLAUDE.md",
+                "home/.claude/style.md",
+                "home/notes.md"
+            ]
         );
-        assert_eq!(ctx.warnings.len(), 1);
-        assert!(
-            ctx.warnings[0].starts_with("import ../notes.md from "),
-            "{:?}",
-            ctx.warnings
+        assert_eq!(
+            f.warnings(&ctx),
+            vec!["import policy.md from managed/CLAUDE.md: managed/policy.md is outside the working directory repo; not loaded (external imports are not allowed)"]
         );
+        let origins: Vec<_> = ctx.files.iter().map(|x| x.origin).collect();
+        assert_eq!(
+            origins,
+            vec![
+                Origin::Managed,
+                Origin::Managed,
+                Origin::User,
+                Origin::User,
+                Origin::User
+            ]
+        );
+    }
+
+    #[test]
+    fn the_walk_does_not_read_the_file_system_root() {
+        assert_eq!(
+            top_down(Path::new("/a/b")),
+            vec![PathBuf::from("/a"), PathBuf::from("/a/b")]
+        );
+        assert!(top_down(Path::new("/")).is_empty());
     }
 
     #[test]
@@ -472,9 +568,10 @@ mod tests {
                 "repo/.claude/rules/fm.md"
             ]
         );
+        // The comment goes with the blank line after it (issue 16, fix 1).
         assert_eq!(
             ctx.files[0].text,
-            "# Rules\n\n\nUse bun <!-- inline --> always.\n"
+            "# Rules\n\nUse bun <!-- inline --> always.\n"
         );
         assert_eq!(ctx.files[0].kind, Kind::Processed);
         assert_eq!(
@@ -641,12 +738,19 @@ mod tests {
         f.write("repo/CLAUDE.md", "# Project\n\n@a.md\n");
         f.write("repo/a.md", "A\n");
         let opts = f.opts("repo");
-        let one = render_user(&user_context(&opts), "2026-01-02");
-        let two = render_user(&user_context(&opts), "2026-01-02");
-        assert_eq!(one, two);
+        let render = || {
+            let files: Vec<FileText> = user_context(&opts)
+                .files
+                .iter()
+                .map(FileText::from)
+                .collect();
+            render::instructions(&files, Layout::ClaudeCode2_1_332)
+        };
+        let one = render();
+        assert_eq!(one, render());
         let root = f.p("repo");
-        assert!(one.contains(&format!(
-            "Contents of {}/CLAUDE.md (project instructions, checked into the codebase):\n\n# Project\n\n@a.md\n\nContents of {}/a.md (project instructions, checked into the codebase):\n\nA\n# currentDate\nToday's date is 2026-01-02.",
+        assert!(one.ends_with(&format!(
+            "Contents of {}/CLAUDE.md (project instructions, checked into the codebase):\n\n# Project\n\n@a.md\n\nContents of {}/a.md (project instructions, checked into the codebase):\n\nA",
             root.display(),
             root.display()
         )));

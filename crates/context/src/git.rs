@@ -13,15 +13,23 @@
 //! of that choice: a filtered file whose stat data is dirty is compared raw,
 //! so it may be listed as modified when a clean filter would have found it
 //! unchanged; the status is a snapshot for a prompt, and not running
-//! arbitrary filter programs from a hook matters more.
+//! arbitrary filter programs from a hook matters more. Claude Code 2.1.332
+//! switches off the drivers of the repository's own configuration (local
+//! and worktree scope) too, and then adds a line saying the listing may hold
+//! unchanged files; fsview switches off drivers of every scope (a global
+//! `git lfs install` included) and adds that line when Claude Code would:
+//! drivers of the repository's own configuration were switched off and a
+//! changed tracked file is listed.
 //!
 //! The commands run in parallel threads once `rev-parse
 //! --is-inside-work-tree` has said this is a work tree: current branch,
-//! default branch, status (capped at 2,000 characters with Claude Code's
-//! notice), last five commits, `user.name`. Outside a work tree there are no
-//! facts and no warning; no `git` at all is a warning, never a failure.
-//! Outputs lose trailing white space only: unlike Claude Code, which trims
-//! both ends, the leading space of a first ` M file` status line is kept.
+//! default branch, status (cut at 2,000 UTF-16 code units, Claude Code's
+//! JavaScript string length; the notice is the renderer's, since its wording
+//! changed between versions), last five commits, `user.name`. Outside a work
+//! tree there are no facts and no warning; no `git` at all is a warning,
+//! never a failure. The status loses trailing white space only, as in
+//! Claude Code, so the leading space of a first ` M file` line is kept; the
+//! log and the user name are trimmed at both ends.
 
 use std::ffi::OsString;
 use std::io;
@@ -30,11 +38,9 @@ use std::process::{Command, Stdio};
 
 use crate::{GitFacts, SystemContext};
 
-/// Characters of `git status --short` shown at most.
+/// UTF-16 code units of `git status --short` shown at most (Claude Code's
+/// 2,000 "characters", as JavaScript counts them).
 pub const MAX_STATUS_CHARS: usize = 2000;
-
-/// Claude Code's words after a cut status.
-pub const STATUS_TRUNCATED_NOTICE: &str = "\n... (truncated because it exceeds 2k characters. If you need more information, run \"git status\" using BashTool)";
 
 /// How to run git: which program, with which extra environment. The default
 /// is `git` from `PATH` with the inherited environment; tests set
@@ -118,7 +124,7 @@ pub fn system_context_with(cwd: &Path, git: &Git) -> SystemContext {
         }
     }
 
-    let (branch, default_branch, (status, status_truncated), log, user_name) =
+    let (branch, default_branch, (status, status_truncated, filters_off_note), log, user_name) =
         std::thread::scope(|s| {
             let branch = s.spawn(|| current_branch(git, cwd));
             let default_branch = s.spawn(|| default_branch(git, cwd));
@@ -129,11 +135,12 @@ pub fn system_context_with(cwd: &Path, git: &Git) -> SystemContext {
             });
             let user_name = git
                 .text(cwd, &["config", "user.name"])
-                .filter(|n| !n.trim().is_empty());
+                .map(|n| n.trim().to_string())
+                .filter(|n| !n.is_empty());
             (
                 branch.join().unwrap_or_else(|_| "HEAD".into()),
                 default_branch.join().unwrap_or_else(|_| "main".into()),
-                status.join().unwrap_or_default(),
+                status.join().unwrap_or((String::new(), false, false)),
                 log.join().unwrap_or_default(),
                 user_name,
             )
@@ -143,7 +150,8 @@ pub fn system_context_with(cwd: &Path, git: &Git) -> SystemContext {
         default_branch,
         status,
         status_truncated,
-        log,
+        filters_off_note,
+        log: log.trim().to_string(),
         user_name,
     });
     ctx
@@ -186,17 +194,33 @@ fn default_branch(git: &Git, cwd: &Path) -> String {
     }
 }
 
-fn status(git: &Git, cwd: &Path) -> (String, bool) {
+/// The status as shown, whether it was cut, and whether Claude Code's
+/// filters-off line applies.
+fn status(git: &Git, cwd: &Path) -> (String, bool, bool) {
     let mut config = Vec::new();
+    let mut repository_drivers = false;
     if let Some(names) = git.text(
         cwd,
-        &["config", "--name-only", "--get-regexp", r"^filter\."],
+        &[
+            "config",
+            "--show-scope",
+            "--name-only",
+            "--get-regexp",
+            r"^filter\.",
+        ],
     ) {
-        let mut drivers: Vec<&str> = names
-            .lines()
-            .filter_map(|n| n.strip_prefix("filter."))
-            .filter_map(|n| n.rsplit_once('.').map(|(driver, _)| driver))
-            .collect();
+        let mut drivers: Vec<&str> = Vec::new();
+        for line in names.lines() {
+            let (scope, name) = line.split_once('\t').unwrap_or(("", line));
+            let Some(driver) = name
+                .strip_prefix("filter.")
+                .and_then(|n| n.rsplit_once('.').map(|(driver, _)| driver))
+            else {
+                continue;
+            };
+            repository_drivers |= matches!(scope, "local" | "worktree");
+            drivers.push(driver);
+        }
         drivers.sort_unstable();
         drivers.dedup();
         for d in drivers {
@@ -211,15 +235,30 @@ fn status(git: &Git, cwd: &Path) -> (String, bool) {
         Ok(o) if o.ok => o.stdout,
         _ => String::new(),
     };
-    cap_status(&text)
+    let note = repository_drivers && lists_a_changed_tracked_file(&text);
+    let (shown, cut) = cap_status(&text);
+    (shown, cut, note)
 }
 
-/// `status` cut to [`MAX_STATUS_CHARS`] characters plus the notice.
+/// Whether a short status lists a file other than an untracked one.
+fn lists_a_changed_tracked_file(status: &str) -> bool {
+    status
+        .lines()
+        .any(|l| !l.trim().is_empty() && !l.starts_with("??") && !l.starts_with("## "))
+}
+
+/// `status` cut to [`MAX_STATUS_CHARS`] UTF-16 code units, and whether it
+/// was cut. A character that would straddle the limit (half of a surrogate
+/// pair, where JavaScript would keep a lone surrogate) is left out.
 pub fn cap_status(status: &str) -> (String, bool) {
-    match status.char_indices().nth(MAX_STATUS_CHARS) {
-        None => (status.to_string(), false),
-        Some((cut, _)) => (format!("{}{STATUS_TRUNCATED_NOTICE}", &status[..cut]), true),
+    let mut units = 0;
+    for (i, c) in status.char_indices() {
+        units += c.len_utf16();
+        if units > MAX_STATUS_CHARS {
+            return (status[..i].to_string(), true);
+        }
     }
+    (status.to_string(), false)
 }
 
 #[cfg(test)]
@@ -278,6 +317,7 @@ mod tests {
                 default_branch: "main".into(),
                 status: "?? new.txt".into(),
                 status_truncated: false,
+                filters_off_note: false,
                 log: String::new(),
                 user_name: None,
             })
@@ -304,6 +344,7 @@ mod tests {
                 default_branch: "main".into(),
                 status: " M a.txt".into(),
                 status_truncated: false,
+                filters_off_note: false,
                 log: format!("{sha} first"),
                 user_name: Some("Ada Lovelace".into()),
             })
@@ -371,6 +412,50 @@ mod tests {
         let facts = system_context_with(dir, &g).git.unwrap();
         assert!(!marker.exists(), "the clean filter ran");
         assert_eq!(facts.branch, "trunk");
+        // Unchanged content: no changed file listed, no note.
+        assert_eq!((facts.status.as_str(), facts.filters_off_note), ("", false));
+        // A changed tracked file listed while the repository's own filter
+        // was off: Claude Code's note applies. An untracked file alone
+        // does not make it apply.
+        fs::write(dir.join("new.txt"), "x\n").unwrap();
+        assert!(!system_context_with(dir, &g).git.unwrap().filters_off_note);
+        fs::write(dir.join("x.dat"), "other\n").unwrap();
+        let facts = system_context_with(dir, &g).git.unwrap();
+        assert_eq!(facts.status, " M x.dat\n?? new.txt");
+        assert!(facts.filters_off_note);
+        assert!(!marker.exists(), "the clean filter ran");
+    }
+
+    #[test]
+    fn a_global_filter_is_switched_off_without_the_note() {
+        let mut g = hermetic();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let global = dir.join("global.gitconfig");
+        let marker = dir.join("filter-ran");
+        fs::write(
+            &global,
+            format!(
+                "[filter \"mark\"]\n\tclean = touch {} && cat\n\trequired = true\n",
+                marker.display()
+            ),
+        )
+        .unwrap();
+        g.envs.retain(|(k, _)| k != "GIT_CONFIG_GLOBAL");
+        g.envs.push(("GIT_CONFIG_GLOBAL".into(), global.into()));
+        let repo = dir.join("repo");
+        fs::create_dir(&repo).unwrap();
+        init(&g, &repo);
+        fs::write(repo.join(".gitattributes"), "*.dat filter=mark\n").unwrap();
+        fs::write(repo.join("x.dat"), "data\n").unwrap();
+        git(&g, &repo, &["add", "."]);
+        git(&g, &repo, &["commit", "-q", "-m", "c"]);
+        fs::remove_file(&marker).unwrap();
+        fs::write(repo.join("x.dat"), "changed\n").unwrap();
+        let facts = system_context_with(&repo, &g).git.unwrap();
+        assert_eq!(facts.status, " M x.dat");
+        assert!(!facts.filters_off_note);
+        assert!(!marker.exists(), "the clean filter ran");
     }
 
     #[test]
@@ -403,11 +488,19 @@ mod tests {
     }
 
     #[test]
-    fn status_is_capped_with_notice() {
+    fn status_is_cut_at_2000_utf16_code_units() {
         let long = "?? f\n".repeat(500); // 2,500 characters
-        let (shown, cut) = cap_status(&long);
-        assert!(cut);
-        assert_eq!(shown, format!("{}{STATUS_TRUNCATED_NOTICE}", &long[..2000]));
+        assert_eq!(cap_status(&long), (long[..2000].to_string(), true));
+        assert_eq!(cap_status(&long[..2000]), (long[..2000].to_string(), false));
         assert_eq!(cap_status("?? a"), ("?? a".to_string(), false));
+        // "é" is one unit, as JavaScript counts: 2,000 of them fit.
+        let e = "é".repeat(2001);
+        assert_eq!(cap_status(&e), ("é".repeat(2000), true));
+        // "😀" is two units: 1,000 fit, and a pair straddling the limit is
+        // left out whole.
+        let smiles = "😀".repeat(1001);
+        assert_eq!(cap_status(&smiles), ("😀".repeat(1000), true));
+        let odd = format!("x{}", "😀".repeat(1000));
+        assert_eq!(cap_status(&odd), (format!("x{}", "😀".repeat(999)), true));
     }
 }

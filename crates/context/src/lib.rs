@@ -1,6 +1,11 @@
 //! fsview's fixed context: the git facts and instruction files a conversation
 //! starts with, built the way Claude Code builds them, as plain data.
 //!
+//! "The way Claude Code builds them" means what the real binary was seen to
+//! send: Claude Code 2.1.332, captured on the fixture of
+//! `tests/fixtures/context/` (see `scripts/e2e/`). Where fsview differs on
+//! purpose, the module that does it says so.
+//!
 //! This crate reads the disk and runs `git`; it never prints, never stores and
 //! never caches. The session store decides what to memoize; the binaries
 //! decide what to print. What it promises:
@@ -10,7 +15,7 @@
 //!   last five commits, user name), running git without optional locks and
 //!   without filter drivers (see the [`git`] module).
 //! - [`user_context`] finds the instruction files in Claude Code's order
-//!   (managed, user, then every directory from `/` down to the working
+//!   (managed, user, then every directory from the top down to the working
 //!   directory, then the auto-memory `MEMORY.md`), follows `@imports`, applies
 //!   front matter `paths:` rules and strips block-level HTML comments. Every
 //!   injected file carries the exact bytes read from disk and the metadata of
@@ -18,8 +23,9 @@
 //!   [`Kind::Processed`] when the injected text is not the disk text.
 //! - [`nested_for`] is the lazy half: the instruction files below the working
 //!   directory, and the conditional rules, that apply to given paths.
-//! - [`render_user`] and [`render_system`] give the bytes an agent prepends,
-//!   deterministically: the same inputs give the same bytes.
+//! - [`render`] gives the bytes an agent is given, in the layout of a given
+//!   Claude Code version ([`Layout`]), deterministically: the same inputs
+//!   give the same bytes.
 //!
 //! Nothing here fails: problems (a missing import, an unreadable file, no
 //! `git` on `PATH`) become one-line warnings next to the result.
@@ -33,22 +39,21 @@ mod load;
 pub mod memory;
 pub mod render;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 pub use discover::{nested_for, user_context};
 pub use git::{system_context, system_context_with, Git};
-pub use render::{contents_block, render_git_status, render_system, render_user};
+pub use render::{Block, Layout, Place};
 
 /// Where to look for instruction files and how to treat them.
 #[derive(Debug, Clone)]
 pub struct Options {
     /// The working directory of the conversation: the walk for instruction
-    /// files ends here, and user and managed `paths:` rules match relative to
-    /// it.
+    /// files ends here, user and managed `paths:` rules match relative to
+    /// it, and imports of project, local and managed files may not leave it
+    /// unless [`Options::allow_external_imports`] says so (Claude Code's
+    /// boundary: the directory it started in, not the git work tree).
     pub cwd: PathBuf,
-    /// The project: imports may not leave it unless
-    /// [`Options::allow_external_imports`] says so. Usually [`project_root`].
-    pub project_root: PathBuf,
     /// The home directory, for `@~/x` imports; `None` makes them warnings.
     pub home: Option<PathBuf>,
     /// Managed policy directory (`/etc/claude-code`): `CLAUDE.md` and
@@ -62,27 +67,14 @@ pub struct Options {
     pub extra_names: Vec<String>,
     /// The auto-memory entrypoint (`MEMORY.md`), loaded last and truncated.
     pub memory_file: Option<PathBuf>,
-    /// Let `@imports` reach files outside their project.
+    /// Let `@imports` of project, local and managed files reach files
+    /// outside the working directory (Claude Code's "external imports"
+    /// approval). The user's own files may import from anywhere regardless.
     pub allow_external_imports: bool,
     /// Absolute paths the agent is about to work on: conditional rules whose
     /// `paths:` match one of them are loaded, and [`nested_for`] walks down
     /// to their directories.
     pub for_paths: Vec<PathBuf>,
-}
-
-/// The top of the git work tree holding `cwd` (the nearest directory with a
-/// `.git` entry, directory or file), else `cwd` itself. It runs no process.
-pub fn project_root(cwd: &Path) -> PathBuf {
-    let mut dir = Some(cwd);
-    while let Some(d) = dir {
-        // symlink_metadata: a `.git` symlink still marks a work tree top, and
-        // a dangling one is better treated as present than walked past.
-        if d.join(".git").symlink_metadata().is_ok() {
-            return d.to_path_buf();
-        }
-        dir = d.parent();
-    }
-    cwd.to_path_buf()
 }
 
 /// How what was injected relates to the bytes on disk.
@@ -114,8 +106,9 @@ pub struct InjectedFile {
     /// `managed-rule`, `user`, `user-rule`, `project`, `rule`, `local`,
     /// `import` or `memory`.
     pub label: String,
-    /// Claude Code's description, shown as `Contents of PATH (description):`.
-    pub description: String,
+    /// Whose file it is, which decides its description (an import has its
+    /// importer's).
+    pub origin: Origin,
     /// Whether [`InjectedFile::text`] is the disk text.
     pub kind: Kind,
     /// What is injected (not trimmed; rendering trims, as Claude Code does).
@@ -130,6 +123,62 @@ pub struct InjectedFile {
     /// A rule with `paths:` in its front matter, loaded because a path
     /// matched.
     pub conditional: bool,
+}
+
+/// Whose instruction file it is: Claude Code's memory types, each with the
+/// description shown as `Contents of PATH (description):`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Origin {
+    /// The administrator's policy (`/etc/claude-code`).
+    Managed,
+    /// The user's own (`~/.claude`), and what it imports.
+    User,
+    /// Checked into the project: `CLAUDE.md`, `.claude/CLAUDE.md`, rules.
+    Project,
+    /// `CLAUDE.local.md`.
+    Local,
+    /// The auto-memory index `MEMORY.md`.
+    Memory,
+}
+
+impl Origin {
+    /// Claude Code's description of such a file, in the given layout.
+    /// Claude Code 2.1.88 described managed files as the user's; 2.1.332
+    /// has a description of their own.
+    pub fn description(self, layout: Layout) -> &'static str {
+        match self {
+            Origin::Managed if layout == Layout::ClaudeCode2_1_88 => load::DESC_USER,
+            Origin::Managed => load::DESC_MANAGED,
+            Origin::User => load::DESC_USER,
+            Origin::Project => load::DESC_PROJECT,
+            Origin::Local => load::DESC_LOCAL,
+            Origin::Memory => load::DESC_MEMORY,
+        }
+    }
+
+    /// The word used in JSON and in the stored memo.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Managed => "managed",
+            Origin::User => "user",
+            Origin::Project => "project",
+            Origin::Local => "local",
+            Origin::Memory => "memory",
+        }
+    }
+
+    /// The origin a word from [`Origin::as_str`] names.
+    pub fn from_word(word: &str) -> Option<Origin> {
+        [
+            Origin::Managed,
+            Origin::User,
+            Origin::Project,
+            Origin::Local,
+            Origin::Memory,
+        ]
+        .into_iter()
+        .find(|o| o.as_str() == word)
+    }
 }
 
 /// The instruction files, in injection order, and what went wrong finding
@@ -157,11 +206,16 @@ pub struct GitFacts {
     /// `origin/HEAD`'s branch, else `main` or `master` if origin has it,
     /// else `main`.
     pub default_branch: String,
-    /// `git status --short` as shown: at most 2,000 characters, followed by
-    /// Claude Code's truncation notice when it was longer. Empty when clean.
+    /// `git status --short` as shown: at most 2,000 UTF-16 code units (what
+    /// Claude Code counts), without the truncation notice, which rendering
+    /// adds in the wording of its layout. Empty when clean.
     pub status: String,
     /// Whether [`GitFacts::status`] was cut.
     pub status_truncated: bool,
+    /// Whether filter drivers of the repository's own configuration were
+    /// switched off while the status lists a changed tracked file: Claude
+    /// Code 2.1.332 then says the listing may hold unchanged files.
+    pub filters_off_note: bool,
     /// `git log --oneline -n 5`; empty in a repository without commits.
     pub log: String,
     /// `user.name`, when set and not empty.
@@ -173,16 +227,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn project_root_finds_git_entry_or_falls_back_to_cwd() {
-        let tmp = tempfile::tempdir().unwrap();
-        let deep = tmp.path().join("a/b/c");
-        std::fs::create_dir_all(&deep).unwrap();
-        assert_eq!(project_root(&deep), deep);
-        std::fs::create_dir(tmp.path().join("a/.git")).unwrap();
-        assert_eq!(project_root(&deep), tmp.path().join("a"));
-        // A worktree has a `.git` file, not a directory.
-        std::fs::write(tmp.path().join("a/b/.git"), "gitdir: elsewhere\n").unwrap();
-        assert_eq!(project_root(&deep), tmp.path().join("a/b"));
+    fn origins_describe_files_per_layout() {
+        for o in [
+            Origin::Managed,
+            Origin::User,
+            Origin::Project,
+            Origin::Local,
+            Origin::Memory,
+        ] {
+            assert_eq!(Origin::from_word(o.as_str()), Some(o));
+        }
+        assert_eq!(Origin::from_word("import"), None);
+        assert_eq!(
+            Origin::Managed.description(Layout::ClaudeCode2_1_332),
+            "organization-managed policy instructions"
+        );
+        assert_eq!(
+            Origin::Managed.description(Layout::ClaudeCode2_1_88),
+            "user's private global instructions for all projects"
+        );
+        assert_eq!(
+            Origin::Local.description(Layout::ClaudeCode2_1_88),
+            Origin::Local.description(Layout::ClaudeCode2_1_332)
+        );
     }
 
     #[test]

@@ -12,12 +12,22 @@
 //!
 //! Imports are loaded right after their importer, depth first, each file at
 //! most once per build (the same set breaks cycles), at most
-//! [`MAX_IMPORT_DEPTH`] imports deep. An import must stay inside its source's
-//! import root (compared after canonicalizing, so `..` and symlink escapes
-//! count) unless external imports are allowed: the project root for project
-//! files, and for user and managed files their own directory, since those
-//! are the user's or the administrator's own files and a project setting
-//! should not decide where they may point.
+//! [`MAX_IMPORT_DEPTH`] imports deep, as Claude Code 2.1.332 does:
+//!
+//! - An import of a project, local or managed file must stay inside the
+//!   working directory, the directory Claude Code started in (not the git
+//!   work tree: run from `packages/api`, the root `CLAUDE.md`'s
+//!   `@docs/style.md` is outside), unless external imports are allowed. Both
+//!   the path as written and the file it resolves to must be inside, so
+//!   `..` and symlink escapes count. The user's own files (`~/.claude`) may
+//!   import from anywhere.
+//! - Only files with no extension or a text extension Claude Code knows
+//!   ([`TEXT_EXTENSIONS`]: `.md`, `.txt`, source code, ...) are imported;
+//!   `@docs/diagram.svg` is skipped.
+//!
+//! Unlike Claude Code, fsview also skips a file with a NUL byte in its first
+//! 8 KiB (binary content is not instructions) and says why every import it
+//! skips was skipped.
 
 use std::collections::HashSet;
 use std::fs::{File, Metadata, OpenOptions};
@@ -26,18 +36,130 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::frontmatter::{self, FrontMatter, PathRule};
-use crate::{comments, imports, memory, InjectedFile, Kind, Options, UserContext};
+use crate::{comments, imports, memory, InjectedFile, Kind, Options, Origin, UserContext};
 
 /// Files larger than this are not injected.
 pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 /// A file longer than this (in characters, once processed) gets a warning.
 pub const LARGE_FILE_CHARS: usize = 40_000;
 /// Imports nest at most this deep (an instruction file's own imports are at
-/// depth 1).
-pub const MAX_IMPORT_DEPTH: usize = 5;
+/// depth 1): Claude Code reads files down to depth 4 and no deeper.
+pub const MAX_IMPORT_DEPTH: usize = 4;
 /// How much of a file is checked for a NUL byte.
 const TEXT_SNIFF_BYTES: usize = 8 * 1024;
 
+/// The extensions of the files Claude Code imports (compared lowercased); a
+/// file without an extension is imported too.
+pub const TEXT_EXTENSIONS: &[&str] = &[
+    ".md",
+    ".txt",
+    ".text",
+    ".json",
+    ".yaml",
+    ".yml",
+    ".toml",
+    ".xml",
+    ".csv",
+    ".html",
+    ".htm",
+    ".css",
+    ".scss",
+    ".sass",
+    ".less",
+    ".js",
+    ".ts",
+    ".tsx",
+    ".jsx",
+    ".mjs",
+    ".cjs",
+    ".mts",
+    ".cts",
+    ".py",
+    ".pyi",
+    ".pyw",
+    ".rb",
+    ".erb",
+    ".rake",
+    ".go",
+    ".rs",
+    ".java",
+    ".kt",
+    ".kts",
+    ".scala",
+    ".c",
+    ".cpp",
+    ".cc",
+    ".cxx",
+    ".h",
+    ".hpp",
+    ".hxx",
+    ".cs",
+    ".swift",
+    ".sh",
+    ".bash",
+    ".zsh",
+    ".fish",
+    ".ps1",
+    ".bat",
+    ".cmd",
+    ".env",
+    ".ini",
+    ".cfg",
+    ".conf",
+    ".config",
+    ".properties",
+    ".sql",
+    ".graphql",
+    ".gql",
+    ".proto",
+    ".vue",
+    ".svelte",
+    ".astro",
+    ".ejs",
+    ".hbs",
+    ".pug",
+    ".jade",
+    ".php",
+    ".pl",
+    ".pm",
+    ".lua",
+    ".r",
+    ".dart",
+    ".ex",
+    ".exs",
+    ".erl",
+    ".hrl",
+    ".clj",
+    ".cljs",
+    ".cljc",
+    ".edn",
+    ".hs",
+    ".lhs",
+    ".elm",
+    ".ml",
+    ".mli",
+    ".f",
+    ".f90",
+    ".f95",
+    ".for",
+    ".cmake",
+    ".make",
+    ".makefile",
+    ".gradle",
+    ".sbt",
+    ".rst",
+    ".adoc",
+    ".asciidoc",
+    ".org",
+    ".tex",
+    ".latex",
+    ".lock",
+    ".log",
+    ".diff",
+    ".patch",
+];
+
+pub const DESC_MANAGED: &str = "organization-managed policy instructions";
 pub const DESC_PROJECT: &str = "project instructions, checked into the codebase";
 pub const DESC_LOCAL: &str = "user's private project instructions, not checked in";
 pub const DESC_USER: &str = "user's private global instructions for all projects";
@@ -47,9 +169,10 @@ pub const DESC_MEMORY: &str = "user's auto-memory, persists across conversations
 #[derive(Debug, Clone)]
 pub(crate) struct Source {
     pub label: &'static str,
-    pub description: &'static str,
-    /// Imports must resolve inside this directory (canonical).
-    pub import_root: PathBuf,
+    pub origin: Origin,
+    /// Imports must stay inside this directory (canonical); `None`: they may
+    /// go anywhere.
+    pub import_root: Option<PathBuf>,
     /// Whether `@imports` are followed at all (not in MEMORY.md).
     pub follow_imports: bool,
     /// MEMORY.md truncation applies.
@@ -172,7 +295,6 @@ pub(crate) fn canonical_or_given(path: &Path, cwd: &Path) -> PathBuf {
 pub(crate) struct Loader<'a> {
     pub opts: &'a Options,
     pub cwd: PathBuf,
-    pub project_root: PathBuf,
     pub managed_dir: PathBuf,
     pub user_dir: PathBuf,
     /// `opts.for_paths`, absolute and canonical where they exist.
@@ -186,7 +308,6 @@ impl<'a> Loader<'a> {
         let cwd = opts.cwd.canonicalize().unwrap_or_else(|_| opts.cwd.clone());
         let canon = |p: &Path| canonical_or_given(p, &cwd);
         Loader {
-            project_root: canon(&opts.project_root),
             managed_dir: canon(&opts.managed_dir),
             user_dir: canon(&opts.user_dir),
             targets: opts.for_paths.iter().map(|p| canon(p)).collect(),
@@ -205,11 +326,13 @@ impl<'a> Loader<'a> {
         self.out.warnings.push(line);
     }
 
-    pub fn project_source(&self, label: &'static str, description: &'static str) -> Source {
+    /// A project, local or managed file: its imports stay in the working
+    /// directory.
+    pub fn cwd_source(&self, label: &'static str, origin: Origin) -> Source {
         Source {
             label,
-            description,
-            import_root: self.project_root.clone(),
+            origin,
+            import_root: Some(self.cwd.clone()),
             follow_imports: true,
             is_memory: false,
         }
@@ -372,7 +495,7 @@ impl<'a> Loader<'a> {
             } else {
                 source.label.to_string()
             },
-            description: source.description.to_string(),
+            origin: source.origin,
             kind,
             text,
             raw: read.raw,
@@ -386,6 +509,7 @@ impl<'a> Loader<'a> {
     }
 
     fn import(&mut self, import: &imports::Import, importer: &Path, source: &Source, depth: usize) {
+        // Imports of an import have its importer's origin and boundary.
         let prefix = format!("import {} from {}", import.written, importer.display());
         let Some(target) = &import.target else {
             self.warn(format!("{prefix}: no home directory to resolve ~ against"));
@@ -402,17 +526,26 @@ impl<'a> Loader<'a> {
         if self.processed.contains(&canonical) {
             return; // a cycle, or loaded already: once is enough
         }
-        if !self.opts.allow_external_imports && !canonical.starts_with(&source.import_root) {
-            self.warn(format!(
-                "{prefix}: {} is outside {}; not loaded (external imports are not allowed)",
-                canonical.display(),
-                source.import_root.display()
-            ));
-            return;
+        if let Some(root) = source.import_root.as_ref() {
+            let outside = !canonical.starts_with(root) || !lexical(target).starts_with(root);
+            if outside && !self.opts.allow_external_imports {
+                self.warn(format!(
+                    "{prefix}: {} is outside the working directory {}; not loaded (external imports are not allowed)",
+                    canonical.display(),
+                    root.display()
+                ));
+                return;
+            }
         }
         if depth > MAX_IMPORT_DEPTH {
             self.warn(format!(
                 "{prefix}: imports nest deeper than {MAX_IMPORT_DEPTH} levels; not loaded"
+            ));
+            return;
+        }
+        if let Some(ext) = non_text_extension(target) {
+            self.warn(format!(
+                "{prefix}: {ext} is not a text file extension Claude Code imports; skipped"
             ));
             return;
         }
@@ -428,6 +561,37 @@ impl<'a> Loader<'a> {
             }
         }
     }
+}
+
+/// `path` with `.` and `..` resolved by name, as Node's `path.resolve`
+/// does (no file system access).
+fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The extension of `path` (as Node's `path.extname` finds it, lowercased)
+/// when it is not one Claude Code imports; `None` for a text extension or
+/// none at all.
+pub(crate) fn non_text_extension(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_string_lossy();
+    let dot = name.rfind('.').filter(|&i| i > 0)?;
+    // A name made only of dots (`..`) has no extension.
+    if name[..dot].chars().all(|c| c == '.') {
+        return None;
+    }
+    let ext = name[dot..].to_lowercase();
+    (!TEXT_EXTENSIONS.contains(&ext.as_str())).then_some(ext)
 }
 
 fn first_line(s: &str) -> &str {
