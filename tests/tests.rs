@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod check_edit;
+mod completions;
 mod concurrency;
 mod ctx;
 mod demo;
