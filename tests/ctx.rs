@@ -3,7 +3,7 @@
 //! the build records for the edit gate, invalidation from the command line
 //! and from the installed git hooks.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use crate::harness::{self, Env, Run};

@@ -12,6 +12,7 @@ mod harness;
 mod hook;
 mod props;
 mod read;
+mod readme;
 mod session_cmd;
 mod session_file;
 mod stress;
