@@ -10,6 +10,7 @@ mod demo;
 mod freshness;
 mod harness;
 mod hook;
+mod layout;
 mod props;
 mod read;
 mod readme;
