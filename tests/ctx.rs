@@ -868,3 +868,34 @@ fn deep_import_chain_and_invalid_front_matter_are_warnings() {
         format!("ctx-build: {deep}\nctx-build: {yaml}\n")
     );
 }
+
+// "Today" is the user's date, not UTC's: at 20:00 on 2 December in Los
+// Angeles (04:00 UTC on the 3rd) it is the 2nd. SOURCE_DATE_EPOCH fixes
+// the moment; the zone (TZ: an IANA name or a POSIX rule) still applies.
+#[test]
+fn today_is_the_date_in_the_local_time_zone() {
+    let r = Repo::new();
+    let date = |tz: &str| {
+        let mut c = r.cmd(harness::bin("ctx-build"));
+        c.env("SOURCE_DATE_EPOCH", "1796270400") // 2026-12-03T04:00:00Z
+            .env("TZ", tz)
+            .args(["--no-cache", "--json"]);
+        let out = harness::output(c, None);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let user = out.json()[0]["user"].as_str().unwrap().to_string();
+        user.lines()
+            .find_map(|l| l.strip_prefix("Today's date is "))
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(date("UTC"), "2026-12-03.");
+    assert_eq!(date("America/Los_Angeles"), "2026-12-02.");
+    assert_eq!(date("PST8PDT,M3.2.0,M11.1.0"), "2026-12-02.");
+    assert_eq!(date("Asia/Tokyo"), "2026-12-03.");
+    // A moment jiff cannot place is refused, like a malformed one.
+    let mut c = r.cmd(harness::bin("ctx-build"));
+    c.env("SOURCE_DATE_EPOCH", "99999999999999");
+    harness::output(c, None).expect(2, "").stderr_is(
+        "ctx-build: SOURCE_DATE_EPOCH=\"99999999999999\" is out of range (years -9999 to 9999); fix or unset it\n",
+    );
+}

@@ -14,7 +14,10 @@ fn binaries_without_unit_tests_are_not_test_targets() {
     for entry in std::fs::read_dir(root.join("src/bin")).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if std::fs::read_to_string(&path).unwrap().contains("#[cfg(test)]") {
+        if std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("#[cfg(test)]")
+        {
             continue;
         }
         let line = format!("path = \"src/bin/{name}\"");
@@ -30,8 +33,15 @@ fn binaries_without_unit_tests_are_not_test_targets() {
         missing.is_empty(),
         "declare these in Cargo.toml as [[bin]] with test = false (they have no unit tests): {missing:?}"
     );
-    for lib in ["Cargo.toml", "crates/store/Cargo.toml", "crates/context/Cargo.toml"] {
+    for lib in [
+        "Cargo.toml",
+        "crates/store/Cargo.toml",
+        "crates/context/Cargo.toml",
+    ] {
         let m = std::fs::read_to_string(root.join(lib)).unwrap();
-        assert!(m.contains("[lib]\ndoctest = false"), "{lib}: no doc tests, so doctest = false");
+        assert!(
+            m.contains("[lib]\ndoctest = false"),
+            "{lib}: no doc tests, so doctest = false"
+        );
     }
 }

@@ -18,3 +18,4 @@ mod session_cmd;
 mod session_file;
 mod stress;
 mod torture;
+mod usage;
