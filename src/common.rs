@@ -188,6 +188,11 @@ pub fn parse_with_matches<T: clap::FromArgMatches>(cmd: clap::Command) -> (T, cl
     }
 }
 
+/// [`parse`] for a tool without a derived argument struct.
+pub fn parse_matches(cmd: clap::Command) -> clap::ArgMatches {
+    matches(&prepare(cmd))
+}
+
 fn prepare(cmd: clap::Command) -> clap::Command {
     // A file size limit (`ulimit -f`) must be an error we report, like a
     // full disk, not a signal that kills us mid-write.
@@ -265,6 +270,10 @@ pub fn exit_status(tool: &str) -> Option<&'static [(&'static str, &'static str)]
         "ctx-invalidate" => &[
             ("0", "done, or nothing to do (no session file yet); install-hooks: the hooks are installed or removed"),
             ("2", "an error: bad arguments, an unusable session file; install-hooks: not in a git work tree, a hook it cannot chain"),
+        ],
+        "fsview-demo" => &[
+            ("0", "every step ran (the denials it shows are part of the demo)"),
+            ("2", "an error: bad arguments, git or the fsview tools missing, a tool that failed"),
         ],
         "fsview-session" => &[
             ("0", "done; list also when there is no session file (nothing is created)"),

@@ -1,7 +1,10 @@
 //! fsview-session: look into a session file and move whole sessions.
 //!
 //! `list`, `show` and `events` are read-only: they never create a session
-//! file (a missing one has no sessions) and never write to one. `fork`,
+//! file (a missing one has no sessions) and never write to one. A command
+//! that names one session (`show`, `events`, `fork --from`, `drop`,
+//! `export`) refuses a session that is not there, naming the nearest ids
+//! the file holds: a mistyped --sid is never an empty session. `fork`,
 //! `drop` and `import` are each one transaction: a session is copied,
 //! deleted or imported whole, or not at all. `export` writes one
 //! self-contained, versioned JSON document (views, fingerprints, kept
@@ -54,7 +57,9 @@ Examples:
 ///
 /// A session file holds any number of sessions (one per agent conversation
 /// or pipeline run, named by --sid). `list`, `show` and `events` only read:
-/// a missing session file has no sessions and is not created. `fork`,
+/// a missing session file has no sessions and is not created. `show`,
+/// `events`, `fork --from`, `drop` and `export` need the session they name
+/// and, when it is not there, say which ids are nearest. `fork`,
 /// `drop` and `import` each change the file in one transaction. `export`
 /// writes one JSON document (see fsview-json(7)); `import` reads it back,
 /// refusing a malformed document with one error line and importing nothing.

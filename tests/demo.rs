@@ -50,3 +50,22 @@ fn demo_plays_every_step_with_its_verdict() {
         .collect();
     assert!(left.is_empty(), "demo left {left:?}");
 }
+
+#[test]
+fn demo_usage_errors_are_one_line_and_help_gives_exit_codes() {
+    let env = Env::new();
+    let mut c = env.cmd(env!("CARGO_BIN_EXE_fsview-demo"));
+    c.arg("--bogus");
+    output(c, None)
+        .expect(2, "")
+        .stderr_is("fsview-demo: unknown option --bogus; see fsview-demo --help\n");
+    let mut c = env.cmd(env!("CARGO_BIN_EXE_fsview-demo"));
+    c.arg("--help");
+    let h = output(c, None);
+    assert_eq!(h.code, 0);
+    assert!(
+        h.stdout.ends_with("Exit status:\n  0  every step ran (the denials it shows are part of the demo)\n  2  an error: bad arguments, git or the fsview tools missing, a tool that\n     failed\n"),
+        "{}",
+        h.stdout
+    );
+}

@@ -35,10 +35,19 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<(), String> {
-    if std::env::args().skip(1).any(|a| a == "--help" || a == "-h") {
-        println!("fsview-demo: play a short agent run with the fsview tools in a temporary git repository.\n\nUsage: fsview-demo\n\nColour on a terminal unless NO_COLOR is set.");
-        return Ok(());
-    }
+    fsview::common::parse_matches(
+        clap::Command::new("fsview-demo")
+            .version(env!("CARGO_PKG_VERSION"))
+            .about("Play a short agent run with the fsview tools in a temporary git repository")
+            .long_about(
+                "Play a short agent run with the fsview tools in a temporary git repository: \
+                 each step's command, its output and its exit status, from the real binaries \
+                 and one session file. Colour on a terminal unless NO_COLOR is set.",
+            )
+            .after_help(
+                "Examples:\n  cargo run --bin fsview-demo   build the tools and play the demo",
+            ),
+    );
     let bin = tools_dir()?;
     let tmp = tempdir()?;
     let work = tmp.join("repo");
