@@ -169,8 +169,8 @@ pub fn finish(tool: &str, result: Result<Outcome, Stop>) -> ExitCode {
 /// session file. Any other error clap finds is printed as one line, `TOOL:
 /// what is wrong; what to do` (see [`crate::usage`]), and exits 2.
 pub fn parse<T: clap::FromArgMatches>(cmd: clap::Command) -> T {
-    let cmd = prepare(cmd);
-    let matches = matches(&cmd);
+    let mut cmd = prepare(cmd);
+    let matches = matches(&mut cmd);
     match T::from_arg_matches(&matches) {
         Ok(t) => t,
         Err(e) => usage_exit(&cmd, e),
@@ -180,8 +180,8 @@ pub fn parse<T: clap::FromArgMatches>(cmd: clap::Command) -> T {
 /// [`parse`] for a tool that also needs the matches themselves (where a
 /// value came from).
 pub fn parse_with_matches<T: clap::FromArgMatches>(cmd: clap::Command) -> (T, clap::ArgMatches) {
-    let cmd = prepare(cmd);
-    let matches = matches(&cmd);
+    let mut cmd = prepare(cmd);
+    let matches = matches(&mut cmd);
     match T::from_arg_matches(&matches) {
         Ok(t) => (t, matches),
         Err(e) => usage_exit(&cmd, e),
@@ -190,7 +190,7 @@ pub fn parse_with_matches<T: clap::FromArgMatches>(cmd: clap::Command) -> (T, cl
 
 /// [`parse`] for a tool without a derived argument struct.
 pub fn parse_matches(cmd: clap::Command) -> clap::ArgMatches {
-    matches(&prepare(cmd))
+    matches(&mut prepare(cmd))
 }
 
 fn prepare(cmd: clap::Command) -> clap::Command {
@@ -203,8 +203,8 @@ fn prepare(cmd: clap::Command) -> clap::Command {
     negatives_are_values(with_exit_status(cmd))
 }
 
-fn matches(cmd: &clap::Command) -> clap::ArgMatches {
-    match cmd.clone().try_get_matches() {
+fn matches(cmd: &mut clap::Command) -> clap::ArgMatches {
+    match cmd.try_get_matches_from_mut(std::env::args_os()) {
         Ok(m) => m,
         Err(e) => usage_exit(cmd, e),
     }
