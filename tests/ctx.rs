@@ -899,3 +899,18 @@ fn today_is_the_date_in_the_local_time_zone() {
         "ctx-build: SOURCE_DATE_EPOCH=\"99999999999999\" is out of range (years -9999 to 9999); fix or unset it\n",
     );
 }
+
+// --all-sessions names each session as every message does: quoted.
+#[test]
+fn all_sessions_names_each_session_quoted() {
+    let r = Repo::new();
+    r.run("ctx-build", &["--sid", "a b"])
+        .expect(0, &fixture_text(&r));
+    r.run("ctx-build", &["--sid", "c"])
+        .expect(0, &fixture_text(&r));
+    r.run("ctx-invalidate", &["--all-sessions", "--system"])
+        .expect(
+        0,
+        "session \"a b\": cleared the system context\nsession \"c\": cleared the system context\n",
+    );
+}
