@@ -16,6 +16,18 @@ _ctx__invalidate() {
             ",$1")
                 cmd="ctx__invalidate"
                 ;;
+            ctx__invalidate,help)
+                cmd="ctx__invalidate__subcmd__help"
+                ;;
+            ctx__invalidate,install-hooks)
+                cmd="ctx__invalidate__subcmd__install__subcmd__hooks"
+                ;;
+            ctx__invalidate__subcmd__help,help)
+                cmd="ctx__invalidate__subcmd__help__subcmd__help"
+                ;;
+            ctx__invalidate__subcmd__help,install-hooks)
+                cmd="ctx__invalidate__subcmd__help__subcmd__install__subcmd__hooks"
+                ;;
             *)
                 ;;
         esac
@@ -23,7 +35,7 @@ _ctx__invalidate() {
 
     case "${cmd}" in
         ctx__invalidate)
-            opts="-0 -q -h -V --system --user --reason --injection --forget --null --reset --all-sessions --hook --session --sid --json --quiet --help --version"
+            opts="-0 -q -h -V --system --user --reason --injection --forget --null --reset --all-sessions --hook --session --sid --json --quiet --help --version install-hooks help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -41,6 +53,70 @@ _ctx__invalidate() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__invalidate__subcmd__help)
+            opts="install-hooks help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__invalidate__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__invalidate__subcmd__help__subcmd__install__subcmd__hooks)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ctx__invalidate__subcmd__install__subcmd__hooks)
+            opts="-q -h --uninstall --session --sid --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -9,7 +9,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use fsview_store::error::escape_bytes;
+use fsview_store::error::{escape_bytes, quote_id};
 use fsview_store::{location, Error, Store};
 
 /// Options every tool takes.
@@ -45,10 +45,49 @@ impl SessionArgs {
         location::session_path(self.session.as_deref(), cwd)
     }
 
-    /// Open (creating if needed) the session file.
+    /// Open (creating if needed) the session file. Only the default
+    /// location is created with its directories: a path given with
+    /// --session or FSVIEW_SESSION must be in an existing directory, so a
+    /// typo is an error, not a new directory tree holding an empty session.
     pub fn open(&self, cwd: &Path) -> Result<Store, Error> {
         self.check_sid()?;
-        Store::open(&self.session_path(cwd)?)
+        let path = self.session_path(cwd)?;
+        if let Some(given) = &self.session {
+            self.check_dir(&path, given)?;
+        }
+        Store::open(&path)
+    }
+
+    fn check_dir(&self, path: &Path, given: &Path) -> Result<(), Error> {
+        let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) else {
+            return Ok(());
+        };
+        // Where the path came from, to say what to fix.
+        let origin = match std::env::var_os("FSVIEW_SESSION") {
+            Some(v) if Path::new(&v) == given => "FSVIEW_SESSION",
+            _ => "--session",
+        };
+        if std::fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
+            return Ok(());
+        }
+        // The nearest thing that exists on the way: a file where a
+        // directory should be is named as such.
+        let blocker = dir
+            .ancestors()
+            .find(|a| std::fs::metadata(a).is_ok())
+            .filter(|a| std::fs::metadata(a).is_ok_and(|m| !m.is_dir()));
+        Err(Error::new(match blocker {
+            Some(file) => format!(
+                "cannot create the session file {}: {} is not a directory; fix {origin}",
+                shown(path),
+                shown(file)
+            ),
+            None => format!(
+                "cannot create the session file {}: directory {} does not exist; create it first, or fix {origin}",
+                shown(path),
+                shown(dir)
+            ),
+        }))
     }
 
     /// Open the session file if it exists.
@@ -61,8 +100,8 @@ impl SessionArgs {
         let sid = &self.sid;
         if sid.is_empty() || sid.len() > 200 || sid.chars().any(char::is_control) {
             return Err(Error::new(format!(
-                "invalid session id {:?}: use 1 to 200 printable characters (--sid or FSVIEW_SID)",
-                sid
+                "invalid session id {}: use 1 to 200 printable characters (--sid or FSVIEW_SID)",
+                quote_id(sid)
             )));
         }
         Ok(())
@@ -124,20 +163,156 @@ pub fn finish(tool: &str, result: Result<Outcome, Stop>) -> ExitCode {
     }
 }
 
-/// Parse arguments, turning clap's own errors into exit 2 (clap's default)
-/// and `--help`/`--version` into 0, before anything opens the session file.
+/// Parse arguments: the one place a bad command line becomes exit 2.
+///
+/// `--help` and `--version` print and exit 0 before anything opens the
+/// session file. Any other error clap finds is printed as one line, `TOOL:
+/// what is wrong; what to do` (see [`crate::usage`]), and exits 2.
 pub fn parse<T: clap::FromArgMatches>(cmd: clap::Command) -> T {
+    let mut cmd = prepare(cmd);
+    let matches = matches(&mut cmd);
+    match T::from_arg_matches(&matches) {
+        Ok(t) => t,
+        Err(e) => usage_exit(&cmd, e),
+    }
+}
+
+/// [`parse`] for a tool that also needs the matches themselves (where a
+/// value came from).
+pub fn parse_with_matches<T: clap::FromArgMatches>(cmd: clap::Command) -> (T, clap::ArgMatches) {
+    let mut cmd = prepare(cmd);
+    let matches = matches(&mut cmd);
+    match T::from_arg_matches(&matches) {
+        Ok(t) => (t, matches),
+        Err(e) => usage_exit(&cmd, e),
+    }
+}
+
+/// [`parse`] for a tool without a derived argument struct.
+pub fn parse_matches(cmd: clap::Command) -> clap::ArgMatches {
+    matches(&mut prepare(cmd))
+}
+
+fn prepare(cmd: clap::Command) -> clap::Command {
     // A file size limit (`ulimit -f`) must be an error we report, like a
     // full disk, not a signal that kills us mid-write.
     // SAFETY: setting a signal to SIG_IGN has no preconditions.
     unsafe {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
-    let matches = cmd.get_matches();
-    match T::from_arg_matches(&matches) {
-        Ok(t) => t,
-        Err(e) => e.exit(),
+    negatives_are_values(with_exit_status(cmd))
+}
+
+fn matches(cmd: &mut clap::Command) -> clap::ArgMatches {
+    match cmd.try_get_matches_from_mut(std::env::args_os()) {
+        Ok(m) => m,
+        Err(e) => usage_exit(cmd, e),
     }
+}
+
+/// `--limit -1` hands `-1` to --limit's parser, which says what --limit
+/// takes, instead of clap reading `-1` as an unknown flag.
+fn negatives_are_values(cmd: clap::Command) -> clap::Command {
+    let subs: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    // Options of one value only: `-0` must stay a flag before PATHs, and a
+    // list such as `--forget -0 -` must not swallow it.
+    let mut cmd = cmd.mut_args(|a| {
+        let one_value = a
+            .get_num_args()
+            .is_none_or(|r| r.min_values() == 1 && r.max_values() == 1);
+        if !a.is_positional() && a.get_action().takes_values() && one_value {
+            a.allow_negative_numbers(true)
+        } else {
+            a
+        }
+    });
+    for name in subs {
+        cmd = cmd.mut_subcommand(name, negatives_are_values);
+    }
+    cmd
+}
+
+fn usage_exit(cmd: &clap::Command, e: clap::Error) -> ! {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        e.exit();
+    }
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    eprintln!(
+        "{}: {}",
+        cmd.get_name(),
+        crate::usage::message(cmd, &e, &args)
+    );
+    std::process::exit(2)
+}
+
+/// What each tool's exit codes mean, for `--help` ("Exit status:") and the
+/// man pages' EXIT STATUS. Every tool exits 0 (ok), 1 (a negative verdict)
+/// or 2 (an error); a tool that has no negative verdict never exits 1.
+pub fn exit_status(tool: &str) -> Option<&'static [(&'static str, &'static str)]> {
+    Some(match tool {
+        "fsview-read" => &[
+            ("0", "every file was shown (or recorded)"),
+            ("2", "an error: bad arguments, a file that could not be shown (the others still were), an unusable session file"),
+        ],
+        "fsview-check-edit" => &[
+            ("0", "every path may be changed (ok or new_file); with --changed, nothing changed"),
+            ("1", "at least one path was denied; with --changed, at least one file changed"),
+            ("2", "an error: bad arguments, a path that is not a regular file, an unusable session file"),
+        ],
+        "ctx-build" => &[
+            ("0", "the context was built, or returned from the cache"),
+            ("2", "an error: bad arguments, an unusable session file, a bad SOURCE_DATE_EPOCH"),
+        ],
+        "ctx-invalidate" => &[
+            ("0", "done, or nothing to do (no session file yet); install-hooks: the hooks are installed or removed"),
+            ("2", "an error: bad arguments, an unusable session file; install-hooks: not in a git work tree, a hook it cannot chain"),
+        ],
+        "fsview-demo" => &[
+            ("0", "every step ran (the denials it shows are part of the demo)"),
+            ("2", "an error: bad arguments, git or the fsview tools missing, a tool that failed"),
+        ],
+        "fsview-session" => &[
+            ("0", "done; list also when there is no session file (nothing is created)"),
+            ("2", "an error: bad arguments, an unusable session file, a session that does not exist (show, events, fork, drop, export) or already exists (fork, import without --replace), a malformed export document (nothing is imported)"),
+        ],
+        _ => return None,
+    })
+}
+
+/// `cmd` with its exit codes appended to the text after `--help`.
+pub fn with_exit_status(cmd: clap::Command) -> clap::Command {
+    let Some(codes) = exit_status(cmd.get_name()) else {
+        return cmd;
+    };
+    let mut text = cmd
+        .get_after_help()
+        .map(|h| h.to_string())
+        .unwrap_or_default();
+    if !text.is_empty() {
+        text.push_str("\n\n");
+    }
+    text.push_str("Exit status:");
+    for (code, what) in codes {
+        // Wrapped by hand, continuation lines under the text, as the
+        // examples are.
+        let mut line = format!("  {code}  ");
+        for word in what.split(' ') {
+            if line.len() + word.len() > 78 && !line.trim_end().ends_with(code) {
+                text.push('\n');
+                text.push_str(line.trim_end());
+                line = " ".repeat(5);
+            }
+            line.push_str(word);
+            line.push(' ');
+        }
+        text.push('\n');
+        text.push_str(line.trim_end());
+    }
+    cmd.after_help(text)
 }
 
 /// Stdout, buffered, with diagnostics to stderr under the tool's name.
@@ -240,22 +415,31 @@ pub fn paths_from(args: &[PathBuf], nul: bool) -> Result<Vec<PathBuf>, Error> {
 }
 
 /// Parse a size such as `262144`, `256K`, `256KiB`, `1M`.
-pub fn parse_size(s: &str) -> Result<u64, String> {
+pub fn parse_size(s: &str) -> Result<u64, crate::usage::Refused> {
+    use crate::usage::Refused;
     let t = s.trim();
     let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (num, unit) = t.split_at(digits);
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("{s:?} is not a size; use bytes or a suffix: 256K, 1M"))?;
+    let n: u64 = num.parse().map_err(|_| {
+        Refused(format!(
+            "takes a size in bytes or with a suffix (256K, 1M), not {s:?}"
+        ))
+    })?;
     let mult = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kb" | "kib" => 1024,
         "m" | "mb" | "mib" => 1024 * 1024,
         "g" | "gb" | "gib" => 1024 * 1024 * 1024,
-        _ => return Err(format!("{s:?} has an unknown unit; use K, M or G")),
+        _ => {
+            return Err(Refused(format!(
+                "takes a size with the unit K, M or G, not {s:?}"
+            )))
+        }
     };
     match n.checked_mul(mult) {
-        Some(0) | None => Err(format!("{s:?} is not a usable size; give at least 1 byte")),
+        Some(0) | None => Err(Refused(format!(
+            "takes a size from 1 byte to 16 EiB, not {s:?}"
+        ))),
         Some(v) => Ok(v),
     }
 }

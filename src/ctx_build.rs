@@ -75,7 +75,7 @@ Environment:
   CLAUDE_CONFIG_DIR         user directory (default ~/.claude): CLAUDE.md, rules/**/*.md
   FSVIEW_MANAGED_DIR        managed policy directory (default /etc/claude-code)
   FSVIEW_INSTRUCTION_NAMES  extra instruction file names, comma-separated (as --also)
-  SOURCE_DATE_EPOCH         seconds since 1970 fixing \"Today's date\" (UTC)";
+  SOURCE_DATE_EPOCH         seconds since 1970 fixing \"Today's date\" (in the local zone, TZ)";
 
 /// Build the session's fixed context once, then return the same bytes.
 ///
@@ -190,7 +190,7 @@ struct Setup {
     opts: Options,
     /// `opts` with the --for paths, for the lazy half.
     for_opts: Option<Options>,
-    today: String,
+    today: Today,
     /// What the user part was built for; a hit built for something else
     /// warns.
     key: Map<String, Value>,
@@ -302,36 +302,54 @@ fn lossy(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
-/// Today's date, `YYYY-MM-DD` in UTC, or the one SOURCE_DATE_EPOCH fixes.
-fn today() -> Result<String, Error> {
-    let secs = match std::env::var("SOURCE_DATE_EPOCH") {
-        Ok(s) if !s.is_empty() => s.trim().parse::<i64>().map_err(|_| {
-            Error::new(format!(
-                "SOURCE_DATE_EPOCH={s:?} is not a whole number of seconds since 1970-01-01; fix or unset it"
-            ))
-        })?,
-        Err(std::env::VarError::NotUnicode(_)) => {
-            return Err(Error::new(
-                "SOURCE_DATE_EPOCH is not a whole number of seconds since 1970-01-01; fix or unset it",
-            ))
-        }
-        _ => fingerprint::now_ns().div_euclid(1_000_000_000),
+/// Today's date, `YYYY-MM-DD` in the local time zone (TZ, else the
+/// system's), as the agent's user sees it; SOURCE_DATE_EPOCH fixes the
+/// moment, the zone still applies. The moment is read (and a bad
+/// SOURCE_DATE_EPOCH refused) on every call; the zone is looked up only
+/// when a build renders the date, so a cache hit never loads it.
+fn today() -> Result<Today, Error> {
+    let bad = |s: &str| {
+        Error::new(format!(
+            "SOURCE_DATE_EPOCH={s:?} is not a whole number of seconds since 1970-01-01; fix or unset it"
+        ))
     };
-    Ok(civil_date(secs))
+    let at = match std::env::var("SOURCE_DATE_EPOCH") {
+        Ok(s) if !s.is_empty() => {
+            let secs = s.trim().parse::<i64>().map_err(|_| bad(&s))?;
+            jiff::Timestamp::from_second(secs).map_err(|_| {
+                Error::new(format!(
+                    "SOURCE_DATE_EPOCH={s:?} is out of range (years -9999 to 9999); fix or unset it"
+                ))
+            })?
+        }
+        Err(std::env::VarError::NotUnicode(v)) => {
+            return Err(bad(&v.to_string_lossy()));
+        }
+        _ => jiff::Timestamp::now(),
+    };
+    Ok(Today {
+        at,
+        date: std::sync::OnceLock::new(),
+    })
 }
 
-/// `YYYY-MM-DD` of a Unix time, in UTC (Howard Hinnant's days-to-civil).
-pub(crate) fn civil_date(secs: i64) -> String {
-    let z = secs.div_euclid(86_400) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
+/// Today's date, rendered on first use (see [`today`]).
+struct Today {
+    at: jiff::Timestamp,
+    date: std::sync::OnceLock<String>,
+}
+
+impl std::ops::Deref for Today {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.date.get_or_init(|| {
+            self.at
+                .to_zoned(jiff::tz::TimeZone::system())
+                .date()
+                .to_string()
+        })
+    }
 }
 
 /// What one build produced, before storing.
@@ -371,7 +389,7 @@ fn build(setup: &Setup, memo: &Memo, loaded: &HashSet<PathBuf>) -> Built {
             .iter()
             .map(|f| file_text_json(&FileText::from(f)))
             .collect();
-        let body = json!({"format": FORMAT, "date": setup.today, "files": files}).to_string();
+        let body = json!({"format": FORMAT, "date": &*setup.today, "files": files}).to_string();
         let files: Vec<Value> = ctx
             .files
             .iter()
@@ -968,15 +986,6 @@ fn unhex(s: &str) -> Option<fingerprint::Hash> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn civil_dates() {
-        assert_eq!(civil_date(0), "1970-01-01");
-        assert_eq!(civil_date(951_782_400), "2000-02-29");
-        assert_eq!(civil_date(1_709_164_800), "2024-02-29");
-        assert_eq!(civil_date(1_735_689_599), "2024-12-31");
-        assert_eq!(civil_date(-86_400), "1969-12-31");
-    }
 
     #[test]
     fn fingerprints_round_trip() {

@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser};
+use clap::{CommandFactory, Parser, Subcommand};
 use serde_json::Value;
 
 use fsview_store::fingerprint::Stat;
@@ -22,7 +22,7 @@ use fsview_store::paths::{self, Resolved};
 use fsview_store::{Error, Store};
 
 use crate::common::{self, Out, Outcome, SessionArgs, Stop};
-use crate::json;
+use crate::{git_hooks, json};
 
 const TOOL: &str = "ctx-invalidate";
 
@@ -40,7 +40,9 @@ Examples:
   ctx-invalidate --forget                    forget every view of the session
   ctx-invalidate --reset                     forget the whole session, like /clear
   ctx-invalidate --system --hook --all-sessions --reason 'git post-checkout'
-                                             what the git hooks in scripts/hooks run";
+                                             what the git hooks run
+  ctx-invalidate install-hooks               install those hooks in this repository
+  ctx-invalidate install-hooks --uninstall   remove them, restoring the hooks they chained";
 
 /// Clear the session's memoized context, forget views, or reset it.
 ///
@@ -58,9 +60,24 @@ Examples:
 /// When the session file does not exist nothing is cached: ctx-invalidate
 /// exits 0 without creating it (except to store an --injection). --hook,
 /// for git hooks, prints nothing on stdout and never creates the file.
+///
+/// `ctx-invalidate install-hooks` installs git hooks (post-checkout on a
+/// branch switch, post-merge, post-rewrite) that run `ctx-invalidate
+/// --system --hook --all-sessions`, in the hooks directory git uses
+/// (core.hooksPath and worktrees included). A hook already there is kept as
+/// NAME.pre-fsview and run first, its exit status kept; `--uninstall`
+/// removes fsview's hooks and puts the kept ones back.
 #[derive(Parser, Debug)]
-#[command(name = TOOL, version, after_help = EXAMPLES)]
+#[command(
+    name = TOOL,
+    version,
+    after_help = EXAMPLES,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Args {
+    #[command(subcommand)]
+    pub command: Option<Cmd>,
+
     /// Clear the system part (git facts, injection)
     #[arg(long)]
     pub system: bool,
@@ -105,6 +122,18 @@ pub struct Args {
     pub common: SessionArgs,
 }
 
+/// What ctx-invalidate does besides invalidating.
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Install git hooks (post-checkout, post-merge, post-rewrite) that
+    /// clear the git facts of every session of the repository
+    InstallHooks {
+        /// Remove fsview's hooks and restore the hooks they chained
+        #[arg(long)]
+        uninstall: bool,
+    },
+}
+
 pub fn command() -> clap::Command {
     Args::command()
 }
@@ -122,6 +151,9 @@ struct Target {
 
 fn run(args: &Args) -> Result<Outcome, Stop> {
     let cwd = common::current_dir()?;
+    if let Some(Cmd::InstallHooks { uninstall }) = &args.command {
+        return install_hooks(args, &cwd, *uninstall);
+    }
     let mut out = Out::new(TOOL, args.common.quiet || args.hook);
     let create = args.injection.is_some() && !args.hook;
     let store = if create {
@@ -155,13 +187,47 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
             out.json(&Value::Object(m))?;
         } else if !args.hook {
             let prefix = if args.all_sessions {
-                format!("{sid}: ")
+                format!("session {}: ", fsview_store::error::quote_id(sid))
             } else {
                 String::new()
             };
             for line in report.lines() {
                 out.write(&format!("{prefix}{line}\n"))?;
             }
+        }
+    }
+    out.flush()?;
+    Ok(Outcome::Ok)
+}
+
+fn install_hooks(args: &Args, cwd: &std::path::Path, uninstall: bool) -> Result<Outcome, Stop> {
+    let mut out = Out::new(TOOL, args.common.quiet);
+    let me = std::env::current_exe().map_err(|e| {
+        Error::new(format!(
+            "cannot find the ctx-invalidate binary the hooks should run: {}",
+            fsview_store::error::plain_io(&e)
+        ))
+    })?;
+    let report = git_hooks::install(cwd, uninstall, &me)?;
+    if args.common.json {
+        let mut m = json::object(if uninstall {
+            "uninstall-hooks"
+        } else {
+            "install-hooks"
+        });
+        json::put_path(&mut m, "dir", &report.dir);
+        if uninstall {
+            m.insert("removed".into(), report.removed.clone().into());
+            m.insert("restored".into(), report.restored.clone().into());
+        } else {
+            m.insert("installed".into(), report.installed.clone().into());
+            m.insert("kept".into(), report.kept.clone().into());
+            json::put_path(&mut m, "runs", &me);
+        }
+        out.json(&Value::Object(m))?;
+    } else if !args.common.quiet {
+        for line in report.lines() {
+            out.write(&format!("{line}\n"))?;
         }
     }
     out.flush()?;

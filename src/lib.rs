@@ -10,12 +10,15 @@ pub mod check_edit;
 pub mod common;
 pub mod ctx_build;
 pub mod ctx_invalidate;
+pub mod git_hooks;
 pub mod hook;
 pub mod json;
 pub mod read;
 pub mod session;
+pub mod usage;
 
-/// Every tool's clap command, for man pages and completions.
+/// Every tool's clap command as `--help` shows it (with its exit status),
+/// for man pages and completions.
 pub fn commands() -> Vec<clap::Command> {
     vec![
         read::command(),
@@ -25,4 +28,7 @@ pub fn commands() -> Vec<clap::Command> {
         session::command(),
         hook::command(),
     ]
+    .into_iter()
+    .map(common::with_exit_status)
+    .collect()
 }

@@ -21,7 +21,7 @@ use fsview_store::store::NewView;
 use fsview_store::{Error, Kind, Source, Store};
 
 use crate::common::{self, Out, Outcome, SessionArgs, Stop};
-use crate::json;
+use crate::{json, usage};
 
 const TOOL: &str = "fsview-read";
 
@@ -62,11 +62,11 @@ pub struct Args {
     pub paths: Vec<PathBuf>,
 
     /// First line to show, 1-based
-    #[arg(short = 'o', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(short = 'o', long, value_name = "N", value_parser = usage::line_number)]
     pub offset: Option<u64>,
 
     /// Number of lines to show
-    #[arg(short = 'n', long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(short = 'n', long, value_name = "N", value_parser = usage::at_least_one)]
     pub limit: Option<u64>,
 
     /// Most bytes of a file to show (suffixes K, M, G); a whole-file read
@@ -132,6 +132,14 @@ struct RequestLine {
 fn run(args: &Args) -> Result<Outcome, Stop> {
     let cwd = common::current_dir()?;
     let mut out = Out::new(TOOL, args.common.quiet);
+    if args.paths.iter().any(|p| p.as_os_str() == "-") {
+        // `-` is no file name here: fsview-read shows files, and what it
+        // reads on stdin are JSON requests (or --processed text).
+        return Err(Error::new(
+            "`-` is not a file to show; to send what to read on stdin use --requests (JSON Lines: {\"path\": \"a.rs\"}), or name a file called - as ./-",
+        )
+        .into());
+    }
     if args.processed {
         return run_processed(args, &cwd, &mut out);
     }

@@ -1,7 +1,10 @@
 //! fsview-session: look into a session file and move whole sessions.
 //!
 //! `list`, `show` and `events` are read-only: they never create a session
-//! file (a missing one has no sessions) and never write to one. `fork`,
+//! file (a missing one has no sessions) and never write to one. A command
+//! that names one session (`show`, `events`, `fork --from`, `drop`,
+//! `export`) refuses a session that is not there, naming the nearest ids
+//! the file holds: a mistyped --sid is never an empty session. `fork`,
 //! `drop` and `import` are each one transaction: a session is copied,
 //! deleted or imported whole, or not at all. `export` writes one
 //! self-contained, versioned JSON document (views, fingerprints, kept
@@ -17,11 +20,12 @@ use std::process::ExitCode;
 
 use base64::Engine;
 use clap::parser::ValueSource;
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
+use unicode_width::UnicodeWidthStr;
 
-use fsview_store::error::escape_bytes;
+use fsview_store::error::{escape_bytes, quote_id};
 use fsview_store::fingerprint::{self, FileType, Fingerprint, Freshness, Hash, Stat};
 use fsview_store::inspect::{ContextRow, Counts, Dump, EventRecord};
 use fsview_store::store::{FileRecord, ViewRecord};
@@ -53,7 +57,9 @@ Examples:
 ///
 /// A session file holds any number of sessions (one per agent conversation
 /// or pipeline run, named by --sid). `list`, `show` and `events` only read:
-/// a missing session file has no sessions and is not created. `fork`,
+/// a missing session file has no sessions and is not created. `show`,
+/// `events`, `fork --from`, `drop` and `export` need the session they name
+/// and, when it is not there, say which ids are nearest. `fork`,
 /// `drop` and `import` each change the file in one transaction. `export`
 /// writes one JSON document (see fsview-json(7)); `import` reads it back,
 /// refusing a malformed document with one error line and importing nothing.
@@ -89,7 +95,7 @@ pub enum Cmd {
     /// invalidations, with their verdicts and reasons
     Events {
         /// Show only the latest N events
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = crate::usage::at_least_one)]
         limit: Option<u64>,
     },
     /// Copy session --from into --sid: its views (kept texts are shared),
@@ -125,11 +131,7 @@ pub fn command() -> clap::Command {
 }
 
 pub fn main() -> ExitCode {
-    let matches = command().get_matches();
-    let args = match Args::from_arg_matches(&matches) {
-        Ok(a) => a,
-        Err(e) => e.exit(),
-    };
+    let (args, matches): (Args, _) = common::parse_with_matches(command());
     // `import` goes into the document's own session unless --sid is on the
     // command line: a FSVIEW_SID in the environment must not rename it
     // silently.
@@ -262,13 +264,12 @@ fn lines_of(v: &ViewRecord) -> String {
 }
 
 fn show(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
-    let Some(store) = existing(args, cwd, out)? else {
-        return Ok(());
-    };
+    let store = required(args, cwd, "show")?;
     let sid = &args.common.sid;
+    store.require_session(sid)?;
     let files = store.files(sid)?;
     if files.is_empty() {
-        out.notice(&format!("session {} has no views", one_line(sid)));
+        out.notice(&format!("session {} has no views", quote_id(sid)));
         return Ok(());
     }
     let now = fingerprint::now_ns();
@@ -330,13 +331,12 @@ fn show(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
 }
 
 fn events(args: &Args, cwd: &Path, limit: Option<u64>, out: &mut Out) -> Result<(), Stop> {
-    let Some(store) = existing(args, cwd, out)? else {
-        return Ok(());
-    };
+    let store = required(args, cwd, "show")?;
     let sid = &args.common.sid;
+    store.require_session(sid)?;
     let events = store.events(sid, limit)?;
     if events.is_empty() {
-        out.notice(&format!("session {} has no events", one_line(sid)));
+        out.notice(&format!("session {} has no events", quote_id(sid)));
         return Ok(());
     }
     if args.common.json {
@@ -408,8 +408,8 @@ fn fork(args: &Args, cwd: &Path, from: &str, replace: bool, out: &mut Out) -> Re
     }
     out.write(&format!(
         "forked {} into {}: {}\n",
-        one_line(from),
-        one_line(to),
+        quote_id(from),
+        quote_id(to),
         describe(&n, false)
     ))
 }
@@ -426,7 +426,7 @@ fn drop_session(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
     }
     out.write(&format!(
         "dropped {}: {}\n",
-        one_line(sid),
+        quote_id(sid),
         describe(&n, true)
     ))
 }
@@ -515,12 +515,13 @@ fn export(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
     let store = required(args, cwd, "export")?;
     let sid = &args.common.sid;
     let Some(d) = store.dump(sid)? else {
-        return Err(Error::new(format!(
-            "no session {} in {}; see `fsview-session list`",
-            one_line(sid),
-            common::shown(store.path())
-        ))
-        .into());
+        let gone = store.require_session(sid).err().unwrap_or_else(|| {
+            Error::new(format!(
+                "session {} appeared while it was exported; run the export again",
+                quote_id(sid)
+            ))
+        });
+        return Err(gone.into());
     };
     let files: Vec<Value> = d
         .files
@@ -748,11 +749,11 @@ fn import(
     let renamed = if sid == dump.sid {
         String::new()
     } else {
-        format!(" (exported as {})", one_line(&dump.sid))
+        format!(" (exported as {})", quote_id(&dump.sid))
     };
     out.write(&format!(
         "imported {}{renamed}: {}, {}, {}\n",
-        one_line(&sid),
+        quote_id(&sid),
         describe(&n, false),
         plural(n.texts, "new text", "new texts"),
         plural(n.events, "event", "events"),
@@ -969,7 +970,8 @@ fn hash(s: &str, at: &str) -> Result<Hash, Error> {
 fn check_sid(sid: &str, what: &str) -> Result<(), Error> {
     if sid.is_empty() || sid.len() > 200 || sid.chars().any(char::is_control) {
         return Err(Error::new(format!(
-            "invalid session id {sid:?} for {what}: use 1 to 200 printable characters"
+            "invalid session id {} for {what}: use 1 to 200 printable characters",
+            quote_id(sid)
         )));
     }
     Ok(())
@@ -979,7 +981,8 @@ fn one_line(s: &str) -> String {
     escape_bytes(s.as_bytes())
 }
 
-/// How long ago, coarsely: "just now", "5m ago", "3h ago", "2d ago". Exact
+/// When, coarsely: "just now", "5m ago", "3h ago", "2d ago", and the date
+/// in the local time zone (TZ, else the system's) from a week back. Exact
 /// times are in --json.
 fn age(now_ns: i64, then_ns: i64) -> String {
     let secs = (now_ns - then_ns).max(0) / 1_000_000_000;
@@ -987,30 +990,32 @@ fn age(now_ns: i64, then_ns: i64) -> String {
         0..=59 => "just now".to_string(),
         60..=3599 => format!("{}m ago", secs / 60),
         3600..=86_399 => format!("{}h ago", secs / 3600),
-        _ => format!("{}d ago", secs / 86_400),
+        86_400..=604_799 => format!("{}d ago", secs / 86_400),
+        _ => match jiff::Timestamp::from_nanosecond(i128::from(then_ns)) {
+            Ok(t) => t.to_zoned(jiff::tz::TimeZone::system()).date().to_string(),
+            Err(_) => "long ago".to_string(),
+        },
     }
 }
 
-/// RFC 3339 in UTC, to the second.
+/// RFC 3339 in UTC, to the second: "2023-11-14T22:13:20Z".
 fn timestamp(ns: i64) -> String {
-    let secs = ns.div_euclid(1_000_000_000);
-    let day = secs.rem_euclid(86_400);
-    format!(
-        "{}T{:02}:{:02}:{:02}Z",
-        crate::ctx_build::civil_date(secs),
-        day / 3600,
-        day % 3600 / 60,
-        day % 60
-    )
+    match jiff::Timestamp::from_second(ns.div_euclid(1_000_000_000)) {
+        Ok(t) => t.to_string(),
+        // Out of jiff's range (years beyond ±9999): only a damaged or
+        // hand-made file holds such a time.
+        Err(_) => "-".to_string(),
+    }
 }
 
 /// A plain-text table: columns padded to their widest cell (numbers
-/// right-aligned), two spaces apart, no trailing blanks.
+/// right-aligned), two spaces apart, no trailing blanks. Widths are terminal
+/// columns, so a CJK id (two columns a character) lines up too.
 fn table(head: &[(&str, bool)], rows: Vec<Vec<String>>) -> String {
-    let mut widths: Vec<usize> = head.iter().map(|(h, _)| h.chars().count()).collect();
+    let mut widths: Vec<usize> = head.iter().map(|(h, _)| h.width()).collect();
     for r in &rows {
         for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
+            *w = (*w).max(c.width());
         }
     }
     let header: Vec<String> = head.iter().map(|(h, _)| h.to_string()).collect();
@@ -1021,7 +1026,7 @@ fn table(head: &[(&str, bool)], rows: Vec<Vec<String>>) -> String {
             if i > 0 {
                 line.push_str("  ");
             }
-            let pad = widths[i] - c.chars().count();
+            let pad = widths[i] - c.width();
             if head[i].1 {
                 line.push_str(&" ".repeat(pad));
                 line.push_str(c);
@@ -1054,6 +1059,7 @@ mod tests {
         assert_eq!(age(200_000 * s, 0), "2d ago");
         assert_eq!(timestamp(0), "1970-01-01T00:00:00Z");
         assert_eq!(timestamp(1_700_000_000 * s + 5), "2023-11-14T22:13:20Z");
+        assert_eq!(timestamp(-s / 2), "1969-12-31T23:59:59Z");
     }
 
     #[test]
@@ -1063,5 +1069,13 @@ mod tests {
             vec![vec!["xyz".into(), "10".into(), "-".into()]],
         );
         assert_eq!(t, "A     N  Z\nxyz  10  -\n");
+        let t = table(
+            &[("SID", false), ("N", true)],
+            vec![
+                vec!["会話-1".into(), "3".into()],
+                vec!["abc".into(), "12".into()],
+            ],
+        );
+        assert_eq!(t, "SID      N\n会話-1   3\nabc     12\n");
     }
 }

@@ -3,23 +3,101 @@
 
 use crate::harness::{bin, output, Env};
 
-// A session path whose directory cannot be made (root can write anywhere,
-// so a file standing where the directory should be stands in for an
-// unwritable one).
+// An explicit session path (--session, FSVIEW_SESSION) needs an existing
+// directory: a typo is one error line, never a new directory tree holding an
+// empty session. Only the default location is created.
 #[test]
-fn session_directory_that_cannot_be_created() {
+fn an_explicit_session_path_needs_an_existing_directory() {
     let env = Env::new();
     env.write("a", "a\n");
+    let missing = env.root().join("no/such/dir/s.db");
+    env.run("fsview-read", &["--session", missing.to_str().unwrap(), "a"])
+        .expect(2, "")
+        .stderr_is(&format!(
+            "fsview-read: cannot create the session file {}: directory {} does not exist; create it first, or fix --session\n",
+            missing.display(),
+            env.root().join("no/such/dir").display()
+        ));
+    let mut c = env.cmd(bin("ctx-build"));
+    c.env("FSVIEW_SESSION", &missing);
+    output(c, None).expect(2, "").stderr_is(&format!(
+        "ctx-build: cannot create the session file {}: directory {} does not exist; create it first, or fix FSVIEW_SESSION\n",
+        missing.display(),
+        env.root().join("no/such/dir").display()
+    ));
+    assert!(!env.root().join("no").exists());
+    // A file where a directory should be.
     let blocker = env.root().join("blocker");
     std::fs::write(&blocker, "not a directory").unwrap();
     let s = blocker.join("sub/s.db");
     env.run("fsview-read", &["--session", s.to_str().unwrap(), "a"])
         .expect(2, "")
         .stderr_is(&format!(
-            "fsview-read: cannot create the session directory {}: not a directory; check the path and try again\n",
-            blocker.join("sub").display()
+            "fsview-read: cannot create the session file {}: {} is not a directory; fix --session\n",
+            s.display(),
+            blocker.display()
         ));
     assert_eq!(std::fs::read(&blocker).unwrap(), b"not a directory");
+}
+
+// The default location is created, parents and all; when it cannot be
+// (root can write anywhere, so a file standing where the directory should
+// be stands in for an unwritable one), one line says so.
+#[test]
+fn the_default_session_directory_is_created_or_reported() {
+    let env = Env::new();
+    env.write("a", "a\n");
+    let state = env.root().join("state");
+    let mut c = env.cmd(bin("fsview-read"));
+    c.env_remove("FSVIEW_SESSION")
+        .env("XDG_STATE_HOME", &state)
+        .env("GIT_CEILING_DIRECTORIES", env.root())
+        .arg("a");
+    output(c, None).expect(0, "1\ta\n");
+    assert!(state.join("fsview/session.db").is_file());
+    let blocker = env.root().join("blocker");
+    std::fs::write(&blocker, "not a directory").unwrap();
+    let mut c = env.cmd(bin("fsview-read"));
+    c.env_remove("FSVIEW_SESSION")
+        .env("XDG_STATE_HOME", &blocker)
+        .env("GIT_CEILING_DIRECTORIES", env.root())
+        .arg("a");
+    output(c, None).expect(2, "").stderr_is(&format!(
+        "fsview-read: cannot create the session directory {}: not a directory; check the path and try again\n",
+        blocker.join("fsview").display()
+    ));
+    assert_eq!(std::fs::read(&blocker).unwrap(), b"not a directory");
+}
+
+// `FSVIEW_SESSION=` (set, empty) names the variable, not a --session flag
+// the user never typed.
+#[test]
+fn an_empty_fsview_session_names_the_variable() {
+    let env = Env::new();
+    env.write("a", "a\n");
+    for tool in [
+        "fsview-read",
+        "fsview-check-edit",
+        "ctx-build",
+        "ctx-invalidate",
+    ] {
+        let mut c = env.cmd(bin(tool));
+        c.env("FSVIEW_SESSION", "");
+        if tool != "ctx-build" && tool != "ctx-invalidate" {
+            c.arg("a");
+        }
+        output(c, None).expect(2, "").stderr_is(&format!(
+            "{tool}: FSVIEW_SESSION is set but empty; give it a value, as for --session FILE, or unset it\n"
+        ));
+    }
+    let mut c = env.cmd(bin("fsview-session"));
+    c.env("FSVIEW_SESSION", "").arg("list");
+    output(c, None).expect(2, "").stderr_is(
+        "fsview-session: FSVIEW_SESSION is set but empty; give it a value, as for --session FILE, or unset it\n",
+    );
+    env.run("fsview-read", &["--session=", "a"])
+        .expect(2, "")
+        .stderr_is("fsview-read: --session needs a value (FILE)\n");
 }
 
 #[test]

@@ -401,11 +401,9 @@ fn json_keeps_its_parts_in_every_layout() {
     );
     let bad = r.run("ctx-build", &["--layout", "2.1.0"]);
     assert_eq!(bad.code, 2);
-    assert!(
-        bad.stderr
-            .starts_with("error: invalid value '2.1.0' for '--layout <VERSION>'"),
-        "{}",
-        bad.stderr
+    assert_eq!(
+        bad.stderr,
+        "ctx-build: --layout cannot be \"2.1.0\"; did you mean \"2.1.88\"? (one of 2.1.332 or 2.1.88)\n"
     );
 }
 
@@ -868,10 +866,9 @@ fn racing_cold_builds_agree() {
 }
 
 fn install_hooks(r: &Repo, args: &[&str]) -> Run {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install-hooks");
-    let mut c = r.cmd(script);
-    c.args(args);
-    harness::output(c, None)
+    let mut a = vec!["install-hooks"];
+    a.extend_from_slice(args);
+    r.run("ctx-invalidate", &a)
 }
 
 #[test]
@@ -879,7 +876,7 @@ fn a_real_checkout_fires_the_installed_hook() {
     let r = Repo::new();
     install_hooks(&r, &[]).expect(
         0,
-        "install-hooks: installed post-checkout, post-merge, post-rewrite in .git/hooks\n",
+        "installed post-checkout, post-merge, post-rewrite in .git/hooks\n",
     );
     r.git(&["branch", "feature"]);
     r.run("ctx-build", &[]).expect(0, &fixture_text(&r));
@@ -914,14 +911,13 @@ fn install_hooks_chains_existing_hooks_and_is_idempotent() {
     );
     std::fs::write(r.p("githooks/post-rewrite"), &theirs).unwrap();
     r.sh("chmod +x githooks/post-rewrite").expect(0, "");
-    let installed =
-        "install-hooks: installed post-checkout, post-merge, post-rewrite in githooks\n";
+    let installed = "installed post-checkout, post-merge, post-rewrite in githooks\n";
     // From a subdirectory: a relative core.hooksPath is relative to the top.
-    let mut c = r.cmd(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install-hooks"));
-    c.current_dir(r.p("docs"));
+    let mut c = r.cmd(harness::bin("ctx-invalidate"));
+    c.arg("install-hooks").current_dir(r.p("docs"));
     harness::output(c, None).expect(
         0,
-        &format!("install-hooks: kept the existing post-rewrite as githooks/post-rewrite.pre-fsview; fsview's hook runs it first\n{installed}"),
+        &format!("kept the existing post-rewrite as githooks/post-rewrite.pre-fsview; fsview's hook runs it first\n{installed}"),
     );
     install_hooks(&r, &[]).expect(0, installed);
     assert_eq!(
@@ -937,12 +933,33 @@ fn install_hooks_chains_existing_hooks_and_is_idempotent() {
         "theirs amend\nold new\n"
     );
     assert_eq!(r.build_json(&[])["cache"], "miss");
-    // Without ctx-invalidate on PATH the hook is silent.
-    let run = r.sh("PATH=/usr/bin:/bin; export PATH; githooks/post-merge 0");
-    run.expect(0, "").stderr_is("");
+    // A second hook that is not fsview's cannot be chained: nothing changes.
+    std::fs::write(r.p("githooks/post-rewrite"), "#!/bin/sh\n").unwrap();
+    install_hooks(&r, &[]).expect(2, "").stderr_is(
+        "ctx-invalidate: githooks/post-rewrite is not fsview's and githooks/post-rewrite.pre-fsview exists too; merge them by hand, then rerun\n",
+    );
+    install_hooks(&r, &[]).expect(2, "");
+    assert_eq!(
+        std::fs::read_to_string(r.p("githooks/post-rewrite")).unwrap(),
+        "#!/bin/sh\n"
+    );
+    install_hooks(&r, &["--uninstall"]).expect(0, "removed post-checkout\nremoved post-merge\n");
+    std::fs::remove_file(r.p("githooks/post-rewrite")).unwrap();
+    std::fs::rename(
+        r.p("githooks/post-rewrite.pre-fsview"),
+        r.p("githooks/post-rewrite"),
+    )
+    .unwrap();
+    install_hooks(&r, &["--json"]).expect(
+        0,
+        &format!(
+            "{{\"v\":1,\"type\":\"install-hooks\",\"dir\":\"githooks\",\"installed\":[\"post-checkout\",\"post-merge\",\"post-rewrite\"],\"kept\":[\"post-rewrite\"],\"runs\":\"{}\"}}\n",
+            harness::bin("ctx-invalidate").display()
+        ),
+    );
     install_hooks(&r, &["--uninstall"]).expect(
         0,
-        "install-hooks: removed post-checkout\ninstall-hooks: removed post-merge\ninstall-hooks: removed post-rewrite, restored the hook it chained\n",
+        "removed post-checkout\nremoved post-merge\nremoved post-rewrite, restored the hook it chained\n",
     );
     assert_eq!(
         std::fs::read_to_string(r.p("githooks/post-rewrite")).unwrap(),
@@ -950,6 +967,51 @@ fn install_hooks_chains_existing_hooks_and_is_idempotent() {
     );
     assert!(!r.p("githooks/post-checkout").exists());
     assert!(!r.p("githooks/post-rewrite.pre-fsview").exists());
+    install_hooks(&r, &["--uninstall"])
+        .expect(0, "no fsview hooks in githooks; nothing to remove\n");
+}
+
+// The hooks run the ctx-invalidate that installed them (an absolute path, so
+// a git client with another PATH still runs it), else the one on PATH, else
+// nothing, and never fail the git command.
+#[test]
+fn installed_hooks_find_ctx_invalidate_or_do_nothing() {
+    let r = Repo::new();
+    let copy = r.root().join("bin/ctx-invalidate");
+    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    std::fs::copy(harness::bin("ctx-invalidate"), &copy).unwrap();
+    let mut c = r.cmd(&copy);
+    c.arg("install-hooks");
+    harness::output(c, None).expect(
+        0,
+        "installed post-checkout, post-merge, post-rewrite in .git/hooks\n",
+    );
+    let hook = std::fs::read_to_string(r.p(".git/hooks/post-merge")).unwrap();
+    assert!(
+        hook.contains(&format!("    fsview='{}'\n", copy.display())),
+        "{hook}"
+    );
+    // Not on PATH, but where it was installed from.
+    r.run("ctx-build", &[]);
+    r.sh("PATH=/usr/bin:/bin; export PATH; .git/hooks/post-merge 0")
+        .expect(0, "")
+        .stderr_is("");
+    assert_eq!(r.build_json(&[])["cache"], "miss");
+    // Gone from there: the one on PATH.
+    std::fs::remove_file(&copy).unwrap();
+    r.sh(".git/hooks/post-merge 0").expect(0, "").stderr_is("");
+    assert_eq!(r.build_json(&[])["cache"], "miss");
+    // Nowhere: the hook does nothing, and says nothing.
+    r.sh("PATH=/usr/bin:/bin; export PATH; .git/hooks/post-merge 0")
+        .expect(0, "")
+        .stderr_is("");
+    assert_eq!(r.build_json(&[])["cache"], "hit");
+    // Outside a work tree: one line.
+    let mut c = r.cmd(harness::bin("ctx-invalidate"));
+    c.arg("install-hooks").current_dir(r.root());
+    harness::output(c, None).expect(2, "").stderr_is(
+        "ctx-invalidate: not inside a git work tree; cd into the repository whose hooks to install, then rerun\n",
+    );
 }
 
 // Bad input in instruction files is a warning in the output, never a
@@ -1404,5 +1466,51 @@ fn fix_4_and_5_nested_files_one_reminder_each_without_description() {
     assert_eq!(
         j["nested"],
         nested.iter().map(|(_, t)| t.as_str()).collect::<String>()
+    );
+}
+
+// "Today" is the user's date, not UTC's: at 20:00 on 2 December in Los
+// Angeles (04:00 UTC on the 3rd) it is the 2nd. SOURCE_DATE_EPOCH fixes
+// the moment; the zone (TZ: an IANA name or a POSIX rule) still applies.
+#[test]
+fn today_is_the_date_in_the_local_time_zone() {
+    let r = Repo::new();
+    let date = |tz: &str| {
+        let mut c = r.cmd(harness::bin("ctx-build"));
+        c.env("SOURCE_DATE_EPOCH", "1796270400") // 2026-12-03T04:00:00Z
+            .env("TZ", tz)
+            .args(["--no-cache", "--json"]);
+        let out = harness::output(c, None);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let user = out.json()[0]["user"].as_str().unwrap().to_string();
+        user.lines()
+            .find_map(|l| l.strip_prefix("Today's date is "))
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(date("UTC"), "2026-12-03.");
+    assert_eq!(date("America/Los_Angeles"), "2026-12-02.");
+    assert_eq!(date("PST8PDT,M3.2.0,M11.1.0"), "2026-12-02.");
+    assert_eq!(date("Asia/Tokyo"), "2026-12-03.");
+    // A moment jiff cannot place is refused, like a malformed one.
+    let mut c = r.cmd(harness::bin("ctx-build"));
+    c.env("SOURCE_DATE_EPOCH", "99999999999999");
+    harness::output(c, None).expect(2, "").stderr_is(
+        "ctx-build: SOURCE_DATE_EPOCH=\"99999999999999\" is out of range (years -9999 to 9999); fix or unset it\n",
+    );
+}
+
+// --all-sessions names each session as every message does: quoted.
+#[test]
+fn all_sessions_names_each_session_quoted() {
+    let r = Repo::new();
+    r.run("ctx-build", &["--sid", "a b"])
+        .expect(0, &fixture_text(&r));
+    r.run("ctx-build", &["--sid", "c"])
+        .expect(0, &fixture_text(&r));
+    r.run("ctx-invalidate", &["--all-sessions", "--system"])
+        .expect(
+        0,
+        "session \"a b\": cleared the system context\nsession \"c\": cleared the system context\n",
     );
 }

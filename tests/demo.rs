@@ -20,9 +20,17 @@ fn demo_plays_every_step_with_its_verdict() {
         "  1\tfn main() {",
         "  src/main.rs: ok",
         "  CLAUDE.md: processed_view: File has only been shown processed (as injected context), not as it is on disk. Read it first before writing to it.",
+        "(the agent edits src/main.rs)",
+        "  -    println!(\"hello\");",
+        "  +    println!(\"hello, world\");",
+        "$ fsview-read --written src/main.rs",
+        "  src/main.rs: ok",
         "  src/main.rs: modified (content): File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.",
         "  +fn main() { println!(\"hello, world\"); }",
-        "  install-hooks: installed post-checkout, post-merge, post-rewrite in .git/hooks",
+        "$ ctx-invalidate install-hooks",
+        "  installed post-checkout, post-merge, post-rewrite in .git/hooks",
+        "$ git checkout -b feature",
+        "  cache: \"miss\"",
         "  Current branch: feature",
         "Done: every verdict above came from the real binaries and one SQLite session file.",
     ];
@@ -41,4 +49,23 @@ fn demo_plays_every_step_with_its_verdict() {
         .filter(|e| e.file_name().to_string_lossy().starts_with("fsview-demo-"))
         .collect();
     assert!(left.is_empty(), "demo left {left:?}");
+}
+
+#[test]
+fn demo_usage_errors_are_one_line_and_help_gives_exit_codes() {
+    let env = Env::new();
+    let mut c = env.cmd(env!("CARGO_BIN_EXE_fsview-demo"));
+    c.arg("--bogus");
+    output(c, None)
+        .expect(2, "")
+        .stderr_is("fsview-demo: unknown option --bogus; see fsview-demo --help\n");
+    let mut c = env.cmd(env!("CARGO_BIN_EXE_fsview-demo"));
+    c.arg("--help");
+    let h = output(c, None);
+    assert_eq!(h.code, 0);
+    assert!(
+        h.stdout.ends_with("Exit status:\n  0  every step ran (the denials it shows are part of the demo)\n  2  an error: bad arguments, git or the fsview tools missing, a tool that\n     failed\n"),
+        "{}",
+        h.stdout
+    );
 }

@@ -215,7 +215,7 @@ fn a_fork_starts_with_its_parents_views() {
     )
     .expect(
         0,
-        "forked main into sub-1: 2 files, 2 views, 2 context parts, 1 instruction file\n",
+        "forked \"main\" into \"sub-1\": 2 files, 2 views, 2 context parts, 1 instruction file\n",
     );
     env.run("fsview-check-edit", &["--sid", "sub-1", "--write", "a.rs"])
         .expect(0, "a.rs: ok\n");
@@ -243,7 +243,7 @@ sub-1      2      2       3  just now  just now  main
     )
     .expect(
         0,
-        "forked main into sub-1: 2 files, 2 views, 2 context parts, 1 instruction file\n",
+        "forked \"main\" into \"sub-1\": 2 files, 2 views, 2 context parts, 1 instruction file\n",
     );
     env.run(
         "fsview-session",
@@ -251,7 +251,7 @@ sub-1      2      2       3  just now  just now  main
     )
     .expect(2, "")
     .stderr_is(&format!(
-        "fsview-session: no session \"nobody\" in {}; see `fsview-session list`\n",
+        "fsview-session: no session \"nobody\" in {}; nearest: \"sub-1\", \"main\" (see `fsview-session list`)\n",
         env.session.display()
     ));
     // The fork is independent: forgetting in it leaves the parent alone.
@@ -268,7 +268,7 @@ fn drop_deletes_a_session_and_everything_of_it() {
     env.run("fsview-read", &["--sid", "two", "a.rs"]);
     env.run("fsview-session", &["drop", "--sid", "one"]).expect(
         0,
-        "dropped one: 1 file, 1 view, 0 context parts, 0 instruction files, 1 event\n",
+        "dropped \"one\": 1 file, 1 view, 0 context parts, 0 instruction files, 1 event\n",
     );
     let list = env.run("fsview-session", &["list", "--json"]).json();
     assert_eq!(list.len(), 1);
@@ -281,7 +281,7 @@ fn drop_deletes_a_session_and_everything_of_it() {
     env.run("fsview-session", &["drop", "--sid", "three", "--json"])
         .expect(2, "")
         .stderr_is(&format!(
-            "fsview-session: no session \"three\" in {}; see `fsview-session list`\n",
+            "fsview-session: no session \"three\" in {}; nearest: \"one\", \"two\" (see `fsview-session list`)\n",
             env.session.display()
         ));
 }
@@ -308,6 +308,7 @@ fn export_and_import_round_trip_into_another_session_file() {
     assert_eq!(doc["texts"].as_object().unwrap().len(), 3);
     assert_eq!(doc["context"][0]["part"], "injection");
 
+    std::fs::create_dir(env.root().join("elsewhere")).unwrap();
     let other = env.root().join("elsewhere/other.db");
     let import = |args: &[&str]| {
         run_at(
@@ -320,7 +321,7 @@ fn export_and_import_round_trip_into_another_session_file() {
     };
     import(&["import"]).expect(
         0,
-        "imported agent-7: 3 files, 3 views, 1 context part, 1 instruction file, 3 new texts, 4 events\n",
+        "imported \"agent-7\": 3 files, 3 views, 1 context part, 1 instruction file, 3 new texts, 4 events\n",
     );
     // Same views, same verdicts, as in the file it came from.
     let show = |session: &Path| {
@@ -392,7 +393,7 @@ fn export_and_import_round_trip_into_another_session_file() {
         .args(["import", "--replace"]);
     harness::output(c, Some(export.stdout.as_bytes())).expect(
         0,
-        "imported agent-7: 3 files, 3 views, 1 context part, 1 instruction file, 0 new texts, 4 events\n",
+        "imported \"agent-7\": 3 files, 3 views, 1 context part, 1 instruction file, 0 new texts, 4 events\n",
     );
 }
 
@@ -530,18 +531,27 @@ fn every_binary_appends_to_the_log() {
             "ctx-invalidate reset - all -",
         ]
     );
-    assert_eq!(log("kid"), ["fsview-session fork - - from default"]);
+    assert_eq!(log("kid"), ["fsview-session fork - - from \"default\""]);
 }
 
 #[test]
 fn no_session_file_means_no_sessions_and_none_is_created() {
     let env = Env::new();
     env.write("a.rs", "x\n");
-    for cmd in [&["list"][..], &["show"], &["events"], &["list", "--json"]] {
+    for cmd in [&["list"][..], &["list", "--json"]] {
         env.run("fsview-session", cmd)
             .expect(0, "")
             .stderr_is(&format!(
                 "fsview-session: no session file at {}: no sessions\n",
+                env.session.display()
+            ));
+    }
+    // Showing a session needs the session: none is there.
+    for cmd in [&["show"][..], &["events"]] {
+        env.run("fsview-session", cmd)
+            .expect(2, "")
+            .stderr_is(&format!(
+                "fsview-session: no session file at {}; nothing to show (check --session or FSVIEW_SESSION)\n",
                 env.session.display()
             ));
     }
@@ -564,8 +574,49 @@ fn no_session_file_means_no_sessions_and_none_is_created() {
     assert!(help.stdout.contains("Examples:"));
     env.run("fsview-session", &["list", "--help"]);
     assert!(!env.session.exists());
-    // An existing file without the session: nothing to show, exit 0.
+    // A session without views: nothing to show, exit 0.
     env.run("fsview-read", &["--sid", "other", "a.rs"]);
-    env.run("fsview-session", &["show", "--quiet"])
-        .expect(0, "");
+    env.run("ctx-invalidate", &["--sid", "other", "--forget"]);
+    env.run("fsview-session", &["show", "--sid", "other"])
+        .expect(0, "")
+        .stderr_is("fsview-session: session \"other\" has no views\n");
+}
+
+// A mistyped --sid is an error for every command that names one session,
+// with the nearest ids the file holds, quoted as every message quotes ids.
+#[test]
+fn a_mistyped_sid_is_an_error_everywhere_with_the_nearest_ids() {
+    let env = Env::new();
+    env.write("a.rs", "x\n");
+    for sid in ["agent-7", "agent-12", "default", "会話"] {
+        env.run("fsview-read", &["--sid", sid, "a.rs"])
+            .expect(0, "1\tx\n");
+    }
+    let before = std::fs::read(&env.session).unwrap();
+    for cmd in ["show", "events", "drop", "export"] {
+        env.run("fsview-session", &[cmd, "--sid", "agnt-7"])
+            .expect(2, "")
+            .stderr_is(&format!(
+                "fsview-session: no session \"agnt-7\" in {}; nearest: \"agent-7\", \"agent-12\", \"default\" (see `fsview-session list`)\n",
+                env.session.display()
+            ));
+    }
+    env.run("fsview-session", &["fork", "--from", "agnt-7", "--sid", "x"])
+        .expect(2, "")
+        .stderr_is(&format!(
+            "fsview-session: no session \"agnt-7\" in {}; nearest: \"agent-7\", \"agent-12\", \"default\" (see `fsview-session list`)\n",
+            env.session.display()
+        ));
+    assert_eq!(std::fs::read(&env.session).unwrap(), before);
+    // A wide (CJK) id lines up in the table: two columns a character.
+    env.run("fsview-session", &["list"]).expect(
+        0,
+        "\
+SID       FILES  VIEWS  EVENTS  CREATED   ACTIVE    PARENT
+agent-7       1      1       1  just now  just now  -
+agent-12      1      1       1  just now  just now  -
+default       1      1       1  just now  just now  -
+会話          1      1       1  just now  just now  -
+",
+    );
 }

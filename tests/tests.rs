@@ -3,15 +3,19 @@
 
 mod bad_input;
 mod check_edit;
+mod completions;
 mod concurrency;
 mod ctx;
 mod demo;
 mod freshness;
 mod harness;
 mod hook;
+mod layout;
 mod props;
 mod read;
+mod readme;
 mod session_cmd;
 mod session_file;
 mod stress;
 mod torture;
+mod usage;

@@ -35,10 +35,19 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<(), String> {
-    if std::env::args().skip(1).any(|a| a == "--help" || a == "-h") {
-        println!("fsview-demo: play a short agent run with the fsview tools in a temporary git repository.\n\nUsage: fsview-demo\n\nColour on a terminal unless NO_COLOR is set.");
-        return Ok(());
-    }
+    fsview::common::parse_matches(
+        clap::Command::new("fsview-demo")
+            .version(env!("CARGO_PKG_VERSION"))
+            .about("Play a short agent run with the fsview tools in a temporary git repository")
+            .long_about(
+                "Play a short agent run with the fsview tools in a temporary git repository: \
+                 each step's command, its output and its exit status, from the real binaries \
+                 and one session file. Colour on a terminal unless NO_COLOR is set.",
+            )
+            .after_help(
+                "Examples:\n  cargo run --bin fsview-demo   build the tools and play the demo",
+            ),
+    );
     let bin = tools_dir()?;
     let tmp = tempdir()?;
     let work = tmp.join("repo");
@@ -87,9 +96,10 @@ impl Demo {
         self.tool("fsview-check-edit", &["CLAUDE.md"], &[])?;
 
         self.title("The agent edits the file and records its own write");
-        self.write(
+        self.edit(
             "src/main.rs",
-            "fn main() {\n    println!(\"hello, world\");\n}\n",
+            "    println!(\"hello\");",
+            "    println!(\"hello, world\");",
         )?;
         self.tool("fsview-read", &["--written", "src/main.rs"], &[])?;
         self.tool("fsview-check-edit", &["--write", "src/main.rs"], &[])?;
@@ -99,21 +109,10 @@ impl Demo {
         self.tool("fsview-check-edit", &["--write", "src/main.rs"], &[])?;
         self.tool("fsview-check-edit", &["--changed"], &[])?;
 
-        let installer = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install-hooks");
-        if installer.is_file() {
-            self.title("A git checkout fires the installed hook, which invalidates the context");
-            self.run_shown(&installer, &[])?;
-            self.git(&["checkout", "-q", "-b", "feature"])?;
-            println!("{}", self.paint("36", "$ git checkout -b feature"));
-        } else {
-            self.title("A git checkout invalidates the context (as the installed hook would)");
-            self.git(&["checkout", "-q", "-b", "feature"])?;
-            self.tool(
-                "ctx-invalidate",
-                &["--system", "--reason", "git post-checkout"],
-                &[],
-            )?;
-        }
+        self.title("A git checkout fires the installed hook, which invalidates the context");
+        self.tool("ctx-invalidate", &["install-hooks"], &[])?;
+        println!("{}", self.paint("36", "$ git checkout -b feature"));
+        self.git(&["checkout", "-q", "-b", "feature"])?;
         self.tool("ctx-build", &["--json"], &["cache", "branch"])?;
         self.say(
             "Done: every verdict above came from the real binaries and one SQLite session file.",
@@ -142,32 +141,18 @@ impl Demo {
         std::fs::write(self.work.join(rel), body).map_err(|e| format!("cannot write {rel}: {e}"))
     }
 
-    /// Run a program (the hook installer) in the repo and show its output.
-    fn run_shown(&self, program: &Path, args: &[&str]) -> Result<(), String> {
-        let name = program.file_name().unwrap_or_default().to_string_lossy();
-        println!(
-            "{}",
-            self.paint(
-                "36",
-                format!("$ scripts/{name} {}", args.join(" ")).trim_end()
-            )
-        );
-        let out = Command::new(program)
-            .args(args)
-            .current_dir(&self.work)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .output()
-            .map_err(|e| format!("cannot run {name}: {e}"))?;
-        for l in String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .chain(String::from_utf8_lossy(&out.stderr).lines())
-        {
-            println!("  {l}");
+    /// The agent's edit: replace `old` with `new` in `rel`, shown as a
+    /// one-line diff, as an agent's Edit tool call would be.
+    fn edit(&self, rel: &str, old: &str, new: &str) -> Result<(), String> {
+        let path = self.work.join(rel);
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {rel}: {e}"))?;
+        if text.matches(old).count() != 1 {
+            return Err(format!("the demo's edit of {rel} does not match once"));
         }
-        if !out.status.success() {
-            return Err(format!("{name} failed"));
-        }
-        Ok(())
+        println!("{}", self.paint("36", &format!("(the agent edits {rel})")));
+        println!("  {}", self.paint("31", &format!("-{old}")));
+        println!("  {}", self.paint("32", &format!("+{new}")));
+        self.write(rel, &text.replacen(old, new, 1))
     }
 
     fn git(&self, args: &[&str]) -> Result<(), String> {

@@ -49,10 +49,11 @@ fn write_man(dir: &Path, check: bool) -> ExitCode {
         ] {
             let mut buf = Vec::new();
             clap_complete::generate(shell, &mut cmd.clone(), name.clone(), &mut buf);
-            pages.push((
-                comp.join(file),
-                String::from_utf8(buf).expect("completions are UTF-8"),
-            ));
+            let mut text = String::from_utf8(buf).expect("completions are UTF-8");
+            if shell == clap_complete::Shell::Bash {
+                text = fix_bash(&name, &text);
+            }
+            pages.push((comp.join(file), text));
         }
     }
     for (path, text) in &pages {
@@ -79,7 +80,44 @@ fn write_man(dir: &Path, check: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// What clap does not know about a tool.
+/// clap_complete's bash script names a subcommand's state in two ways for
+/// a hyphenated binary: the loop that follows the words typed assigns
+/// `fsview__session__subcmd__show` (the binary's `-` as `__`), the case
+/// that offers options tests `fsview__subcmd__session__subcmd__show` (its
+/// `-` as `__subcmd__`), so `fsview-session show --<TAB>` offered nothing.
+/// Rename the second to the first, and check that every state the case
+/// tests is one the loop can reach.
+fn fix_bash(bin: &str, text: &str) -> String {
+    const SEP: &str = "__subcmd__";
+    let good = format!("{}{SEP}", bin.replace('-', "__"));
+    let bad = format!("{}{SEP}", bin.replace('-', SEP));
+    let fixed = if bad == good {
+        text.to_string()
+    } else {
+        text.replace(&bad, &good)
+    };
+    let assigned: Vec<&str> = fixed
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("cmd=\""))
+        .map(|l| l.trim_end_matches('"'))
+        .collect();
+    let root = bin.replace('-', "__");
+    for label in fixed.lines().filter_map(|l| {
+        l.strip_prefix("        ")
+            .and_then(|l| l.strip_suffix(')'))
+            .filter(|l| !l.starts_with(' ') && l.chars().all(|c| c.is_alphanumeric() || c == '_'))
+    }) {
+        assert!(
+            label == root || assigned.contains(&label),
+            "bash completion for {bin}: state {label} is never reached; clap_complete changed, fix fix_bash"
+        );
+    }
+    fixed
+}
+
+/// What clap does not know about a tool. Exit codes are in
+/// `fsview::common::exit_status`, where --help reads them too; `exit` is
+/// only for a tool that does not give them there.
 struct Extra {
     exit: &'static [(&'static str, &'static str)],
     env: &'static [(&'static str, &'static str)],
@@ -95,37 +133,25 @@ const SHARED_ENV: &[(&str, &str)] = &[
 fn extra(name: &str) -> Extra {
     match name {
         "fsview-read" => Extra {
-            exit: &[
-                ("0", "Every file was shown (or recorded)."),
-                ("2", "An error: bad arguments, a file that could not be shown (the others were still shown), an unusable session file."),
-            ],
+            exit: &[],
             env: &[("FSVIEW_READ_CAP", "The default for --cap.")],
         },
         "fsview-check-edit" => Extra {
-            exit: &[
-                ("0", "Every path may be changed (ok or new_file); with --changed, nothing changed."),
-                ("1", "At least one path was denied; with --changed, at least one file changed."),
-                ("2", "An error: bad arguments, a path that is not a regular file, an unusable session file."),
-            ],
+            exit: &[],
             env: &[],
         },
         "ctx-build" => Extra {
-            exit: &[
-                ("0", "The context was built or returned from the cache."),
-                ("2", "An error: bad arguments, an unusable session file, a bad SOURCE_DATE_EPOCH."),
-            ],
+            exit: &[],
             env: &[
                 ("CLAUDE_CONFIG_DIR", "The user's instruction directory (default ~/.claude)."),
                 ("FSVIEW_MANAGED_DIR", "The managed policy directory (default /etc/claude-code)."),
                 ("FSVIEW_INSTRUCTION_NAMES", "Extra instruction file names, comma-separated, as --also."),
-                ("SOURCE_DATE_EPOCH", "Fixes the current date (UTC) for reproducible output."),
+                ("SOURCE_DATE_EPOCH", "Fixes the current moment for reproducible output; the date is still taken in the local time zone."),
+                ("TZ", "The time zone of \"Today's date\" (an IANA name such as America/Los_Angeles, or a POSIX rule), else the system's."),
             ],
         },
         "ctx-invalidate" => Extra {
-            exit: &[
-                ("0", "Done, or nothing to do (no session file yet)."),
-                ("2", "An error: bad arguments, an unusable session file."),
-            ],
+            exit: &[],
             env: &[],
         },
         "fsview-hook" => Extra {
@@ -136,15 +162,12 @@ fn extra(name: &str) -> Extra {
             env: &[
                 ("FSVIEW_INSTRUCTION_NAMES", "Other instruction file names, comma-separated, as --also."),
                 ("CLAUDE_CONFIG_DIR", "Where install --user writes (default ~/.claude); also read by the ctx-build that SessionStart runs."),
-                ("FSVIEW_MANAGED_DIR, SOURCE_DATE_EPOCH", "Read by the ctx-build that SessionStart runs."),
+                ("FSVIEW_MANAGED_DIR, SOURCE_DATE_EPOCH, TZ", "Read by the ctx-build that SessionStart runs."),
             ],
         },
         "fsview-session" => Extra {
-            exit: &[
-                ("0", "Done; for list, show and events also when there is no session file or no such session (nothing is created)."),
-                ("2", "An error: bad arguments, an unusable session file, a session that does not exist (fork, drop, export) or already exists (fork, import without --replace), a malformed export document (nothing is imported)."),
-            ],
-            env: &[],
+            exit: &[],
+            env: &[("TZ", "The time zone of the dates shown for times more than a week back, else the system's.")],
         },
         _ => Extra {
             exit: &[("0", "Success."), ("1", "A negative answer."), ("2", "An error.")],
@@ -162,11 +185,12 @@ fn page(cmd: clap::Command) -> String {
         .lines()
         .skip_while(|l| !l.starts_with("Examples:"))
         .skip(1)
-        // Exit codes in --help have their own section here.
-        .take_while(|l| !l.starts_with("Exit codes:"))
+        // Up to the next heading ("Environment:", "Exit status:"), which
+        // the page has its own sections for.
+        .take_while(|l| l.is_empty() || l.starts_with(' '))
         .map(|l| l.strip_prefix("  ").unwrap_or(l).to_string())
         .collect();
-    let examples: Vec<String> = match examples.iter().rposition(|l| !l.trim().is_empty()) {
+    let examples: Vec<String> = match examples.iter().rposition(|l| !l.is_empty()) {
         Some(last) => examples[..=last].to_vec(),
         None => Vec::new(),
     };
@@ -176,7 +200,7 @@ fn page(cmd: clap::Command) -> String {
     let mut out: Vec<u8> = Vec::new();
     man.render_title(&mut out).unwrap();
     man.render_name_section(&mut out).unwrap();
-    man.render_synopsis_section(&mut out).unwrap();
+    out.extend_from_slice(synopsis(&cmd).as_bytes());
     man.render_description_section(&mut out).unwrap();
     man.render_options_section(&mut out).unwrap();
     if cmd.has_subcommands() {
@@ -185,8 +209,20 @@ fn page(cmd: clap::Command) -> String {
     let x = extra(&name);
     let mut r = Roff::new();
     r.control("SH", ["EXIT STATUS"]);
-    for (code, what) in x.exit {
-        r.control("TP", []).text([bold(*code)]).text([roman(*what)]);
+    // The same words as --help, where the tool gives them there.
+    let exit: Vec<(String, String)> = match fsview::common::exit_status(&name) {
+        Some(codes) => codes
+            .iter()
+            .map(|(c, w)| (c.to_string(), sentence(w)))
+            .collect(),
+        None => x
+            .exit
+            .iter()
+            .map(|(c, w)| (c.to_string(), w.to_string()))
+            .collect(),
+    };
+    for (code, what) in exit {
+        r.control("TP", []).text([bold(code)]).text([roman(what)]);
     }
     r.control("SH", ["ENVIRONMENT"]);
     for (var, what) in SHARED_ENV
@@ -225,6 +261,111 @@ fn page(cmd: clap::Command) -> String {
     out.extend_from_slice(r.to_roff().as_bytes());
     man.render_version_section(&mut out).unwrap();
     String::from_utf8(out).unwrap()
+}
+
+/// "the context was built" -> "The context was built."
+fn sentence(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => format!("{}{}.", f.to_uppercase(), c.as_str()),
+        None => String::new(),
+    }
+}
+
+/// SYNOPSIS: every option with its argument (`--offset N`), and the
+/// positionals as they repeat (`[PATH]...`); for a tool with commands,
+/// one more line per command with its own options.
+fn synopsis(cmd: &clap::Command) -> String {
+    let mut cmd = cmd.clone();
+    cmd.build();
+    let name = cmd.get_name().to_string();
+    let mut r = Roff::new();
+    r.control("SH", ["SYNOPSIS"]);
+    let mut line = vec![bold(name.clone())];
+    line.extend(usage_of(&cmd, |_| true));
+    // A tool whose options and commands exclude each other has a line
+    // for each; otherwise the first line names where the command goes.
+    if cmd.has_subcommands() && !cmd.is_args_conflicts_with_subcommands_set() {
+        let required = cmd.is_subcommand_required_set();
+        line.push(roman(if required { " " } else { " [" }));
+        line.push(roff::italic("COMMAND"));
+        if !required {
+            line.push(roman("]"));
+        }
+    }
+    r.text(line);
+    for sc in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+        r.control("br", []);
+        let mut line = vec![bold(format!("{name} {}", sc.get_name()))];
+        line.extend(usage_of(sc, |a| !a.is_global_set()));
+        r.text(line);
+    }
+    r.to_roff()
+}
+
+/// The options and positionals of `cmd` that `keep` keeps, as synopsis
+/// text, each preceded by a space.
+fn usage_of(cmd: &clap::Command, keep: impl Fn(&clap::Arg) -> bool) -> Vec<roff::Inline> {
+    let mut out = Vec::new();
+    let shown = |a: &&clap::Arg| {
+        !a.is_hide_set() && keep(a) && !matches!(a.get_long(), Some("help" | "version"))
+    };
+    for a in cmd
+        .get_arguments()
+        .filter(|a| !a.is_positional())
+        .filter(shown)
+    {
+        let required = a.is_required_set();
+        out.push(roman(if required { " " } else { " [" }));
+        match (a.get_short(), a.get_long()) {
+            (Some(s), Some(l)) => {
+                out.push(bold(format!("-{s}")));
+                out.push(roman("|"));
+                out.push(bold(format!("--{l}")));
+            }
+            (Some(s), None) => out.push(bold(format!("-{s}"))),
+            (None, Some(l)) => out.push(bold(format!("--{l}"))),
+            (None, None) => continue,
+        }
+        if a.get_action().takes_values() {
+            let value = a
+                .get_value_names()
+                .map(|v| v.join(" "))
+                .unwrap_or_else(|| a.get_id().to_string().to_uppercase());
+            let range = a.get_num_args().expect("built");
+            out.push(roman(" "));
+            match (range.min_values(), range.max_values()) {
+                (0, _) => {
+                    out.push(roman("["));
+                    out.push(roff::italic(value));
+                    out.push(roman("]..."));
+                }
+                (_, 1) => out.push(roff::italic(value)),
+                _ => {
+                    out.push(roff::italic(value));
+                    out.push(roman("..."));
+                }
+            }
+        }
+        out.push(roman(if required { "" } else { "]" }));
+    }
+    for a in cmd.get_positionals().filter(shown) {
+        let value = a
+            .get_value_names()
+            .map(|v| v.join(" "))
+            .unwrap_or_else(|| a.get_id().to_string().to_uppercase());
+        let many = a.get_num_args().expect("built").max_values() > 1;
+        let required = a.is_required_set();
+        out.push(roman(if required { " " } else { " [" }));
+        out.push(roff::italic(value));
+        out.push(roman(match (required, many) {
+            (true, true) => "...",
+            (true, false) => "",
+            (false, true) => "]...",
+            (false, false) => "]",
+        }));
+    }
+    out
 }
 
 /// COMMANDS: each subcommand with its own options and what it does (one
@@ -304,3 +445,65 @@ fn json_page() -> String {
 }
 
 const JSON_DOC: &str = include_str!("../../docs/json.md");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn synopsis_shows_option_arguments_and_repeated_paths() {
+        let read = synopsis(&fsview::read::command());
+        assert!(
+            read.contains(r"[\fB\-o\fR|\fB\-\-offset\fR \fIN\fR]"),
+            "{read}"
+        );
+        assert!(read.contains(r"[\fB\-\-cap\fR \fISIZE\fR]"), "{read}");
+        assert!(read.trim_end().ends_with(r"[\fIPATH\fR]..."), "{read}");
+        let inv = synopsis(&fsview::ctx_invalidate::command());
+        assert!(inv.contains(r"[\fB\-\-forget\fR [\fIPATH\fR]...]"), "{inv}");
+        assert!(
+            inv.contains(
+                "\n.br\n\\fBctx\\-invalidate install\\-hooks\\fR [\\fB\\-\\-uninstall\\fR]\n"
+            ),
+            "{inv}"
+        );
+        let session = synopsis(&fsview::session::command());
+        assert!(
+            session.contains(r"[\fB\-q\fR|\fB\-\-quiet\fR] \fICOMMAND\fR"),
+            "{session}"
+        );
+        assert!(
+            session.contains(
+                r"\fBfsview\-session fork\fR \fB\-\-from\fR \fIID\fR [\fB\-\-replace\fR]"
+            ),
+            "{session}"
+        );
+    }
+
+    #[test]
+    fn bash_states_are_named_one_way() {
+        let broken = "    case \"${cmd},${i}\" in\n            fsview__session,show)\n                cmd=\"fsview__session__subcmd__show\"\n                ;;\n    esac\n    case \"${cmd}\" in\n        fsview__session)\n            ;;\n        fsview__subcmd__session__subcmd__show)\n            ;;\n";
+        let fixed = fix_bash("fsview-session", broken);
+        assert!(
+            fixed.contains("\n        fsview__session__subcmd__show)\n"),
+            "{fixed}"
+        );
+        assert!(!fixed.contains("fsview__subcmd__session"));
+        // A name without a hyphen is left alone.
+        assert_eq!(fix_bash("tool", "        tool)\n"), "        tool)\n");
+    }
+
+    #[test]
+    #[should_panic(expected = "is never reached")]
+    fn an_unreachable_bash_state_is_caught() {
+        fix_bash("a-b", "        a__b__subcmd__x)\n");
+    }
+
+    #[test]
+    fn examples_stop_at_the_next_heading() {
+        let page = page(fsview::commands().remove(2));
+        let examples = &page[page.find(".SH EXAMPLES").unwrap()..];
+        assert!(!examples.contains("Exit status:"), "{examples}");
+        assert!(!examples.contains("Environment:"), "{examples}");
+    }
+}

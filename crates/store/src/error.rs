@@ -76,6 +76,13 @@ pub fn quote(path: &Path) -> String {
     escape_bytes(path.as_os_str().as_bytes())
 }
 
+/// A session id as every message quotes it: in double quotes, with
+/// control characters, quotes and backslashes escaped (Rust's debug form),
+/// so `"agent 7"` and `"agent-7\n"` are told apart and stay on one line.
+pub fn quote_id(sid: &str) -> String {
+    format!("{sid:?}")
+}
+
 /// Escape bytes for a one-line, human-readable display: printable UTF-8 is
 /// kept, `\n`, `\t`, `\r`, `\\` and other control characters become C-style
 /// escapes, and invalid UTF-8 becomes `\xNN`.

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::error::{quote, Error, Result};
+use crate::error::{quote, quote_id, Error, Result};
 use crate::events::{log_in, Event, KEEP};
 use crate::fingerprint::{self, Hash};
 use crate::store::{
@@ -135,6 +135,18 @@ impl Store {
         self.read(|conn| exists(conn, sid))
     }
 
+    /// Ok when the file holds session `sid`; else the error that names the
+    /// nearest ids it does hold.
+    pub fn require_session(&self, sid: &str) -> Result<()> {
+        let path = self.path().to_path_buf();
+        self.read(|conn| {
+            Ok(match exists(conn, sid)? {
+                true => Ok(()),
+                false => Err(missing(conn, &path, sid)?),
+            })
+        })?
+    }
+
     /// The session's log, oldest first; with `limit`, only the latest
     /// `limit` events.
     pub fn events(&self, sid: &str, limit: Option<u64>) -> Result<Vec<EventRecord>> {
@@ -156,18 +168,20 @@ impl Store {
     pub fn fork(&self, from: &str, to: &str, replace: bool) -> Result<Counts> {
         if from == to {
             return Err(Error::new(format!(
-                "cannot fork session {from:?} into itself; name another --sid"
+                "cannot fork session {} into itself; name another --sid",
+                quote_id(from)
             )));
         }
         let path = self.path().to_path_buf();
         self.write(|conn| {
             if !exists(conn, from)? {
-                return Ok(Err(missing(&path, from)));
+                return Ok(Err(missing(conn, &path, from)?));
             }
             if exists(conn, to)? {
                 if !replace {
                     return Ok(Err(Error::new(format!(
-                        "session {to:?} already exists in {}; pass --replace to overwrite it, or fork into another --sid",
+                        "session {} already exists in {}; pass --replace to overwrite it, or fork into another --sid",
+                        quote_id(to),
                         quote(&path)
                     ))));
                 }
@@ -201,7 +215,7 @@ impl Store {
                 "INSERT INTO nested(sid, path) SELECT ?2, path FROM nested WHERE sid=?1",
                 params![from, to],
             )?;
-            let detail = format!("from {from}");
+            let detail = format!("from {}", quote_id(from));
             let e = Event::new(SESSION_TOOL, "fork").detail(Some(&detail));
             log_in(conn, to, now, &e)?;
             Ok(Ok(Counts {
@@ -220,7 +234,7 @@ impl Store {
         let path = self.path().to_path_buf();
         self.write(|conn| {
             if !exists(conn, sid)? {
-                return Ok(Err(missing(&path, sid)));
+                return Ok(Err(missing(conn, &path, sid)?));
             }
             Ok(Ok(delete_session(conn, sid)?))
         })?
@@ -242,7 +256,8 @@ impl Store {
             if exists(conn, sid)? {
                 if !replace {
                     return Ok(Err(Error::new(format!(
-                        "session {sid:?} already exists in {}; pass --replace to overwrite it, or --sid NEW to import it under another id",
+                        "session {} already exists in {}; pass --replace to overwrite it, or --sid NEW to import it under another id",
+                        quote_id(sid),
                         quote(&path)
                     ))));
                 }
@@ -295,11 +310,36 @@ fn wal_path(db: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-fn missing(path: &Path, sid: &str) -> Error {
-    Error::new(format!(
-        "no session {sid:?} in {}; see `fsview-session list`",
+/// "No such session", with the nearest ids the file does hold as a hint:
+/// a mistyped --sid is named, never taken for an empty session.
+fn missing(conn: &Connection, path: &Path, sid: &str) -> rusqlite::Result<Error> {
+    let mut stmt = conn.prepare("SELECT sid FROM sessions")?;
+    let sids = stmt
+        .query_map([], |r| r.get::<_, String>(0))?
+        .collect::<rusqlite::Result<Vec<String>>>()?;
+    let near = nearest(sid, &sids, 3);
+    let hint = if near.is_empty() {
+        "it holds no sessions yet".to_string()
+    } else {
+        let near: Vec<String> = near.iter().map(|s| quote_id(s)).collect();
+        format!("nearest: {} (see `fsview-session list`)", near.join(", "))
+    };
+    Ok(Error::new(format!(
+        "no session {} in {}; {hint}",
+        quote_id(sid),
         quote(path)
-    ))
+    )))
+}
+
+/// Up to `n` of `sids`, nearest to `sid` first: by edit distance relative
+/// to the longer id (so a short unrelated id is not "near"), then by name.
+fn nearest<'a>(sid: &str, sids: &'a [String], n: usize) -> Vec<&'a str> {
+    let mut ranked: Vec<(f64, &str)> = sids
+        .iter()
+        .map(|s| (strsim::normalized_damerau_levenshtein(sid, s), s.as_str()))
+        .collect();
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    ranked.into_iter().take(n).map(|(_, s)| s).collect()
 }
 
 fn exists(conn: &Connection, sid: &str) -> rusqlite::Result<bool> {
@@ -526,7 +566,7 @@ fn load(conn: &Connection, d: &Dump, sid: &str, budget: i64) -> rusqlite::Result
         ])?;
         n.events += 1;
     }
-    let detail = format!("from an export of {}", d.sid);
+    let detail = format!("from an export of {}", quote_id(&d.sid));
     log_in(
         conn,
         sid,
@@ -570,5 +610,39 @@ mod tests {
         let e = store.load(&dumped, "y", false).unwrap_err();
         assert!(e.message().contains("already exists"), "{e}");
         assert!(store.dump("nope").unwrap().is_none());
+    }
+
+    // A mistyped id is named with the ids nearest to it, closest first.
+    #[test]
+    fn a_missing_session_names_the_nearest() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("s.db");
+        let store = Store::open(&p).unwrap();
+        let e = store.require_session("agent-7").unwrap_err();
+        assert_eq!(
+            e.message(),
+            format!(
+                "no session \"agent-7\" in {}; it holds no sessions yet",
+                p.display()
+            )
+        );
+        let a = d.path().join("a");
+        std::fs::write(&a, "x\n").unwrap();
+        for sid in ["default", "agent-1", "agent-7b", "zzz"] {
+            read(&store, sid, &a);
+        }
+        store.require_session("agent-1").unwrap();
+        let e = store.require_session("agent-7").unwrap_err();
+        assert_eq!(
+            e.message(),
+            format!(
+                "no session \"agent-7\" in {}; nearest: \"agent-7b\", \"agent-1\", \"default\" (see `fsview-session list`)",
+                p.display()
+            )
+        );
+        assert_eq!(
+            store.drop_session("agent-7").unwrap_err().message(),
+            e.message()
+        );
     }
 }
