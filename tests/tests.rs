@@ -14,4 +14,5 @@ mod read;
 mod session_cmd;
 mod session_file;
 mod stress;
+mod subagents;
 mod torture;
