@@ -23,7 +23,7 @@ _ctx__invalidate() {
 
     case "${cmd}" in
         ctx__invalidate)
-            opts="-0 -q -h -V --system --user --reason --injection --forget --null --reset --all-sessions --hook --session --sid --json --quiet --help --version"
+            opts="-0 -q -h -V --system --user --reason --injection --forget --null --reset --all-sessions --hook --session --sid --agent --json --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -46,6 +46,10 @@ _ctx__invalidate() {
                     return 0
                     ;;
                 --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -43,6 +43,9 @@ Examples:
                                                 the views that are no longer fresh
   fsview-session events --limit 20              the latest 20 events: reads, checks, builds
   fsview-session fork --from main --sid sub-1   a subagent starts with its parent's views
+  fsview-session show --sid S                   a conversation's views, each marked with its agent
+  fsview-session show --sid S --agent A         one subagent's views (the same: --sid S/A)
+  fsview-session events --sid S --agent main    the main thread's events only
   fsview-session drop --sid sub-1               delete a session and everything of it
   fsview-session export --sid agent-7 > s.json  one self-contained JSON document
   fsview-session import < s.json                import it under its own id (--sid NEW to rename)
@@ -52,7 +55,14 @@ Examples:
 /// or tidy them.
 ///
 /// A session file holds any number of sessions (one per agent conversation
-/// or pipeline run, named by --sid). `list`, `show` and `events` only read:
+/// or pipeline run, named by --sid). Inside a conversation each agent has
+/// its own views: the main thread's are the session S, subagent A's the
+/// session S/A, whose parent is S (--sid S --agent A names it too; --agent
+/// main is the main thread). `list` shows each conversation's agents right
+/// after it, with an AGENT column (main, or the agent's type) when there are
+/// any; `show` and `events` for a conversation include its agents' views and
+/// events, each marked with its agent, unless --agent picks one; `drop`
+/// drops a conversation with its agents. `list`, `show` and `events` only read:
 /// a missing session file has no sessions and is not created. `fork`,
 /// `drop` and `import` each change the file in one transaction. `export`
 /// writes one JSON document (see fsview-json(7)); `import` reads it back,
@@ -82,10 +92,11 @@ pub struct Args {
 pub enum Cmd {
     /// List the sessions in the session file, with counts and ages
     List,
-    /// Show every view of the session (--sid): path, kind, fresh or not,
-    /// when, source and lines
+    /// Show every view of the session (--sid) and of its agents (or of the
+    /// one --agent names): path, kind, fresh or not, when, source and lines
     Show,
-    /// Show the session's event log, oldest first: reads, checks, builds,
+    /// Show the event log of the session (--sid) and of its agents (or of
+    /// the one --agent names), oldest first: reads, checks, builds,
     /// invalidations, with their verdicts and reasons
     Events {
         /// Show only the latest N events
@@ -102,8 +113,8 @@ pub enum Cmd {
         #[arg(long)]
         replace: bool,
     },
-    /// Delete the session (--sid) and everything of it; its kept texts stay
-    /// until gc
+    /// Delete the session (--sid) and everything of it, its agents'
+    /// sessions included; its kept texts stay until gc
     Drop,
     /// Write the session (--sid) to stdout as one self-contained JSON
     /// document
