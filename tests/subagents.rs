@@ -427,6 +427,10 @@ fn the_hooks_sid_applies_to_agents_too() {
         [view("b.txt", "full", "read", true)]
     );
     assert_eq!(c.views(&format!("conv/{GP}")), []);
+    // A start that names no agent has nothing to start: open, one line.
+    c.send(&c.main("subagent_start_general_purpose"))
+        .expect(0, "")
+        .stderr_is("fsview-hook: a subagent's start without an agent id: nothing to start\n");
     // An agent id that cannot name views fails as a malformed payload does.
     let mut bad = c.payload("pre_sub_edit");
     bad["agent_id"] = "a\nb".into();
