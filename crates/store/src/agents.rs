@@ -270,3 +270,89 @@ fn launcher(
         ),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::show::{self, Request};
+    use crate::store::NewView;
+    use crate::view::Source;
+
+    fn read(store: &Store, sid: &str, path: &std::path::Path) {
+        let s = show::read(path, &Request::whole(1 << 20)).unwrap();
+        store
+            .record(sid, &NewView::of_shown(path, &s, Source::Read))
+            .unwrap();
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(sid_of("s", "a"), "s/a");
+        assert_eq!(agent_of("s", "s/a"), Some("a"));
+        assert_eq!(agent_of("s", "s/a/b"), Some("a/b"));
+        assert_eq!(agent_of("s", "s/"), None);
+        assert_eq!(agent_of("s", "sx/a"), None);
+        assert_eq!(agent_of("s", "s"), None);
+    }
+
+    // A fork copies the one launcher with a launch not yet taken; a start
+    // never undoes what an agent has; the conversation's log merges them.
+    #[test]
+    fn starts_copy_the_launcher_once() {
+        let d = tempfile::tempdir().unwrap();
+        let store = Store::open(&d.path().join("s.db")).unwrap();
+        let f = d.path().join("f");
+        std::fs::write(&f, "x\n").unwrap();
+        read(&store, "c", &f);
+        store.launching("c", "t", "fork").unwrap();
+        let s = store
+            .start_agent("c", "k1", Some("fork"), Start::CopyOfLauncher, "t")
+            .unwrap();
+        assert_eq!(
+            (s.created, s.from.as_deref(), s.counts.files, s.counts.views),
+            (true, Some("c"), 1, 1)
+        );
+        // The launch is taken: a second fork has no launcher.
+        let s = store
+            .start_agent("c", "k2", Some("fork"), Start::CopyOfLauncher, "t")
+            .unwrap();
+        assert_eq!((s.created, s.from), (true, None));
+        // Started again: left as it is.
+        let s = store
+            .start_agent("c", "k1", Some("fork"), Start::Empty, "t")
+            .unwrap();
+        assert!(!s.created);
+        assert_eq!(store.files("c/k1").unwrap().len(), 1);
+        let agents: Vec<(String, Option<String>)> = store
+            .agents("c")
+            .unwrap()
+            .into_iter()
+            .map(|a| (a.agent, a.agent_type))
+            .collect();
+        assert_eq!(
+            agents,
+            [
+                ("k1".to_string(), Some("fork".to_string())),
+                ("k2".to_string(), Some("fork".to_string()))
+            ]
+        );
+        let log: Vec<(Option<String>, String)> = store
+            .conversation_events("c", None)
+            .unwrap()
+            .into_iter()
+            .map(|(a, e)| (a, e.action))
+            .collect();
+        assert_eq!(
+            log,
+            [
+                (None, LAUNCH_ACTION.to_string()),
+                (None, LAUNCHED_ACTION.to_string()),
+                (Some("k1".to_string()), AGENT_ACTION.to_string()),
+                (Some("k2".to_string()), AGENT_ACTION.to_string()),
+            ]
+        );
+        let n = store.drop_session("c").unwrap();
+        assert_eq!((n.agents, n.files, n.views), (2, 2, 2));
+        assert!(store.summaries().unwrap().is_empty());
+    }
+}
