@@ -23,7 +23,7 @@ _ctx__build() {
 
     case "${cmd}" in
         ctx__build)
-            opts="-q -h -V --for --also --allow-external-imports --layout --no-cache --memory --session --sid --json --quiet --help --version"
+            opts="-q -h -V --for --also --allow-external-imports --layout --no-cache --memory --session --sid --agent --json --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -50,6 +50,10 @@ _ctx__build() {
                     return 0
                     ;;
                 --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -4,7 +4,8 @@ complete -c ctx-build -l layout -d 'Lay the context out as this Claude Code vers
 2.1.88\t''"
 complete -c ctx-build -l memory -d 'The auto-memory index (MEMORY.md), injected last, truncated at 200 lines or 25,000 characters' -r -F
 complete -c ctx-build -l session -d 'The session file [default: fsview/session.db in the git directory, else $XDG_STATE_HOME/fsview/session.db]' -r -F
-complete -c ctx-build -l sid -d 'The session (conversation) within the file' -r
+complete -c ctx-build -l sid -d 'The session (conversation) within the file; `S/A` names agent A\'s views in conversation S, as `--sid S --agent A` does' -r
+complete -c ctx-build -l agent -d 'The agent of the session whose views to use: a subagent\'s id, or `main` for the main thread [default: main]' -r
 complete -c ctx-build -l allow-external-imports -d 'Let @imports of project, local and managed files reach files outside the working directory (Claude Code\'s approval of external imports; the user\'s own files import from anywhere regardless)'
 complete -c ctx-build -l no-cache -d 'Build from disk now, ignoring the memo; store and record nothing'
 complete -c ctx-build -l json -d 'Write JSON Lines to stdout, one object per input (see fsview-json(7))'

@@ -35,7 +35,7 @@ _ctx__invalidate() {
 
     case "${cmd}" in
         ctx__invalidate)
-            opts="-0 -q -h -V --system --user --reason --injection --forget --null --reset --all-sessions --hook --session --sid --json --quiet --help --version install-hooks help"
+            opts="-0 -q -h -V --system --user --reason --injection --forget --null --reset --all-sessions --hook --session --sid --agent --json --quiet --help --version install-hooks help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -58,6 +58,10 @@ _ctx__invalidate() {
                     return 0
                     ;;
                 --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -111,7 +115,7 @@ _ctx__invalidate() {
             return 0
             ;;
         ctx__invalidate__subcmd__install__subcmd__hooks)
-            opts="-q -h --uninstall --session --sid --json --quiet --help"
+            opts="-q -h --uninstall --session --sid --agent --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -122,6 +126,10 @@ _ctx__invalidate() {
                     return 0
                     ;;
                 --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

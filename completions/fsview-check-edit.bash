@@ -23,7 +23,7 @@ _fsview__check__edit() {
 
     case "${cmd}" in
         fsview__check__edit)
-            opts="-w -0 -q -h -V --write --null --requests --changed --diff-lines --total-diff-lines --session --sid --json --quiet --help --version"
+            opts="-w -0 -q -h -V --write --null --requests --changed --diff-lines --total-diff-lines --session --sid --agent --json --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -42,6 +42,10 @@ _fsview__check__edit() {
                     return 0
                     ;;
                 --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -30,7 +30,7 @@ complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "claude" -d 
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "install" -d 'Wire fsview-hook into an agent\'s settings, by its absolute path'
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l sid -d 'The fsview session to use instead of the payload\'s session_id (a subagent\'s views are ID/AGENT_ID)' -r
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
 closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l also -d 'SessionStart: another instruction file name for ctx-build to read; files of names the agent does not load itself are sent to the model' -r

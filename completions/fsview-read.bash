@@ -23,7 +23,7 @@ _fsview__read() {
 
     case "${cmd}" in
         fsview__read)
-            opts="-o -n -q -h -V --offset --limit --cap --stub --written --content --processed --requests --session --sid --json --quiet --help --version"
+            opts="-o -n -q -h -V --offset --limit --cap --stub --written --content --processed --requests --session --sid --agent --json --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -58,6 +58,10 @@ _fsview__read() {
                     return 0
                     ;;
                 --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -77,7 +77,7 @@ _fsview__session() {
 
     case "${cmd}" in
         fsview__session)
-            opts="-q -h -V --session --sid --json --quiet --help --version list show events fork drop export import gc help"
+            opts="-q -h -V --session --sid --agent --json --quiet --help --version list show events fork drop export import gc help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -91,6 +91,10 @@ _fsview__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -99,7 +103,7 @@ _fsview__session() {
             return 0
             ;;
         fsview__session__subcmd__drop)
-            opts="-q -h --session --sid --json --quiet --help"
+            opts="-q -h --session --sid --agent --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -113,6 +117,10 @@ _fsview__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -121,7 +129,7 @@ _fsview__session() {
             return 0
             ;;
         fsview__session__subcmd__events)
-            opts="-q -h --limit --session --sid --json --quiet --help"
+            opts="-q -h --limit --session --sid --agent --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -139,6 +147,10 @@ _fsview__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -147,7 +159,7 @@ _fsview__session() {
             return 0
             ;;
         fsview__session__subcmd__export)
-            opts="-q -h --session --sid --json --quiet --help"
+            opts="-q -h --session --sid --agent --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -161,6 +173,10 @@ _fsview__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -169,7 +185,7 @@ _fsview__session() {
             return 0
             ;;
         fsview__session__subcmd__fork)
-            opts="-q -h --from --replace --session --sid --json --quiet --help"
+            opts="-q -h --from --replace --session --sid --agent --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -187,6 +203,10 @@ _fsview__session() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -195,7 +215,7 @@ _fsview__session() {
             return 0
             ;;
         fsview__session__subcmd__gc)
-            opts="-q -h --session --sid --json --quiet --help"
+            opts="-q -h --session --sid --agent --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -206,6 +226,10 @@ _fsview__session() {
                     return 0
                     ;;
                 --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -357,7 +381,7 @@ _fsview__session() {
             return 0
             ;;
         fsview__session__subcmd__import)
-            opts="-q -h --replace --session --sid --json --quiet --help"
+            opts="-q -h --replace --session --sid --agent --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -368,6 +392,10 @@ _fsview__session() {
                     return 0
                     ;;
                 --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -379,7 +407,7 @@ _fsview__session() {
             return 0
             ;;
         fsview__session__subcmd__list)
-            opts="-q -h --session --sid --json --quiet --help"
+            opts="-q -h --session --sid --agent --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -390,6 +418,10 @@ _fsview__session() {
                     return 0
                     ;;
                 --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -401,7 +433,7 @@ _fsview__session() {
             return 0
             ;;
         fsview__session__subcmd__show)
-            opts="-q -h --session --sid --json --quiet --help"
+            opts="-q -h --session --sid --agent --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -412,6 +444,10 @@ _fsview__session() {
                     return 0
                     ;;
                 --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

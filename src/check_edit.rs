@@ -147,11 +147,11 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
             .map(|p| (p, args.write))
             .collect()
     };
-    let store = args.common.open_existing(&cwd)?;
+    let store = args.common.open_existing(&cwd, TOOL)?;
     // (canonical path, verdict, detail) per decision, logged at the end.
     let mut logged: Vec<(PathBuf, &'static str, String)> = Vec::new();
     for (path, write) in &jobs {
-        match gate::decide(store.as_ref(), &args.common.sid, &cwd, path, *write) {
+        match gate::decide(store.as_ref(), &args.common.sid(), &cwd, path, *write) {
             Ok(d) => {
                 if !d.verdict.allowed() {
                     outcome = outcome.worst(Outcome::Negative);
@@ -184,7 +184,7 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
                     .detail(Some(detail))
             })
             .collect();
-        log_quietly(store, &args.common.sid, &events);
+        log_quietly(store, &args.common.sid(), &events);
     }
     Ok(outcome)
 }
@@ -232,14 +232,14 @@ fn print_decision(
 }
 
 fn run_changed(args: &Args, cwd: &Path, out: &mut Out) -> Result<Outcome, Stop> {
-    let Some(store) = args.common.open_existing(cwd)? else {
+    let Some(store) = args.common.open_existing(cwd, TOOL)? else {
         return Ok(Outcome::Ok);
     };
     let limits = Limits {
         per_file: args.diff_lines,
         total: args.total_diff_lines,
     };
-    let found = changes::changed(&store, &args.common.sid, cwd, limits)?;
+    let found = changes::changed(&store, &args.common.sid(), cwd, limits)?;
     for c in &found {
         let shown = paths::display(cwd, &c.record.path);
         if args.common.json {
@@ -276,7 +276,7 @@ fn run_changed(args: &Args, cwd: &Path, out: &mut Out) -> Result<Outcome, Stop> 
     let verdict = if found.is_empty() { "ok" } else { "modified" };
     log_quietly(
         &store,
-        &args.common.sid,
+        &args.common.sid(),
         &[Event::new(TOOL, "changed")
             .verdict(verdict)
             .detail(Some(&detail))],

@@ -20,15 +20,22 @@ pub struct SessionArgs {
     #[arg(long, env = "FSVIEW_SESSION", value_name = "FILE", global = true)]
     pub session: Option<PathBuf>,
 
-    /// The session (conversation) within the file
+    /// The session (conversation) within the file; `S/A` names agent A's
+    /// views in conversation S, as `--sid S --agent A` does
     #[arg(
-        long,
+        id = "sid",
+        long = "sid",
         env = "FSVIEW_SID",
         value_name = "ID",
         default_value = "default",
         global = true
     )]
-    pub sid: String,
+    pub session_id: String,
+
+    /// The agent of the session whose views to use: a subagent's id, or
+    /// `main` for the main thread [default: main]
+    #[arg(long, env = "FSVIEW_AGENT", value_name = "ID", global = true)]
+    pub agent: Option<String>,
 
     /// Write JSON Lines to stdout, one object per input (see fsview-json(7))
     #[arg(long, global = true)]
@@ -45,11 +52,30 @@ impl SessionArgs {
         location::session_path(self.session.as_deref(), cwd)
     }
 
-    /// Open (creating if needed) the session file. Only the default
-    /// location is created with its directories: a path given with
-    /// --session or FSVIEW_SESSION must be in an existing directory, so a
-    /// typo is an error, not a new directory tree holding an empty session.
-    pub fn open(&self, cwd: &Path) -> Result<Store, Error> {
+    /// Open (creating if needed) the session file, for `tool`. With
+    /// `--agent A`, agent A's session is created (empty, inside the
+    /// conversation) when it does not exist yet.
+    pub fn open(&self, cwd: &Path, tool: &str) -> Result<Store, Error> {
+        let store = self.open_plain(cwd)?;
+        self.ensure_agent(&store, tool)?;
+        Ok(store)
+    }
+
+    /// Open the session file if it exists, for `tool`, as [`Self::open`].
+    pub fn open_existing(&self, cwd: &Path, tool: &str) -> Result<Option<Store>, Error> {
+        let store = self.inspect(cwd)?;
+        if let Some(store) = &store {
+            self.ensure_agent(store, tool)?;
+        }
+        Ok(store)
+    }
+
+    /// Open (creating if needed) the session file, and change nothing in
+    /// it (no agent's session is created). Only the default location is
+    /// created with its directories: a path given with --session or
+    /// FSVIEW_SESSION must be in an existing directory, so a typo is an
+    /// error, not a new directory tree holding an empty session.
+    pub fn open_plain(&self, cwd: &Path) -> Result<Store, Error> {
         self.check_sid()?;
         let path = self.session_path(cwd)?;
         if let Some(given) = &self.session {
@@ -90,23 +116,70 @@ impl SessionArgs {
         }))
     }
 
-    /// Open the session file if it exists.
-    pub fn open_existing(&self, cwd: &Path) -> Result<Option<Store>, Error> {
+    /// Open the session file if it exists, and change nothing in it.
+    pub fn inspect(&self, cwd: &Path) -> Result<Option<Store>, Error> {
         self.check_sid()?;
         Store::open_existing(&self.session_path(cwd)?)
     }
 
-    fn check_sid(&self) -> Result<(), Error> {
-        let sid = &self.sid;
+    fn ensure_agent(&self, store: &Store, tool: &str) -> Result<(), Error> {
+        if let Some(agent) = self.agent_id() {
+            if !store.has_session(&self.sid())? {
+                store.start_agent(
+                    &self.session_id,
+                    agent,
+                    None,
+                    fsview_store::agents::Start::Empty,
+                    tool,
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The session holding the views the tool works on: `--sid`, or with
+    /// `--agent A` (other than `main`) agent A's session inside it.
+    pub fn sid(&self) -> String {
+        match self.agent_id() {
+            Some(a) => fsview_store::agents::sid_of(&self.session_id, a),
+            None => self.session_id.clone(),
+        }
+    }
+
+    /// The subagent `--agent` names, if any (`main` is the main thread).
+    pub fn agent_id(&self) -> Option<&str> {
+        self.agent.as_deref().filter(|a| *a != MAIN_AGENT)
+    }
+
+    /// Whether `--agent` chose one agent's views (the main thread's or a
+    /// subagent's), rather than a whole conversation.
+    pub fn one_agent(&self) -> bool {
+        self.agent.is_some()
+    }
+
+    pub fn check_sid(&self) -> Result<(), Error> {
+        let sid = &self.session_id;
         if sid.is_empty() || sid.len() > 200 || sid.chars().any(char::is_control) {
             return Err(Error::new(format!(
                 "invalid session id {}: use 1 to 200 printable characters (--sid or FSVIEW_SID)",
                 quote_id(sid)
             )));
         }
+        if let Some(a) = &self.agent {
+            if a.is_empty() || a.len() > 200 || a.chars().any(char::is_control) {
+                return Err(Error::new(format!(
+                    "invalid agent id {}: use 1 to 200 printable characters, or main for the main thread (--agent or FSVIEW_AGENT)",
+                    quote_id(a)
+                )));
+            }
+        }
         Ok(())
     }
 }
+
+/// `--agent main`: the main thread of a conversation, whose views are the
+/// conversation's session itself.
+pub const MAIN_AGENT: &str = "main";
 
 /// How a run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -219,10 +219,10 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
     let setup = setup(args, &cwd)?;
     let mut out = Out::new(TOOL, args.common.quiet);
     let result = if args.no_cache {
-        let store = args.common.open_existing(&cwd)?;
+        let store = args.common.open_existing(&cwd, TOOL)?;
         preview(args, &setup, store.as_ref())?
     } else {
-        let store = args.common.open(&cwd)?;
+        let store = args.common.open(&cwd, TOOL)?;
         memoized(args, &setup, &store)?
     };
     print(args, &mut out, &result)?;
@@ -424,7 +424,7 @@ fn build(setup: &Setup, memo: &Memo, loaded: &HashSet<PathBuf>) -> Built {
 /// The memoized context; a memo an older ctx-build stored (rendered text,
 /// not the parts) is cleared first and built again.
 fn memoized(args: &Args, setup: &Setup, store: &Store) -> Result<Shown, Stop> {
-    let sid = &args.common.sid;
+    let sid = &args.common.sid();
     let memo = store.memo(sid)?;
     let legacy = memo::Parts {
         system: memo.system.as_ref().is_some_and(is_legacy),
@@ -456,7 +456,7 @@ fn memoized_build(
     store: &Store,
     memo: Option<Memo>,
 ) -> Result<Shown, Stop> {
-    let sid = &args.common.sid;
+    let sid = &args.common.sid();
     let for_detail = (!args.for_paths.is_empty()).then(|| match args.for_paths.len() {
         1 => "for 1 path".to_string(),
         n => format!("for {n} paths"),
@@ -587,7 +587,7 @@ fn memoized_build(
 
 /// --no-cache: build everything from disk, store nothing.
 fn preview(args: &Args, setup: &Setup, store: Option<&Store>) -> Result<Shown, Stop> {
-    let sid = &args.common.sid;
+    let sid = &args.common.sid();
     let (injection, loaded) = match store {
         Some(s) => (s.memo(sid)?.injection, s.nested(sid)?),
         None => (None, HashSet::new()),

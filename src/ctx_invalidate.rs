@@ -157,9 +157,9 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
     let mut out = Out::new(TOOL, args.common.quiet || args.hook);
     let create = args.injection.is_some() && !args.hook;
     let store = if create {
-        args.common.open(&cwd)?
+        args.common.open(&cwd, TOOL)?
     } else {
-        match args.common.open_existing(&cwd)? {
+        match args.common.open_existing(&cwd, TOOL)? {
             Some(s) => s,
             // No session file: nothing is cached, nothing to forget.
             None => return Ok(Outcome::Ok),
@@ -172,7 +172,7 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
     let sids = if args.all_sessions {
         store.sessions()?
     } else {
-        vec![args.common.sid.clone()]
+        vec![args.common.sid()]
     };
     for sid in &sids {
         let report = apply(args, &store, sid, targets.as_deref())?;

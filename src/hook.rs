@@ -59,9 +59,17 @@ Exit codes:
 /// Claude Code attached (ctx-build --for); UserPromptSubmit sends the files
 /// changed since the agent saw them, with diffs, each change once.
 ///
+/// Subagents (the Agent tool) have views of their own: the session
+/// SESSION_ID/AGENT_ID, started by SubagentStart empty, or for a fork with a
+/// copy of its launcher's views (the launcher's PreToolUse on Agent says it
+/// launches one). Nothing flows back: a file a subagent wrote is no longer
+/// fresh for a parent that saw it, and PostToolUse on Agent (a foreground
+/// subagent that completed) tells the parent what changed, as a prompt does.
+///
 /// The payload's session_id is the fsview session (FSVIEW_SID is not read:
-/// each conversation is its own session unless --sid says otherwise); its
-/// cwd is where the default session file is looked for. A payload that
+/// each conversation is its own session unless --sid says otherwise), and
+/// a subagent's agent_id picks its views inside it; the payload's cwd is
+/// where the default session file is looked for. A payload that
 /// cannot be answered, or a failure, fails open or closed as --on-error
 /// says (default: closed for the gate, open for the rest), with one line on
 /// stderr either way. stdout and stderr are the agent's protocol, so
@@ -123,7 +131,8 @@ pub struct HookArgs {
     #[arg(long, env = "FSVIEW_SESSION", value_name = "FILE")]
     pub session: Option<PathBuf>,
 
-    /// The fsview session to use instead of the payload's session_id
+    /// The fsview session to use instead of the payload's session_id (a
+    /// subagent's views are ID/AGENT_ID)
     #[arg(long, value_name = "ID")]
     pub sid: Option<String>,
 

@@ -176,7 +176,7 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
         )
         .into());
     }
-    let store = args.common.open(&cwd)?;
+    let store = args.common.open(&cwd, TOOL)?;
     let many = jobs.len() > 1;
     for (i, job) in jobs.iter().enumerate() {
         let result = if args.written {
@@ -291,7 +291,7 @@ fn show_one(
     // A view is recorded only once its output is out in full (below): a
     // closed pipe or an interrupt leaves no view of text nobody received.
     // Whether it is a re-read shapes that output, so ask first.
-    let unchanged = store.seen(&args.common.sid, &view)?;
+    let unchanged = store.seen(&args.common.sid(), &view)?;
     let notices = notices(&shown, &job.req, args.cap);
     let content = if args.stub && unchanged {
         format!("{UNCHANGED_STUB}\n")
@@ -325,7 +325,7 @@ fn show_one(
         out.write(&content)?;
     }
     out.flush()?;
-    store.record_logged(&args.common.sid, &view, |r| {
+    store.record_logged(&args.common.sid(), &view, |r| {
         let e = Event::new(TOOL, "read")
             .path(&canonical)
             .detail(Some(shown.kind.as_str()));
@@ -393,7 +393,7 @@ fn written(args: &Args, store: &Store, cwd: &Path, path: &Path, out: &mut Out) -
         None => false,
     };
     store.record_logged(
-        &args.common.sid,
+        &args.common.sid(),
         &NewView::of_written(&canonical, &written),
         |_| {
             let e = Event::new(TOOL, "written")
@@ -486,9 +486,9 @@ fn run_processed(args: &Args, cwd: &Path, out: &mut Out) -> Result<Outcome, Stop
         Kind::Processed
     };
     let lines = show::count_lines(&text);
-    let store = args.common.open(cwd)?;
+    let store = args.common.open(cwd, TOOL)?;
     store.record_logged(
-        &args.common.sid,
+        &args.common.sid(),
         &NewView {
             path: &canonical,
             fingerprint: &fp,

@@ -31,7 +31,7 @@ use fsview_store::inspect::{ContextRow, Counts, Dump, EventRecord};
 use fsview_store::store::{FileRecord, ViewRecord};
 use fsview_store::{paths, Error, Kind, Source, Store};
 
-use crate::common::{self, Out, Outcome, SessionArgs, Stop};
+use crate::common::{self, Out, Outcome, SessionArgs, Stop, MAIN_AGENT};
 use crate::json;
 
 const TOOL: &str = "fsview-session";
@@ -46,7 +46,11 @@ Examples:
   fsview-session show --json | jq 'select(.fresh | not)'
                                                 the views that are no longer fresh
   fsview-session events --limit 20              the latest 20 events: reads, checks, builds
-  fsview-session fork --from main --sid sub-1   a subagent starts with its parent's views
+  fsview-session fork --from default --sid sub-1
+                                                a subagent starts with its parent's views
+  fsview-session show --sid S                   a conversation's views, each marked with its agent
+  fsview-session show --sid S --agent A         one subagent's views (the same: --sid S/A)
+  fsview-session events --sid S --agent main    the main thread's events only
   fsview-session drop --sid sub-1               delete a session and everything of it
   fsview-session export --sid agent-7 > s.json  one self-contained JSON document
   fsview-session import < s.json                import it under its own id (--sid NEW to rename)
@@ -56,7 +60,14 @@ Examples:
 /// or tidy them.
 ///
 /// A session file holds any number of sessions (one per agent conversation
-/// or pipeline run, named by --sid). `list`, `show` and `events` only read:
+/// or pipeline run, named by --sid). Inside a conversation each agent has
+/// its own views: the main thread's are the session S, subagent A's the
+/// session S/A, whose parent is S (--sid S --agent A names it too; --agent
+/// main is the main thread). `list` shows each conversation's agents right
+/// after it, with an AGENT column (main, or the agent's type) when there are
+/// any; `show` and `events` for a conversation include its agents' views and
+/// events, each marked with its agent, unless --agent picks one; `drop`
+/// drops a conversation with its agents. `list`, `show` and `events` only read:
 /// a missing session file has no sessions and is not created. `show`,
 /// `events`, `fork --from`, `drop` and `export` need the session they name
 /// and, when it is not there, say which ids are nearest. `fork`,
@@ -88,10 +99,11 @@ pub struct Args {
 pub enum Cmd {
     /// List the sessions in the session file, with counts and ages
     List,
-    /// Show every view of the session (--sid): path, kind, fresh or not,
-    /// when, source and lines
+    /// Show every view of the session (--sid) and of its agents (or of the
+    /// one --agent names): path, kind, fresh or not, when, source and lines
     Show,
-    /// Show the session's event log, oldest first: reads, checks, builds,
+    /// Show the event log of the session (--sid) and of its agents (or of
+    /// the one --agent names), oldest first: reads, checks, builds,
     /// invalidations, with their verdicts and reasons
     Events {
         /// Show only the latest N events
@@ -108,8 +120,8 @@ pub enum Cmd {
         #[arg(long)]
         replace: bool,
     },
-    /// Delete the session (--sid) and everything of it; its kept texts stay
-    /// until gc
+    /// Delete the session (--sid) and everything of it, its agents'
+    /// sessions included; its kept texts stay until gc
     Drop,
     /// Write the session (--sid) to stdout as one self-contained JSON
     /// document
@@ -161,7 +173,7 @@ fn run(args: &Args, sid_given: bool) -> Result<Outcome, Stop> {
 
 /// The session file if it exists; `None` (after a notice) if not.
 fn existing(args: &Args, cwd: &Path, out: &mut Out) -> Result<Option<Store>, Stop> {
-    let store = args.common.open_existing(cwd)?;
+    let store = args.common.inspect(cwd)?;
     if store.is_none() {
         let path = args.common.session_path(cwd)?;
         out.notice(&format!(
@@ -174,7 +186,7 @@ fn existing(args: &Args, cwd: &Path, out: &mut Out) -> Result<Option<Store>, Sto
 
 /// The session file, which must exist for `what`.
 fn required(args: &Args, cwd: &Path, what: &str) -> Result<Store, Stop> {
-    match args.common.open_existing(cwd)? {
+    match args.common.inspect(cwd)? {
         Some(s) => Ok(s),
         None => {
             let path = args.common.session_path(cwd)?;
@@ -197,11 +209,24 @@ fn list(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
         return Ok(());
     }
     let now = fingerprint::now_ns();
+    // How many agents each conversation has.
+    let mut agents: BTreeMap<&str, usize> = BTreeMap::new();
+    for s in &sessions {
+        if let (Some(_), Some(p)) = (&s.agent, &s.parent) {
+            *agents.entry(p.as_str()).or_default() += 1;
+        }
+    }
     if args.common.json {
         for s in &sessions {
             let mut m = json::object("session");
             m.insert("sid".into(), s.sid.clone().into());
             m.insert("parent".into(), s.parent.clone().into());
+            m.insert("agent".into(), s.agent.clone().into());
+            m.insert("agent_type".into(), s.agent_type.clone().into());
+            m.insert(
+                "agents".into(),
+                agents.get(s.sid.as_str()).copied().unwrap_or(0).into(),
+            );
             m.insert("files".into(), s.files.into());
             m.insert("views".into(), s.views.into());
             m.insert("events".into(), s.events.into());
@@ -213,10 +238,13 @@ fn list(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
         }
         return Ok(());
     }
+    // The AGENT column only where a conversation has agents: the main
+    // thread's row says main, each agent's its type.
+    let with_agents = !agents.is_empty();
     let rows = sessions
         .iter()
         .map(|s| {
-            vec![
+            let mut row = vec![
                 one_line(&s.sid),
                 s.files.to_string(),
                 s.views.to_string(),
@@ -224,21 +252,45 @@ fn list(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
                 age(now, s.created_ns),
                 age(now, s.active_ns),
                 s.parent.as_deref().map(one_line).unwrap_or("-".into()),
-            ]
+            ];
+            if with_agents {
+                row.push(match (&s.agent, &s.agent_type) {
+                    (Some(_), Some(t)) => one_line(t),
+                    (Some(_), None) => "subagent".into(),
+                    (None, _) if agents.contains_key(s.sid.as_str()) => MAIN_AGENT.into(),
+                    (None, _) => "-".into(),
+                });
+            }
+            row
         })
         .collect();
-    out.write(&table(
-        &[
-            ("SID", false),
-            ("FILES", true),
-            ("VIEWS", true),
-            ("EVENTS", true),
-            ("CREATED", false),
-            ("ACTIVE", false),
-            ("PARENT", false),
-        ],
-        rows,
-    ))
+    let mut head = vec![
+        ("SID", false),
+        ("FILES", true),
+        ("VIEWS", true),
+        ("EVENTS", true),
+        ("CREATED", false),
+        ("ACTIVE", false),
+        ("PARENT", false),
+    ];
+    if with_agents {
+        head.push(("AGENT", false));
+    }
+    out.write(&table(&head, rows))
+}
+
+/// The view sets `show` and `events` cover: the session the options name,
+/// and without --agent its agents too, each with its agent id (`None`: the
+/// session itself).
+fn view_sets(args: &Args, store: &Store) -> Result<Vec<(String, Option<String>)>, Stop> {
+    let sid = args.common.sid();
+    let mut sets = vec![(sid.clone(), None)];
+    if !args.common.one_agent() {
+        for a in store.agents(&sid)? {
+            sets.push((a.sid, Some(a.agent)));
+        }
+    }
+    Ok(sets)
 }
 
 /// Whether a file is still what its views saw, in show's words.
@@ -265,84 +317,109 @@ fn lines_of(v: &ViewRecord) -> String {
 
 fn show(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
     let store = required(args, cwd, "show")?;
-    let sid = &args.common.sid;
-    store.require_session(sid)?;
-    let files = store.files(sid)?;
-    if files.is_empty() {
-        out.notice(&format!("session {} has no views", quote_id(sid)));
-        return Ok(());
-    }
+    store.require_session(&args.common.sid())?;
+    let sets = view_sets(args, &store)?;
+    let with_agents = sets.len() > 1;
     let now = fingerprint::now_ns();
     let mut rows = Vec::new();
-    for f in &files {
-        let (fresh, change) = state(f);
-        let shown = paths::display(cwd, &f.path);
-        for v in store.views(f.id)? {
-            if args.common.json {
-                let mut m = json::object("view");
-                m.insert("sid".into(), sid.clone().into());
-                json::put_path(&mut m, "path", &shown);
-                json::put_path(&mut m, "canonical", &f.path);
-                m.insert("kind".into(), v.kind.as_str().into());
-                m.insert("source".into(), v.source.as_str().into());
-                m.insert("fresh".into(), fresh.into());
-                m.insert(
-                    "state".into(),
-                    if fresh { "fresh" } else { "modified" }.into(),
-                );
-                m.insert("change".into(), change.into());
-                m.insert("offset".into(), v.offset.into());
-                m.insert("lines".into(), v.lines.into());
-                m.insert("total_lines".into(), v.total_lines.into());
-                m.insert("viewed".into(), timestamp(v.viewed_ns).into());
-                m.insert("viewed_ns".into(), v.viewed_ns.into());
-                m.insert("sha256".into(), fingerprint::hex(&v.shown_hash).into());
-                m.insert("text_kept".into(), v.text_hash.is_some().into());
-                out.json(&Value::Object(m))?;
-                continue;
+    let mut any = false;
+    for (sid, agent) in &sets {
+        for f in &store.files(sid)? {
+            any = true;
+            let (fresh, change) = state(f);
+            let shown = paths::display(cwd, &f.path);
+            for v in store.views(f.id)? {
+                if args.common.json {
+                    let mut m = json::object("view");
+                    m.insert("sid".into(), sid.clone().into());
+                    m.insert("agent".into(), agent.clone().into());
+                    json::put_path(&mut m, "path", &shown);
+                    json::put_path(&mut m, "canonical", &f.path);
+                    m.insert("kind".into(), v.kind.as_str().into());
+                    m.insert("source".into(), v.source.as_str().into());
+                    m.insert("fresh".into(), fresh.into());
+                    m.insert(
+                        "state".into(),
+                        if fresh { "fresh" } else { "modified" }.into(),
+                    );
+                    m.insert("change".into(), change.into());
+                    m.insert("offset".into(), v.offset.into());
+                    m.insert("lines".into(), v.lines.into());
+                    m.insert("total_lines".into(), v.total_lines.into());
+                    m.insert("viewed".into(), timestamp(v.viewed_ns).into());
+                    m.insert("viewed_ns".into(), v.viewed_ns.into());
+                    m.insert("sha256".into(), fingerprint::hex(&v.shown_hash).into());
+                    m.insert("text_kept".into(), v.text_hash.is_some().into());
+                    out.json(&Value::Object(m))?;
+                    continue;
+                }
+                let mut row = Vec::new();
+                if with_agents {
+                    row.push(agent.as_deref().map(one_line).unwrap_or(MAIN_AGENT.into()));
+                }
+                row.extend([
+                    common::shown(&shown),
+                    v.kind.as_str().to_string(),
+                    match change {
+                        None => "fresh".to_string(),
+                        Some(c) => format!("modified ({c})"),
+                    },
+                    age(now, v.viewed_ns),
+                    v.source.as_str().to_string(),
+                    lines_of(&v),
+                ]);
+                rows.push(row);
             }
-            rows.push(vec![
-                common::shown(&shown),
-                v.kind.as_str().to_string(),
-                match change {
-                    None => "fresh".to_string(),
-                    Some(c) => format!("modified ({c})"),
-                },
-                age(now, v.viewed_ns),
-                v.source.as_str().to_string(),
-                lines_of(&v),
-            ]);
         }
+    }
+    if !any {
+        out.notice(&format!("session {} has no views", quote_id(&sets[0].0)));
+        return Ok(());
     }
     if args.common.json {
         return Ok(());
     }
-    out.write(&table(
-        &[
-            ("PATH", false),
-            ("KIND", false),
-            ("STATE", false),
-            ("WHEN", false),
-            ("SOURCE", false),
-            ("LINES", false),
-        ],
-        rows,
-    ))
+    let mut head = Vec::new();
+    if with_agents {
+        head.push(("AGENT", false));
+    }
+    head.extend([
+        ("PATH", false),
+        ("KIND", false),
+        ("STATE", false),
+        ("WHEN", false),
+        ("SOURCE", false),
+        ("LINES", false),
+    ]);
+    out.write(&table(&head, rows))
 }
 
 fn events(args: &Args, cwd: &Path, limit: Option<u64>, out: &mut Out) -> Result<(), Stop> {
     let store = required(args, cwd, "show")?;
-    let sid = &args.common.sid;
-    store.require_session(sid)?;
-    let events = store.events(sid, limit)?;
+    let sid = args.common.sid();
+    store.require_session(&sid)?;
+    let events: Vec<(Option<String>, EventRecord)> = if args.common.one_agent() {
+        store
+            .events(&sid, limit)?
+            .into_iter()
+            .map(|e| (None, e))
+            .collect()
+    } else {
+        store.conversation_events(&sid, limit)?
+    };
     if events.is_empty() {
-        out.notice(&format!("session {} has no events", quote_id(sid)));
+        out.notice(&format!("session {} has no events", quote_id(&sid)));
         return Ok(());
     }
     if args.common.json {
-        for e in &events {
+        for (agent, e) in &events {
             let mut m = json::object("event");
-            m.insert("sid".into(), sid.clone().into());
+            let of = match agent {
+                Some(a) => fsview_store::agents::sid_of(&sid, a),
+                None => sid.clone(),
+            };
+            m.insert("sid".into(), of.into());
+            m.insert("agent".into(), agent.clone().into());
             m.insert("id".into(), e.id.into());
             m.insert("at".into(), timestamp(e.at_ns).into());
             m.insert("at_ns".into(), e.at_ns.into());
@@ -363,13 +440,17 @@ fn events(args: &Args, cwd: &Path, limit: Option<u64>, out: &mut Out) -> Result<
         }
         return Ok(());
     }
+    let with_agents = !args.common.one_agent() && !store.agents(&sid)?.is_empty();
     let now = fingerprint::now_ns();
     let dash = |s: &Option<String>| s.as_deref().map(one_line).unwrap_or("-".into());
     let rows = events
         .iter()
-        .map(|e| {
-            vec![
-                age(now, e.at_ns),
+        .map(|(agent, e)| {
+            let mut row = vec![age(now, e.at_ns)];
+            if with_agents {
+                row.push(agent.as_deref().map(one_line).unwrap_or(MAIN_AGENT.into()));
+            }
+            row.extend([
                 one_line(&e.tool),
                 one_line(&e.action),
                 e.path
@@ -378,26 +459,28 @@ fn events(args: &Args, cwd: &Path, limit: Option<u64>, out: &mut Out) -> Result<
                     .unwrap_or("-".into()),
                 dash(&e.verdict),
                 dash(&e.detail),
-            ]
+            ]);
+            row
         })
         .collect();
-    out.write(&table(
-        &[
-            ("WHEN", false),
-            ("TOOL", false),
-            ("ACTION", false),
-            ("PATH", false),
-            ("VERDICT", false),
-            ("DETAIL", false),
-        ],
-        rows,
-    ))
+    let mut head = vec![("WHEN", false)];
+    if with_agents {
+        head.push(("AGENT", false));
+    }
+    head.extend([
+        ("TOOL", false),
+        ("ACTION", false),
+        ("PATH", false),
+        ("VERDICT", false),
+        ("DETAIL", false),
+    ]);
+    out.write(&table(&head, rows))
 }
 
 fn fork(args: &Args, cwd: &Path, from: &str, replace: bool, out: &mut Out) -> Result<(), Stop> {
     check_sid(from, "--from")?;
     let store = required(args, cwd, "fork")?;
-    let to = &args.common.sid;
+    let to = &args.common.sid();
     let n = store.fork(from, to, replace)?;
     if args.common.json {
         let mut m = json::object("fork");
@@ -416,12 +499,13 @@ fn fork(args: &Args, cwd: &Path, from: &str, replace: bool, out: &mut Out) -> Re
 
 fn drop_session(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
     let store = required(args, cwd, "drop")?;
-    let sid = &args.common.sid;
+    let sid = &args.common.sid();
     let n = store.drop_session(sid)?;
     if args.common.json {
         let mut m = json::object("drop");
         m.insert("sid".into(), sid.clone().into());
         counts_json(&mut m, &n);
+        m.insert("agents".into(), n.agents.into());
         return out.json(&Value::Object(m));
     }
     out.write(&format!(
@@ -450,6 +534,9 @@ fn describe(n: &Counts, with_events: bool) -> String {
     if with_events {
         parts.push(plural(n.events, "event", "events"));
     }
+    if n.agents > 0 {
+        parts.push(format!("and {}", plural(n.agents, "agent", "agents")));
+    }
     parts.join(", ")
 }
 
@@ -458,7 +545,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 fn gc(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
-    let Some(store) = args.common.open_existing(cwd)? else {
+    let Some(store) = args.common.inspect(cwd)? else {
         // Nothing to collect, and nothing is created for it.
         if args.common.json {
             out.json(&gc_json(0, 0, 0, 0, false))?;
@@ -513,7 +600,7 @@ fn put(m: &mut Map<String, Value>, p: &Path) {
 
 fn export(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
     let store = required(args, cwd, "export")?;
-    let sid = &args.common.sid;
+    let sid = &args.common.sid();
     let Some(d) = store.dump(sid)? else {
         let gone = store.require_session(sid).err().unwrap_or_else(|| {
             Error::new(format!(
@@ -731,12 +818,12 @@ fn import(
     // Check everything before the session file is opened (or created).
     let dump = parse_export(&input)?;
     let sid = if sid_given {
-        args.common.sid.clone()
+        args.common.sid()
     } else {
         dump.sid.clone()
     };
     check_sid(&sid, "--sid")?;
-    let store = args.common.open(cwd)?;
+    let store = args.common.open_plain(cwd)?;
     let n = store.load(&dump, &sid, replace)?;
     if args.common.json {
         let mut m = json::object("import");

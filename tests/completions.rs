@@ -78,6 +78,7 @@ fn bash_completes_the_options_of_each_command() {
     assert_eq!(
         complete("fsview-session", &["fsview-session", "fork", "--"]),
         [
+            "--agent",
             "--from",
             "--help",
             "--json",

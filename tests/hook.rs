@@ -604,7 +604,7 @@ fn malformed_payloads_fail_open_or_closed() {
     let mut stop = a.payload("user_prompt_submit");
     stop["hook_event_name"] = json!("Stop");
     a.send(&stop, &[]).expect(0, "").stderr_is(
-        "fsview-hook: hook event \"Stop\" is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart, UserPromptSubmit and InstructionsLoaded only\n",
+        "fsview-hook: hook event \"Stop\" is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, InstructionsLoaded and SubagentStart only\n",
     );
     // Tools fsview does not gate or record get no opinion, and no message.
     let mut bash = a.payload("pre_edit");
@@ -703,13 +703,14 @@ fn hook_path() -> String {
 
 fn wired(exe: &str) -> Value {
     json!({
-        "PreToolUse": [{"matcher": "Edit|MultiEdit|Write|NotebookEdit",
+        "PreToolUse": [{"matcher": "Edit|MultiEdit|Write|NotebookEdit|Agent|Task",
             "hooks": [{"type": "command", "command": format!("{exe} claude || exit 2")}]}],
-        "PostToolUse": [{"matcher": "Read|Edit|MultiEdit|Write|NotebookEdit",
+        "PostToolUse": [{"matcher": "Read|Edit|MultiEdit|Write|NotebookEdit|Agent|Task",
             "hooks": [{"type": "command", "command": format!("{exe} claude")}]}],
         "SessionStart": [{"hooks": [{"type": "command", "command": format!("{exe} claude")}]}],
         "UserPromptSubmit": [{"hooks": [{"type": "command", "command": format!("{exe} claude")}]}],
-        "InstructionsLoaded": [{"hooks": [{"type": "command", "command": format!("{exe} claude")}]}]
+        "InstructionsLoaded": [{"hooks": [{"type": "command", "command": format!("{exe} claude")}]}],
+        "SubagentStart": [{"hooks": [{"type": "command", "command": format!("{exe} claude")}]}]
     })
 }
 
@@ -721,7 +722,8 @@ fn read_json(p: &std::path::Path) -> Value {
 fn install_wires_every_event_by_absolute_path_once() {
     let env = Env::new();
     let exe = hook_path();
-    let events = "PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, InstructionsLoaded";
+    let events =
+        "PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, InstructionsLoaded, SubagentStart";
     env.run("fsview-hook", &["install", "claude"]).expect(
         0,
         &format!(".claude/settings.local.json: {events} now run {exe} claude\n"),
@@ -744,7 +746,7 @@ fn install_wires_every_event_by_absolute_path_once() {
         [json!({"v": 1, "type": "install", "agent": "claude",
             "file": file.display().to_string(), "action": "install", "changed": false,
             "command": format!("{exe} claude"),
-            "events": ["PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit", "InstructionsLoaded"]})]
+            "events": ["PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit", "InstructionsLoaded", "SubagentStart"]})]
     );
     env.run("fsview-hook", &["install", "claude", "--quiet"])
         .expect(0, "");
@@ -766,7 +768,7 @@ fn install_keeps_everything_else_and_uninstall_removes_only_its_own() {
     env.run("fsview-hook", &["install", "claude", "--project", "--also", "AGENTS.md"])
         .expect(
             0,
-            &format!(".claude/settings.json: PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, InstructionsLoaded now run {exe} claude --also AGENTS.md\n"),
+            &format!(".claude/settings.json: PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, InstructionsLoaded, SubagentStart now run {exe} claude --also AGENTS.md\n"),
         );
     let after = read_json(&file);
     assert_eq!(after["model"], "opus");

@@ -126,6 +126,7 @@ fn list_show_and_events_as_json() {
         timeless(r.json()),
         [
             json!({"v": 1, "type": "session", "sid": "default", "parent": null,
+                "agent": null, "agent_type": null, "agents": 0,
                 "files": 3, "views": 3, "events": 8})
         ]
     );
@@ -140,7 +141,7 @@ fn list_show_and_events_as_json() {
         v.as_object_mut().unwrap().remove("sha256");
     }
     let view = |path: &str, kind: &str, source: &str, offset: u64, lines: u64, total: Value| {
-        json!({"v": 1, "type": "view", "sid": "default", "path": path, "kind": kind,
+        json!({"v": 1, "type": "view", "sid": "default", "agent": null, "path": path, "kind": kind,
                "source": source, "fresh": true, "state": "fresh", "change": null,
                "offset": offset, "lines": lines, "total_lines": total, "text_kept": true})
     };
@@ -156,7 +157,7 @@ fn list_show_and_events_as_json() {
     let r = env.run("fsview-session", &["events", "--json", "--limit", "3"]);
     assert_eq!(r.code, 0);
     let event = |tool: &str, action: &str, verdict: &str, detail: Value| {
-        json!({"v": 1, "type": "event", "sid": "default", "tool": tool, "action": action,
+        json!({"v": 1, "type": "event", "sid": "default", "agent": null, "tool": tool, "action": action,
                "path": null, "verdict": verdict, "detail": detail})
     };
     assert_eq!(

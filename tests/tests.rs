@@ -17,5 +17,6 @@ mod readme;
 mod session_cmd;
 mod session_file;
 mod stress;
+mod subagents;
 mod torture;
 mod usage;

@@ -11,6 +11,11 @@ A turn is a list of content blocks built with `text(...)` and
 turn answers a request is decided by the number of assistant messages
 already in it, so a resumed conversation (`--resume`) carries on where the
 script left off, and a retried request gets the same answer.
+
+Subagents (Claude Code's `Agent` tool) send their own requests to the same
+server, interleaved with the main thread's when they run in the
+background. `Conversations` scripts each of them apart, telling them by a
+marker in their prompt (see there).
 """
 
 import itertools
@@ -94,6 +99,9 @@ class Messages:
         else:
             self.side.append(req)
             content = [text("ok")]
+        return self._answer(body, content)
+
+    def _answer(self, body, content):
         stop = "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
         msg_id = "msg_e2e_%04d" % next(_ids)
         if body.get("stream"):
@@ -127,3 +135,75 @@ class Messages:
         yield ev("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
                                    "usage": {"output_tokens": 10}})
         yield ev("message_stop", {"type": "message_stop"})
+
+
+def user_texts(body):
+    """(message index, text) of every text a user message of the request
+    holds, tool results left out."""
+    out = []
+    for i, m in enumerate(body.get("messages", [])):
+        if m.get("role") != "user":
+            continue
+        c = m.get("content")
+        if isinstance(c, str):
+            out.append((i, c))
+            continue
+        for b in c or []:
+            if b.get("type") == "text":
+                out.append((i, b.get("text", "")))
+    return out
+
+
+class Conversations(Messages):
+    """Several scripted conversations over one server: the main thread and
+    each subagent, told apart by the request body.
+
+    `scripts` maps a marker to a list of turns; a marker must be a string no
+    other text of the conversation holds by chance (a bracketed token: a
+    `<task-notification>` carries paths and the agent's description). A
+    request belongs to the
+    conversation whose marker appears in the latest user text that holds
+    one (tool results are not looked at): the main thread's marker is in the
+    `-p` prompt, a subagent's in the prompt its `Agent` call gives it (its
+    first user message), and a `fork`, whose requests start with its
+    parent's whole conversation, has its directive last. Turns count the
+    assistant messages after that user message. `by[marker]` holds each
+    conversation's requests; `main` holds every scripted request, so
+    `tool_results` of a subagent's calls are found there too."""
+
+    def __init__(self, scripts, model="claude-opus-5-5"):
+        super().__init__([], model)
+        self.scripts = dict(scripts)
+        self.by = {k: [] for k in self.scripts}
+        self.unmatched = []
+
+    def conversation(self, body):
+        """(marker, index of the user message holding it), or None."""
+        best = None
+        for i, t in user_texts(body):
+            for k in self.scripts:
+                if k in t and (best is None or i >= best[1]):
+                    best = (k, i)
+        return best
+
+    def handle(self, req):
+        path = req.path.split("?")[0]
+        body = req.json or {}
+        if not (path.endswith("/v1/messages") and body.get("tools")):
+            return super().handle(req)
+        found = self.conversation(body)
+        if found is None:
+            self.unmatched.append(req)
+            self.main.append(req)
+            return self._answer(body, [text("(no script for this conversation)")])
+        key, at = found
+        self.by[key].append(req)
+        self.main.append(req)
+        n = sum(1 for m in body["messages"][at:] if m.get("role") == "assistant")
+        turns = self.scripts[key]
+        if n < len(turns):
+            turn = turns[n]
+            content = turn(body) if callable(turn) else turn
+        else:
+            content = [text("Done.")]
+        return self._answer(body, content)

@@ -113,11 +113,13 @@ class Claude:
             "TZ": "UTC",
         }
 
-    def prompt(self, text, resume=None, path=None, cwd=None, timeout=180):
+    def prompt(self, text, resume=None, path=None, cwd=None, timeout=180, model=None):
         args = [self.binary, "-p", text, "--output-format", "stream-json", "--verbose", "--include-hook-events",
                 "--permission-mode", "acceptEdits"]
         if resume:
             args += ["--resume", resume]
+        if model:
+            args += ["--model", model]
         proc = subprocess.run(args, cwd=cwd or self.ws.work, env=self.env(path), capture_output=True, text=True,
                               timeout=timeout, stdin=subprocess.DEVNULL)
         return Result(proc)

@@ -126,6 +126,7 @@ struct Extra {
 const SHARED_ENV: &[(&str, &str)] = &[
     ("FSVIEW_SESSION", "The session file, as --session."),
     ("FSVIEW_SID", "The session id, as --sid; default \"default\"."),
+    ("FSVIEW_AGENT", "The agent whose views to use, as --agent: a subagent's id, or main."),
     ("GIT_DIR, GIT_COMMON_DIR", "Where the git directory is, as git uses them (inside git hooks); the default session file lives in it."),
     ("XDG_STATE_HOME", "Where the session file lives outside a git work tree (default ~/.local/state)."),
 ];
@@ -227,7 +228,7 @@ fn page(cmd: clap::Command) -> String {
     r.control("SH", ["ENVIRONMENT"]);
     for (var, what) in SHARED_ENV
         .iter()
-        .filter(|(v, _)| !(name == "fsview-hook" && *v == "FSVIEW_SID"))
+        .filter(|(v, _)| !(name == "fsview-hook" && matches!(*v, "FSVIEW_SID" | "FSVIEW_AGENT")))
         .chain(x.env)
     {
         r.control("TP", []).text([bold(*var)]).text([roman(*what)]);

@@ -39,12 +39,35 @@
 //!   `path_glob_match`: Claude Code attached the nested CLAUDE.md files and
 //!   matching rules for `trigger_file_path`; fsview records them as views
 //!   (`ctx-build --for`) and sends nothing.
+//!
+//! Subagents (the `Agent` tool, `Task` in older versions; background by
+//! default) run inside the conversation: their hooks carry the parent's
+//! `session_id` plus `agent_id` and `agent_type` (`general-purpose`,
+//! `fork`, a custom type), which is all that makes their views their own
+//! ([`Who::agent`]). Claude Code keeps one read state per agent: a
+//! subagent starts empty, a `fork` with a copy of its launcher's (and a
+//! subagent may launch one too), nothing flows back. So:
+//! - `SubagentStart` (`agent_id`, `agent_type`, no prompt, no parent): the
+//!   agent's views start, a copy of its launcher's for `fork`;
+//! - `PreToolUse` of `Agent` with `tool_input.subagent_type` `fork`: the
+//!   launcher says it launches one (the start does not say who did);
+//! - `PostToolUse` of `Agent` whose `tool_response.status` is `completed`
+//!   (a foreground agent, `agentId` its id): the moment to tell the
+//!   launcher what changed meanwhile, as `additionalContext` ("PostToolUse
+//!   hook additional context"). A background agent's launch
+//!   (`async_launched`) changed nothing yet; when it finishes, the parent
+//!   gets a `UserPromptSubmit` whose prompt is a `<task-notification>`,
+//!   answered like any prompt.
+//!
+//! Subagents fire no SessionStart, UserPromptSubmit or Stop of their own.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::event::{Answer, Cell, Changed, Event, Extent, Shown, ShownText, Stage, Start, Who};
+use crate::event::{
+    AgentStart, Answer, Cell, Changed, Event, Extent, Shown, ShownText, Stage, Start, Who,
+};
 use crate::install::{Hook, Installer, Scope};
 use crate::{Agent, Parsed, Problem, Reply};
 
@@ -86,10 +109,11 @@ impl Agent for Claude {
             "SessionStart" => Stage::SessionStart,
             "UserPromptSubmit" => Stage::Prompt,
             "InstructionsLoaded" => Stage::Shown,
+            "SubagentStart" => Stage::Other,
             other => {
                 return Err(problem(
                     Stage::Other,
-                    format!("hook event {other:?} is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart, UserPromptSubmit and InstructionsLoaded only"),
+                    format!("hook event {other:?} is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, InstructionsLoaded and SubagentStart only"),
                 ))
             }
         };
@@ -106,6 +130,7 @@ impl Agent for Claude {
                     _ => Start::Startup,
                 },
             )),
+            Stage::Other => Ok(subagent_start(&payload)),
             _ => Ok(Event::Prompt),
         }
         .map_err(|p| (stage, p))?;
@@ -119,7 +144,11 @@ impl Agent for Claude {
             Answer::Deny(reason) => decision("deny", &reason),
             Answer::Context(text) => json!({
                 "hookSpecificOutput": {
-                    "hookEventName": if stage == Stage::SessionStart { "SessionStart" } else { "UserPromptSubmit" },
+                    "hookEventName": match stage {
+                        Stage::SessionStart => "SessionStart",
+                        Stage::Shown | Stage::Changed => "PostToolUse",
+                        _ => "UserPromptSubmit",
+                    },
                     "additionalContext": text,
                 }
             }),
@@ -202,6 +231,28 @@ fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
     })
 }
 
+/// A subagent starts: a `fork` with a copy of its launcher's views, any
+/// other type with none.
+fn subagent_start(payload: &Value) -> Event {
+    let kind = payload
+        .get("agent_type")
+        .and_then(Value::as_str)
+        .filter(|k| !k.is_empty())
+        .map(String::from);
+    Event::AgentStart(AgentStart {
+        inherits: kind.as_deref() == Some(FORK),
+        kind,
+    })
+}
+
+/// The subagent type that starts with a copy of its launcher's context.
+const FORK: &str = "fork";
+
+/// The subagent tool: `Agent`, `Task` in versions before it was renamed.
+fn is_agent_tool(tool: &str) -> bool {
+    matches!(tool, "Agent" | "Task")
+}
+
 /// Instruction files Claude Code loaded when the agent first worked on a
 /// path (`nested_traversal`: a directory's CLAUDE.md; `path_glob_match`: a
 /// rule whose `paths:` match): the ones for `trigger_file_path`. Those of
@@ -260,6 +311,18 @@ fn count(v: &Value, key: &str) -> Result<Option<u64>, Problem> {
 
 fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
     let tool = tool_name(payload)?;
+    if is_agent_tool(tool) {
+        let kind = payload
+            .get("tool_input")
+            .and_then(|i| i.get("subagent_type"))
+            .and_then(Value::as_str);
+        return Ok(match kind {
+            Some(FORK) => Event::Launching {
+                kind: FORK.to_string(),
+            },
+            _ => Event::Ignored,
+        });
+    }
     let whole = match tool {
         "Write" => true,
         "Edit" | "MultiEdit" | "NotebookEdit" => false,
@@ -271,6 +334,18 @@ fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
 
 fn post_tool_use(payload: &Value) -> Result<Event, Problem> {
     let tool = tool_name(payload)?;
+    if is_agent_tool(tool) {
+        // A foreground agent has finished (a background one's launch says
+        // `async_launched`: nothing changed yet).
+        let status = payload
+            .get("tool_response")
+            .and_then(|r| r.get("status"))
+            .and_then(Value::as_str);
+        return Ok(match status {
+            Some("completed") => Event::AgentDone,
+            _ => Event::Ignored,
+        });
+    }
     if !matches!(
         tool,
         "Read" | "Edit" | "MultiEdit" | "NotebookEdit" | "Write"
@@ -520,17 +595,20 @@ pub struct ClaudeInstaller;
 
 /// The wiring: the gate before every change (closed when the hook cannot
 /// run), a record after every read and change, the session's start, each
-/// prompt, and the instruction files loaded along the way. MultiEdit is gone from 2.1.332; naming it is harmless and
-/// keeps older versions gated.
+/// prompt, the instruction files loaded along the way, and subagents: their
+/// start, a fork's launch (before `Agent`) and a foreground agent's end
+/// (after it). MultiEdit is gone from 2.1.332, and `Task` is the subagent
+/// tool's older name; naming them is harmless and keeps older versions
+/// gated.
 pub const HOOKS: &[Hook] = &[
     Hook {
         event: "PreToolUse",
-        matcher: Some("Edit|MultiEdit|Write|NotebookEdit"),
+        matcher: Some("Edit|MultiEdit|Write|NotebookEdit|Agent|Task"),
         fail_closed: true,
     },
     Hook {
         event: "PostToolUse",
-        matcher: Some("Read|Edit|MultiEdit|Write|NotebookEdit"),
+        matcher: Some("Read|Edit|MultiEdit|Write|NotebookEdit|Agent|Task"),
         fail_closed: false,
     },
     Hook {
@@ -545,6 +623,11 @@ pub const HOOKS: &[Hook] = &[
     },
     Hook {
         event: "InstructionsLoaded",
+        matcher: None,
+        fail_closed: false,
+    },
+    Hook {
+        event: "SubagentStart",
         matcher: None,
         fail_closed: false,
     },

@@ -15,6 +15,15 @@
 //!   the instruction files the agent does not load itself.
 //! - [`Event::Prompt`]: the files that changed since the agent saw them,
 //!   each told once ([`remind`](crate::remind)).
+//! - [`Event::AgentStart`]: create the subagent's own views, empty or a
+//!   copy of its launcher's; [`Event::Launching`]: note that an agent
+//!   launches such a copying subagent; [`Event::AgentDone`]: tell the agent
+//!   what changed while its subagent ran, as at a prompt.
+//!
+//! Every event answers for the agent that sent it ([`Who::agent`]): the
+//! main thread's views are the conversation's session, each subagent's its
+//! own session inside it (`fsview_store::agents`), so the gate, the
+//! reminders and the recorded views of one agent never mix with another's.
 //!
 //! The core knows no agent's name: what differs between agents is in their
 //! modules, behind [`Agent`](crate::Agent).
@@ -23,6 +32,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use fsview_store::agents::{self, Start as AgentViews};
 use fsview_store::changes::Limits;
 use fsview_store::error::{plain_io, quote};
 use fsview_store::events::Event as LogEvent;
@@ -30,7 +40,7 @@ use fsview_store::paths::{self, Resolved};
 use fsview_store::{fingerprint, gate, location, Kind, Source, Store};
 use serde_json::Value;
 
-use crate::event::{Answer, Changed, Event, Shown, Start, Who};
+use crate::event::{AgentStart, Answer, Changed, Event, Shown, Start, Who};
 use crate::hold::{self, Held};
 use crate::{remind, Agent, Problem};
 
@@ -55,16 +65,36 @@ pub struct Options {
     pub bin_dir: PathBuf,
 }
 
-/// The session an event belongs to.
+/// The session an event belongs to: the views of the agent that sent it.
 struct Session<'a> {
     file: PathBuf,
+    /// The agent's views: the conversation's session for the main thread,
+    /// `conversation/agent` for a subagent.
     sid: String,
+    /// The conversation's session.
+    conversation: String,
     who: &'a Who,
 }
 
 impl Session<'_> {
+    /// Open (creating if needed) the session file, with the agent's
+    /// session in it when it is a subagent's: every write of a subagent
+    /// goes into its own session, whose parent is the conversation.
     fn open(&self) -> Result<Store, Problem> {
-        Ok(Store::open(&self.file)?)
+        let store = Store::open(&self.file)?;
+        self.ensure_agent(&store)?;
+        Ok(store)
+    }
+
+    /// A subagent's views, created empty the first time they are needed
+    /// (the agent's start was not seen, or came later).
+    fn ensure_agent(&self, store: &Store) -> Result<(), Problem> {
+        if let Some(agent) = &self.who.agent {
+            if !store.has_session(&self.sid)? {
+                store.start_agent(&self.conversation, agent, None, AgentViews::Empty, TOOL)?;
+            }
+        }
+        Ok(())
     }
 
     fn open_existing(&self) -> Result<Option<Store>, Problem> {
@@ -95,23 +125,65 @@ pub fn handle(
             instructions_for(opts, &session, path).map(|()| Answer::Nothing)
         }
         Event::SessionStart(start) => session_start(agent, opts, &session, *start),
-        Event::Prompt => prompt(opts, &session),
+        Event::Prompt | Event::AgentDone => prompt(opts, &session),
+        Event::AgentStart(start) => agent_start(&session, start).map(|()| Answer::Nothing),
+        Event::Launching { kind } => {
+            let store = session.open()?;
+            store.launching(&session.sid, TOOL, kind)?;
+            Ok(Answer::Nothing)
+        }
         Event::Ignored => Ok(Answer::Nothing),
     }
 }
 
 fn session<'a>(opts: &Options, who: &'a Who) -> Result<Session<'a>, Problem> {
-    let sid = match &opts.sid {
+    let conversation = match &opts.sid {
         Some(s) => s.clone(),
         None => who.session.clone(),
     };
-    if sid.is_empty() || sid.len() > 200 || sid.chars().any(char::is_control) {
+    if !usable_id(&conversation) {
         return Err(Problem::new(format!(
-            "session id {sid:?} cannot name an fsview session (use 1 to 200 printable characters); pass --sid ID"
+            "session id {conversation:?} cannot name an fsview session (use 1 to 200 printable characters); pass --sid ID"
         )));
     }
+    let sid = match &who.agent {
+        None => conversation.clone(),
+        Some(a) if usable_id(a) => agents::sid_of(&conversation, a),
+        Some(a) => {
+            return Err(Problem::new(format!(
+                "agent id {a:?} cannot name an agent's views (use 1 to 200 printable characters)"
+            )))
+        }
+    };
     let file = location::session_path(opts.session.as_deref(), &who.cwd)?;
-    Ok(Session { file, sid, who })
+    Ok(Session {
+        file,
+        sid,
+        conversation,
+        who,
+    })
+}
+
+/// 1 to 200 printable characters: what a session or agent id may be.
+fn usable_id(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 200 && !id.chars().any(char::is_control)
+}
+
+/// A subagent starts: its own views, empty or a copy of its launcher's.
+fn agent_start(s: &Session<'_>, start: &AgentStart) -> Result<(), Problem> {
+    let Some(agent) = &s.who.agent else {
+        return Err(Problem::new(
+            "a subagent's start without an agent id: nothing to start",
+        ));
+    };
+    let views = if start.inherits {
+        AgentViews::CopyOfLauncher
+    } else {
+        AgentViews::Empty
+    };
+    let store = Store::open(&s.file)?;
+    store.start_agent(&s.conversation, agent, start.kind.as_deref(), views, TOOL)?;
+    Ok(())
 }
 
 /// Resolve `path` to an existing regular file's canonical path.
@@ -208,15 +280,18 @@ fn about_to_change(
     let d = gate::decide(store.as_ref(), &s.sid, s.cwd(), path, whole)?;
     if let Some(store) = &store {
         // As fsview-check-edit logs its checks: a log that cannot be
-        // written changes no verdict.
+        // written changes no verdict (nor does a subagent's session that
+        // cannot be created for it).
         let detail = if whole { "write" } else { "edit" };
-        let _ = store.log(
-            &s.sid,
-            &[LogEvent::new(TOOL, "check")
-                .path(&d.canonical)
-                .verdict(d.verdict.as_str())
-                .detail(Some(detail))],
-        );
+        if s.ensure_agent(store).is_ok() {
+            let _ = store.log(
+                &s.sid,
+                &[LogEvent::new(TOOL, "check")
+                    .path(&d.canonical)
+                    .verdict(d.verdict.as_str())
+                    .detail(Some(detail))],
+            );
+        }
     }
     Ok(match (d.verdict.allowed(), opts.allow) {
         (true, true) => Answer::Allow(d.message),
@@ -240,6 +315,9 @@ fn session_start(
     s: &Session<'_>,
     start: Start,
 ) -> Result<Answer, Problem> {
+    if s.who.agent.is_some() {
+        s.open()?;
+    }
     if start == Start::Clear {
         // The conversation starts over: it has read nothing any more.
         let a: Vec<OsString> = vec![
@@ -286,6 +364,10 @@ fn session_start(
 }
 
 fn instructions_for(opts: &Options, s: &Session<'_>, path: &Path) -> Result<(), Problem> {
+    // ctx-build records into the agent's views, which must exist first.
+    if s.who.agent.is_some() {
+        s.open()?;
+    }
     let mut a = ctx_args(opts, s);
     a.push("--for".into());
     a.push(path.into());

@@ -14,9 +14,13 @@ pub struct Who {
     /// The conversation (the agent's session id): the fsview session.
     pub session: String,
     /// The agent inside the conversation that acted: `None` for the main
-    /// thread, a subagent's id otherwise. Carried, not yet used: every
-    /// agent of a conversation shares its views for now (see the subagents
-    /// issue); an adapter fills it where its payloads say.
+    /// thread, a subagent's id otherwise (1 to 200 printable characters).
+    /// Each agent has its own views (`fsview_store::agents`): the main
+    /// thread's are the session `session`, a subagent's the session
+    /// `session/agent`, created empty the first time it is needed. This is
+    /// all an adapter must fill for its agent's subagents to work; see
+    /// [`Event::AgentStart`] and [`Event::Launching`] for a subagent that
+    /// starts with a copy of its parent's views.
     pub agent: Option<String>,
     /// The agent's working directory: what relative paths are relative to,
     /// and where the default session file is looked for.
@@ -41,6 +45,21 @@ pub enum Event {
     SessionStart(Start),
     /// The user sent a prompt: the moment to tell what changed.
     Prompt,
+    /// A subagent starts: the agent in [`Who::agent`], of type `kind` as
+    /// the agent names it. With `inherits` it starts with a copy of the
+    /// views of the agent that launched it (Claude Code's `fork`), which
+    /// that agent announced with [`Event::Launching`]; otherwise with none.
+    /// Without this event a subagent's views start empty when its first
+    /// view is recorded.
+    AgentStart(AgentStart),
+    /// The agent launches a subagent of type `kind` that will start with a
+    /// copy of its views ([`AgentStart::inherits`]): a subagent's start
+    /// does not say who launched it, so its launcher says so first.
+    Launching { kind: String },
+    /// A subagent the agent waited for has finished: the moment to tell the
+    /// agent what its subagents changed (its own views are untouched by
+    /// theirs), as at a prompt.
+    AgentDone,
     /// Nothing fsview watches (another tool, an answer with nothing to
     /// record, a change that was not applied).
     Ignored,
@@ -102,6 +121,15 @@ pub struct Changed {
     pub whole: bool,
 }
 
+/// A subagent's start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentStart {
+    /// Its type, as the agent names it (`general-purpose`, `fork`, ...).
+    pub kind: Option<String>,
+    /// It starts with a copy of its launcher's views.
+    pub inherits: bool,
+}
+
 /// Why a conversation starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Start {
@@ -153,7 +181,11 @@ impl Event {
             Event::Changed(_) => Stage::Changed,
             Event::SessionStart(_) => Stage::SessionStart,
             Event::Prompt => Stage::Prompt,
-            Event::Ignored => Stage::Other,
+            // Answered where a tool's result is (after the launch tool).
+            Event::AgentDone => Stage::Shown,
+            // Bookkeeping: a failure only costs a subagent its copied
+            // views (it then starts empty), so these fail open.
+            Event::AgentStart(_) | Event::Launching { .. } | Event::Ignored => Stage::Other,
         }
     }
 }

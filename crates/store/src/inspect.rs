@@ -29,8 +29,13 @@ pub const SESSION_TOOL: &str = "fsview-session";
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Summary {
     pub sid: String,
-    /// The session it was forked from, if any.
+    /// The session it was forked from, if any; an agent's conversation.
     pub parent: Option<String>,
+    /// The agent's id, when the session is the view set of an agent of
+    /// conversation `parent` (see [`crate::agents`]).
+    pub agent: Option<String>,
+    /// The agent's type, as the agent named it when it started.
+    pub agent_type: Option<String>,
     pub created_ns: i64,
     /// The latest view, build or event.
     pub active_ns: i64,
@@ -86,6 +91,8 @@ pub struct Counts {
     pub nested: usize,
     pub events: usize,
     pub texts: usize,
+    /// Agents' sessions dropped with their conversation.
+    pub agents: usize,
 }
 
 /// What [`Store::gc`] freed.
@@ -101,9 +108,10 @@ pub struct Collected {
 }
 
 impl Store {
-    /// Every session in the file, oldest first.
+    /// Every session in the file, oldest first, each conversation's agents
+    /// right after it.
     pub fn summaries(&self) -> Result<Vec<Summary>> {
-        self.read(|conn| {
+        let mut all = self.read(|conn| {
             let mut stmt = conn.prepare(
                 "SELECT s.sid, s.parent, s.created_ns,
                    (SELECT count(*) FROM files f WHERE f.sid = s.sid),
@@ -112,13 +120,23 @@ impl Store {
                    max(s.created_ns,
                        coalesce((SELECT max(viewed_ns) FROM files f WHERE f.sid = s.sid), 0),
                        coalesce((SELECT max(built_ns) FROM context c WHERE c.sid = s.sid), 0),
-                       coalesce((SELECT max(at_ns) FROM events e WHERE e.sid = s.sid), 0))
+                       coalesce((SELECT max(at_ns) FROM events e WHERE e.sid = s.sid), 0)),
+                   (SELECT e.verdict FROM events e WHERE e.sid = s.sid AND e.action = ?1
+                      ORDER BY e.id LIMIT 1)
                  FROM sessions s ORDER BY s.created_ns, s.sid",
             )?;
-            let rows = stmt.query_map([], |r| {
+            let rows = stmt.query_map([crate::agents::AGENT_ACTION], |r| {
+                let sid: String = r.get(0)?;
+                let parent: Option<String> = r.get(1)?;
+                let agent = parent
+                    .as_deref()
+                    .and_then(|p| crate::agents::agent_of(p, &sid))
+                    .map(String::from);
                 Ok(Summary {
-                    sid: r.get(0)?,
-                    parent: r.get(1)?,
+                    agent_type: if agent.is_some() { r.get(7)? } else { None },
+                    agent,
+                    sid,
+                    parent,
                     created_ns: r.get(2)?,
                     files: r.get(3)?,
                     views: r.get(4)?,
@@ -126,8 +144,27 @@ impl Store {
                     active_ns: r.get(6)?,
                 })
             })?;
-            rows.collect()
-        })
+            rows.collect::<rusqlite::Result<Vec<_>>>()
+        })?;
+        // Each agent right after its conversation: sorted by the
+        // conversation's creation, then the agents by their own.
+        let created: std::collections::HashMap<String, i64> =
+            all.iter().map(|s| (s.sid.clone(), s.created_ns)).collect();
+        all.sort_by_cached_key(|s| {
+            let root = match (&s.agent, &s.parent) {
+                (Some(_), Some(p)) => p.clone(),
+                _ => s.sid.clone(),
+            };
+            let root_created = created.get(&root).copied().unwrap_or(s.created_ns);
+            (
+                root_created,
+                root,
+                s.agent.is_some(),
+                s.created_ns,
+                s.sid.clone(),
+            )
+        });
+        Ok(all)
     }
 
     /// Whether the file holds session `sid`.
@@ -192,43 +229,16 @@ impl Store {
                 "INSERT INTO sessions(sid, created_ns, parent) VALUES(?1, ?2, ?3)",
                 params![to, now, from],
             )?;
-            let files = conn.execute(
-                "INSERT INTO files(sid, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns)
-                 SELECT ?2, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns
-                 FROM files WHERE sid=?1 ORDER BY id",
-                params![from, to],
-            )?;
-            let views = conn.execute(
-                "INSERT INTO views(file_id, kind, line_offset, line_count, source, total_lines, shown_hash, text_hash, viewed_ns)
-                 SELECT nf.id, v.kind, v.line_offset, v.line_count, v.source, v.total_lines, v.shown_hash, v.text_hash, v.viewed_ns
-                 FROM files f JOIN views v ON v.file_id = f.id
-                 JOIN files nf ON nf.sid = ?2 AND nf.path = f.path
-                 WHERE f.sid = ?1",
-                params![from, to],
-            )?;
-            let context = conn.execute(
-                "INSERT INTO context(sid, part, body, built_ns, meta)
-                 SELECT ?2, part, body, built_ns, meta FROM context WHERE sid=?1",
-                params![from, to],
-            )?;
-            let nested = conn.execute(
-                "INSERT INTO nested(sid, path) SELECT ?2, path FROM nested WHERE sid=?1",
-                params![from, to],
-            )?;
+            let n = copy_session(conn, from, to)?;
             let detail = format!("from {}", quote_id(from));
             let e = Event::new(SESSION_TOOL, "fork").detail(Some(&detail));
             log_in(conn, to, now, &e)?;
-            Ok(Ok(Counts {
-                files,
-                views,
-                context,
-                nested,
-                ..Counts::default()
-            }))
+            Ok(Ok(n))
         })?
     }
 
-    /// Delete session `sid` and everything of it. Its kept texts stay until
+    /// Delete session `sid` and everything of it, its agents' sessions
+    /// included (see [`crate::agents`]). Its kept texts stay until
     /// [`Store::gc`].
     pub fn drop_session(&self, sid: &str) -> Result<Counts> {
         let path = self.path().to_path_buf();
@@ -236,7 +246,17 @@ impl Store {
             if !exists(conn, sid)? {
                 return Ok(Err(missing(conn, &path, sid)?));
             }
-            Ok(Ok(delete_session(conn, sid)?))
+            let mut n = delete_session(conn, sid)?;
+            for agent in crate::agents::agents_in(conn, sid)? {
+                let a = delete_session(conn, &agent.sid)?;
+                n.files += a.files;
+                n.views += a.views;
+                n.context += a.context;
+                n.nested += a.nested;
+                n.events += a.events;
+                n.agents += 1;
+            }
+            Ok(Ok(n))
         })?
     }
 
@@ -342,11 +362,47 @@ fn nearest<'a>(sid: &str, sids: &'a [String], n: usize) -> Vec<&'a str> {
     ranked.into_iter().take(n).map(|(_, s)| s).collect()
 }
 
-fn exists(conn: &Connection, sid: &str) -> rusqlite::Result<bool> {
+pub(crate) fn exists(conn: &Connection, sid: &str) -> rusqlite::Result<bool> {
     Ok(conn
         .query_row("SELECT 1 FROM sessions WHERE sid=?1", [sid], |_| Ok(()))
         .optional()?
         .is_some())
+}
+
+/// Copy session `from`'s views (kept texts shared by hash), memoized
+/// context and loaded instruction files into session `to`, whose row
+/// exists and holds nothing yet.
+pub(crate) fn copy_session(conn: &Connection, from: &str, to: &str) -> rusqlite::Result<Counts> {
+    let files = conn.execute(
+        "INSERT INTO files(sid, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns)
+         SELECT ?2, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns
+         FROM files WHERE sid=?1 ORDER BY id",
+        params![from, to],
+    )?;
+    let views = conn.execute(
+        "INSERT INTO views(file_id, kind, line_offset, line_count, source, total_lines, shown_hash, text_hash, viewed_ns)
+         SELECT nf.id, v.kind, v.line_offset, v.line_count, v.source, v.total_lines, v.shown_hash, v.text_hash, v.viewed_ns
+         FROM files f JOIN views v ON v.file_id = f.id
+         JOIN files nf ON nf.sid = ?2 AND nf.path = f.path
+         WHERE f.sid = ?1",
+        params![from, to],
+    )?;
+    let context = conn.execute(
+        "INSERT INTO context(sid, part, body, built_ns, meta)
+         SELECT ?2, part, body, built_ns, meta FROM context WHERE sid=?1",
+        params![from, to],
+    )?;
+    let nested = conn.execute(
+        "INSERT INTO nested(sid, path) SELECT ?2, path FROM nested WHERE sid=?1",
+        params![from, to],
+    )?;
+    Ok(Counts {
+        files,
+        views,
+        context,
+        nested,
+        ..Counts::default()
+    })
 }
 
 /// Delete every row of session `sid`, counting them.
@@ -367,6 +423,7 @@ fn delete_session(conn: &Connection, sid: &str) -> rusqlite::Result<Counts> {
         nested,
         events,
         texts: 0,
+        agents: 0,
     })
 }
 
@@ -385,7 +442,7 @@ fn to_path(b: Vec<u8>) -> PathBuf {
     PathBuf::from(OsString::from_vec(b))
 }
 
-fn event_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<EventRecord> {
+pub(crate) fn event_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<EventRecord> {
     Ok(EventRecord {
         id: r.get(0)?,
         at_ns: r.get(1)?,

@@ -6,9 +6,11 @@
 //! and freshness ([`fingerprint`]), reading a file as an agent's Read tool
 //! shows it ([`show`]), the edit gate ([`gate`]) and the report of files that
 //! changed since they were seen ([`changes`]), the session's event log
-//! ([`events`]) and what `fsview-session` does to whole sessions
-//! ([`inspect`]).
+//! ([`events`]), what `fsview-session` does to whole sessions
+//! ([`inspect`]) and the view sets of a conversation's agents
+//! ([`agents`]).
 
+pub mod agents;
 pub mod changes;
 pub mod error;
 pub mod events;
