@@ -6,6 +6,7 @@ mod check_edit;
 mod concurrency;
 mod ctx;
 mod demo;
+mod filesystems;
 mod freshness;
 mod harness;
 mod hook;
