@@ -56,11 +56,12 @@ use std::process::{Command, ExitCode, Stdio};
 use clap::{CommandFactory, Parser, ValueEnum};
 use serde_json::{json, Value};
 
-use fsview_store::changes::{self, Limits};
+use fsview_store::changes::Limits;
 use fsview_store::error::{plain_io, quote};
 use fsview_store::events::Event as LogEvent;
 use fsview_store::gate;
 use fsview_store::paths::{self, Resolved};
+use fsview_store::remind;
 use fsview_store::show::{self, ReadError, Request};
 use fsview_store::store::NewView;
 use fsview_store::{Error, Kind, Source, Store};
@@ -640,73 +641,10 @@ fn user_prompt_submit(args: &Args, ctx: &Ctx) -> Result<Option<Value>, Problem> 
         per_file: args.diff_lines,
         total: args.total_diff_lines,
     };
-    let found = changes::changed(&store, ctx.sid(), &ctx.cwd, limits)?;
-    // A change is told once, as Claude Code tells it: a file already in a
-    // reminder, and not changed again since, is not repeated on every
-    // prompt. It stays changed for the gate until the agent reads it.
-    let mut told = Vec::new();
-    let mut fresh_news = Vec::new();
-    for c in &found {
-        let state = disk_state(&c.record.path);
-        let already = store.last_detail(ctx.sid(), TOOL, "remind", &c.record.path)?;
-        if already.as_deref() == Some(state.as_str()) {
-            continue;
-        }
-        told.push(state);
-        fresh_news.push(c);
-    }
-    if fresh_news.is_empty() {
-        return Ok(None);
-    }
-    let events: Vec<LogEvent<'_>> = fresh_news
-        .iter()
-        .zip(&told)
-        .map(|(c, state)| {
-            LogEvent::new(TOOL, "remind")
-                .path(&c.record.path)
-                .verdict(c.change.as_str())
-                .detail(Some(state.as_str()))
-        })
-        .collect();
-    store.log(ctx.sid(), &events)?;
-    // The same lines as `fsview-check-edit --changed`, under one sentence.
-    let mut text = String::from("These files changed since you last saw them:\n\n");
-    for c in fresh_news {
-        let shown = paths::display(&ctx.cwd, &c.record.path);
-        let note = c
-            .note
-            .as_deref()
-            .map(|n| format!(": {n}"))
-            .unwrap_or_default();
-        text.push_str(&format!(
-            "{}: modified ({}){note}\n",
-            common::shown(&shown),
-            c.change.as_str()
-        ));
-        if let Some(d) = &c.diff {
-            text.push_str(d);
-        }
-    }
-    Ok(Some(additional_context("UserPromptSubmit", &text)))
-}
-
-/// What is at `path` now, as a short key: a reminder is news again when it
-/// changes (identity, size or times), not on every prompt.
-fn disk_state(path: &Path) -> String {
-    use std::os::unix::fs::MetadataExt;
-    match std::fs::symlink_metadata(path) {
-        Ok(m) => format!(
-            "{}:{}:{}:{}.{}:{}.{}",
-            m.dev(),
-            m.ino(),
-            m.size(),
-            m.mtime(),
-            m.mtime_nsec(),
-            m.ctime(),
-            m.ctime_nsec()
-        ),
-        Err(_) => "gone".to_string(),
-    }
+    // Each change told once, a revert included: the store keeps what the
+    // agent was told (fsview_store::remind).
+    let text = remind::remind(&store, ctx.sid(), &ctx.cwd, limits, TOOL)?;
+    Ok(text.map(|t| additional_context("UserPromptSubmit", &t)))
 }
 
 #[cfg(test)]
