@@ -6,8 +6,9 @@
 //! shows as `N<TAB>line`. The same pass yields the fingerprint of the file:
 //! the stat of the open file taken before the first byte, and the SHA-256 of
 //! every byte when the whole file was read (always for files up to
-//! [`fingerprint::HASH_LIMIT`], which are read to the end even for a range, and for every
-//! read that reaches the end from the start, whatever the size).
+//! [`fingerprint::HASH_LIMIT`], which are read to the end even for a range,
+//! and for every read that reaches the end from the start, whatever the
+//! size).
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -101,7 +102,7 @@ impl Shown {
 
     /// The last line shown, or `offset - 1` when none was.
     pub fn last_line(&self) -> u64 {
-        (self.offset + self.lines).saturating_sub(1)
+        self.offset.saturating_add(self.lines).saturating_sub(1)
     }
 }
 
