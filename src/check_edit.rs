@@ -35,11 +35,20 @@ Examples:
 /// Decide, per path, whether the agent may change the file now.
 ///
 /// A targeted edit (the default) needs a fresh view that is not processed;
-/// a whole-file write (--write) needs a fresh `full` view. Verdicts: `ok`,
-/// `new_file` (nothing there: creating it needs no read), `not_read`,
-/// `processed_view`, `start_only` (--write after seeing only part) and
-/// `modified` (with what changed: content, replaced, deleted, type). Exit 0
+/// a whole-file write (--write) needs a fresh `full` view. Fresh means the
+/// file holds the bytes the view was taken from: a touch, a chmod, or the
+/// same bytes saved as a new file (a save by rename, git stash and pop) are
+/// no change. Verdicts: `ok`, `new_file` (nothing there: creating it needs
+/// no read), `not_read`, `processed_view`, `start_only` (--write after
+/// seeing only part) and `modified` (with what changed: content; replaced,
+/// another file with other bytes; deleted; type). A file a reminder told of
+/// a change to (fsview-hook) is modified until it is read again. Exit 0
 /// when every path is allowed, 1 when any is denied, 2 on error.
+///
+/// An unchanged stat stands in for the content only for files of 128 KiB
+/// or more on local filesystems (ext4, XFS, Btrfs, tmpfs, ...) whose
+/// timestamps can tell a later write; smaller files, network and FUSE
+/// filesystems and /proc are hashed on every check.
 ///
 /// With --changed, list instead every file of the session that is no longer
 /// what the agent saw, with a unified diff where the viewed text was kept;

@@ -819,10 +819,25 @@ fn print(args: &Args, out: &mut Out, r: &Shown) -> Result<(), Stop> {
     Ok(())
 }
 
-/// The view kind of an injected file: `full` only when the injected text is
-/// exactly the bytes on disk.
+/// What the agent is shown of an injected file: its text as rendered, which
+/// trims it as Claude Code does (`context::contents_block`): leading blank
+/// lines, the first line's indentation and trailing white space never reach
+/// the agent.
+fn shown_text(f: &InjectedFile) -> &str {
+    f.text.trim()
+}
+
+/// The view kind of an injected file: `full` only when what was shown is
+/// the bytes on disk, but for one final line ending, which no rendering of
+/// lines shows (fsview-read's numbered text does not either).
 fn kind_of(f: &InjectedFile) -> Kind {
-    if f.kind == context::Kind::Full && f.text.as_bytes() == f.raw.as_slice() {
+    let raw = f.raw.as_slice();
+    let body = match raw.strip_suffix(b"\n") {
+        Some(r) => r.strip_suffix(b"\r").unwrap_or(r),
+        None => raw,
+    };
+    let shown = shown_text(f).as_bytes();
+    if f.kind == context::Kind::Full && (shown == raw || shown == body) {
         Kind::Full
     } else {
         Kind::Processed
@@ -851,7 +866,12 @@ fn fingerprint_of(f: &InjectedFile, taken_ns: i64) -> Fingerprint {
 
 fn view_of<'a>(f: &'a InjectedFile, fp: &'a Fingerprint) -> NewView<'a> {
     let kind = kind_of(f);
-    let lines = show::count_lines(f.text.as_bytes());
+    // A full view is of the disk bytes (kept for diffs as they are).
+    let shown = match kind {
+        Kind::Full => &f.raw[..],
+        _ => shown_text(f).as_bytes(),
+    };
+    let lines = show::count_lines(shown);
     NewView {
         path: &f.path,
         fingerprint: fp,
@@ -860,7 +880,7 @@ fn view_of<'a>(f: &'a InjectedFile, fp: &'a Fingerprint) -> NewView<'a> {
         offset: 1,
         lines,
         total_lines: (kind == Kind::Full).then_some(lines),
-        shown: f.text.as_bytes(),
+        shown,
         keep_text: true,
     }
 }

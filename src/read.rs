@@ -74,8 +74,9 @@ pub struct Args {
     #[arg(long, value_name = "SIZE", default_value = "256K", env = "FSVIEW_READ_CAP", value_parser = common::parse_size)]
     pub cap: u64,
 
-    /// When the same view of the same content was recorded before, print a
-    /// short stub instead of the content
+    /// When this conversation was shown the same view of the same content
+    /// before, print a short stub instead of the content (not for views
+    /// copied by `fsview-session fork` or `import`: it never saw those)
     #[arg(long)]
     pub stub: bool,
 

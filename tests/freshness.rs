@@ -1,6 +1,8 @@
 //! No missed change, no false alarm: the racy and renamed ways a file can
 //! change behind the agent, and the names under which it is the same file.
 
+use std::os::unix::fs::MetadataExt;
+
 use crate::harness::{mtime, set_mtime, Env};
 
 const MODIFIED: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
@@ -56,16 +58,62 @@ fn cp_p_of_an_older_copy() {
         .expect(1, &modified("a", "content"));
 }
 
-// Editors save by writing a new file and renaming it over the old one.
+// The content decides (issue 9): editors save by writing a new file and
+// renaming it over the old one. The same bytes under the new file object
+// are fresh, and its identity is adopted: a hard link made to the new file
+// afterwards is the same file to the gate.
 #[test]
-fn rename_replace_is_replaced_even_with_the_same_content() {
+fn rename_save_with_the_same_bytes_is_fresh_and_adopts_the_new_file() {
     let env = Env::new();
     env.write("a", "text\n");
     read_ok(&env, "a");
     env.write("a.tmp", "text\n");
     env.sh("mv a.tmp a").expect(0, "");
+    env.run("fsview-check-edit", &["--write", "a"])
+        .expect(0, "a: ok\n");
+    let ino = std::fs::metadata(env.path("a")).unwrap().ino() as i64;
+    let stored: i64 = rusqlite::Connection::open(&env.session)
+        .unwrap()
+        .query_row("SELECT ino FROM files", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(stored, ino);
+    std::fs::hard_link(env.path("a"), env.path("hard")).unwrap();
+    env.run("fsview-check-edit", &["--write", "hard"])
+        .expect(0, "hard: ok\n");
+    env.run("fsview-check-edit", &["--changed"]).expect(0, "");
+    // Other bytes saved the same way: another file object with other bytes.
+    env.write("a.tmp", "other\n");
+    env.sh("mv a.tmp a").expect(0, "");
     env.run("fsview-check-edit", &["a"])
         .expect(1, &modified("a", "replaced"));
+}
+
+// The content decides: `git stash && git stash pop` writes the file again
+// with the bytes it had; the agent's view of them is still true.
+#[test]
+fn git_stash_and_pop_is_fresh() {
+    let env = Env::new();
+    let git = "git -c user.name=t -c user.email=t@t -c init.defaultBranch=main";
+    env.write("a.rs", "fn a() {}\n");
+    env.sh(&format!(
+        "{git} init -q && {git} add a.rs && {git} commit -q -m one"
+    ))
+    .expect(0, "");
+    env.write("a.rs", "fn a() { work(); }\n");
+    read_ok(&env, "a.rs");
+    env.sh(&format!("{git} stash -q && {git} stash pop -q"))
+        .expect(0, "");
+    assert_eq!(
+        std::fs::read_to_string(env.path("a.rs")).unwrap(),
+        "fn a() { work(); }\n"
+    );
+    env.run("fsview-check-edit", &["--write", "a.rs"])
+        .expect(0, "a.rs: ok\n");
+    // git writes a file anew: stashed away, the other bytes stand there
+    // under another file object.
+    env.sh(&format!("{git} stash -q")).expect(0, "");
+    env.run("fsview-check-edit", &["a.rs"])
+        .expect(1, &modified("a.rs", "replaced"));
 }
 
 #[test]

@@ -129,6 +129,7 @@ const SHARED_ENV: &[(&str, &str)] = &[
     ("FSVIEW_AGENT", "The agent whose views to use, as --agent: a subagent's id, or main."),
     ("GIT_DIR, GIT_COMMON_DIR", "Where the git directory is, as git uses them (inside git hooks); the default session file lives in it."),
     ("XDG_STATE_HOME", "Where the session file lives outside a git work tree (default ~/.local/state)."),
+    ("FSVIEW_STAT_SHORTCUT", "on (the default): an unchanged stat of a file of 128 KiB or more on a local filesystem stands in for its content; off: every check hashes the file."),
 ];
 
 fn extra(name: &str) -> Extra {

@@ -14,7 +14,7 @@
 //!   records the instruction files as views), and hand back as context only
 //!   the instruction files the agent does not load itself.
 //! - [`Event::Prompt`]: the files that changed since the agent saw them,
-//!   each told once ([`remind`](crate::remind)).
+//!   each told once ([`fsview_store::remind`]).
 //! - [`Event::AgentStart`]: create the subagent's own views, empty or a
 //!   copy of its launcher's; [`Event::Launching`]: note that an agent
 //!   launches such a copying subagent; [`Event::AgentDone`]: tell the agent
@@ -42,7 +42,8 @@ use serde_json::Value;
 
 use crate::event::{AgentStart, Answer, Changed, Event, Shown, Start, Who};
 use crate::hold::{self, Held};
-use crate::{remind, Agent, Problem};
+use crate::{Agent, Problem};
+use fsview_store::remind;
 
 /// The name fsview-hook's events carry in the session's log.
 pub const TOOL: &str = "fsview-hook";
@@ -475,27 +476,12 @@ fn prompt(opts: &Options, s: &Session<'_>) -> Result<Answer, Problem> {
     let Some(store) = s.open_existing()? else {
         return Ok(Answer::Nothing);
     };
-    let news = remind::news(&store, &s.sid, s.cwd(), opts.limits)?;
-    if news.is_empty() {
-        return Ok(Answer::Nothing);
-    }
-    // The same lines as `fsview-check-edit --changed`, under one sentence.
-    let mut text = String::from("These files changed since you last saw them:\n\n");
-    for c in &news {
-        let shown = paths::display(s.cwd(), &c.record.path);
-        let note = c
-            .note
-            .as_deref()
-            .map(|n| format!(": {n}"))
-            .unwrap_or_default();
-        text.push_str(&format!(
-            "{}: modified ({}){note}\n",
-            fsview_store::error::quote(&shown),
-            c.change.as_str()
-        ));
-        if let Some(d) = &c.diff {
-            text.push_str(d);
-        }
-    }
-    Ok(Answer::Context(text))
+    // Each change told once, a revert included: the store keeps what the
+    // agent was told (fsview_store::remind), the same for every agent.
+    Ok(
+        match remind::remind(&store, &s.sid, s.cwd(), opts.limits, TOOL)? {
+            Some(text) => Answer::Context(text),
+            None => Answer::Nothing,
+        },
+    )
 }

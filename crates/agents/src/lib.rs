@@ -23,7 +23,6 @@ pub mod core;
 pub mod event;
 pub mod hold;
 pub mod install;
-pub mod remind;
 
 use event::{Answer, Event, Stage, Who};
 

@@ -18,7 +18,7 @@ use crate::store::{FileRecord, Store, ViewRecord};
 use crate::view::Kind;
 
 /// Files larger than this are reported without a diff.
-const MAX_DIFF_FILE: u64 = 8 * 1024 * 1024;
+pub(crate) const MAX_DIFF_FILE: u64 = 8 * 1024 * 1024;
 
 pub const CONTEXT_LINES: usize = 8;
 
@@ -51,29 +51,50 @@ pub struct Changed {
     pub note: Option<String>,
 }
 
-/// Every file of session `sid` that is no longer what the agent saw.
+/// What a reminder said, when it holds the text as viewed: the gate
+/// refuses until the file is read again (see [`crate::remind`]).
+pub const TOLD_SINCE: &str =
+    "the same text as viewed, but a reminder told of a change since; read it again";
+
+/// Every file of session `sid` the gate would call `modified`: no longer
+/// what the agent saw, or told of a change by a reminder and not read since.
 /// Paths in diff headers are shown relative to `cwd` when below it.
 pub fn changed(store: &Store, sid: &str, cwd: &Path, limits: Limits) -> Result<Vec<Changed>> {
     let mut out = Vec::new();
     let mut budget = limits.total;
-    for record in store.files(sid)? {
-        let change = match fingerprint::freshness(&record.path, &record.fingerprint) {
-            Ok(Freshness::Fresh { refreshed }) => {
-                if let Some(fp) = refreshed {
-                    let _ = store.refresh(record.id, &fp);
-                }
+    let told = store.told_ids(sid)?;
+    for mut record in store.files(sid)? {
+        let change = match check(store, sid, &mut record) {
+            Some(c) => c,
+            None if told.contains(&record.id) => {
+                out.push(Changed {
+                    record,
+                    change: Change::Content,
+                    diff: None,
+                    truncated: 0,
+                    note: Some(TOLD_SINCE.into()),
+                });
                 continue;
             }
-            Ok(Freshness::Stale(c)) => c,
-            // Unreadable now (permissions): it is not what was seen.
-            Err(_) => Change::Content,
+            None => continue,
         };
         let views = store.views(record.id)?;
-        let (diff, truncated, note) = describe(
+        let bytes = match change {
+            Change::Content | Change::Replaced => read_capped(&record.path),
+            Change::Deleted | Change::Type => Ok(None),
+        };
+        let now = match (change, &bytes) {
+            (Change::Deleted | Change::Type, _) => Now::Gone,
+            (_, Ok(Some(b))) => Now::Bytes(b),
+            (_, Ok(None)) => Now::TooLarge,
+            (_, Err(_)) => Now::Unreadable,
+        };
+        let d = describe(
             store,
             &record,
             &views,
             change,
+            now,
             cwd,
             limits.per_file,
             &mut budget,
@@ -81,99 +102,181 @@ pub fn changed(store: &Store, sid: &str, cwd: &Path, limits: Limits) -> Result<V
         out.push(Changed {
             record,
             change,
-            diff,
-            truncated,
-            note,
+            diff: d.diff,
+            truncated: d.truncated,
+            note: d.note,
         });
     }
     Ok(out)
 }
 
-type Described = (Option<String>, usize, Option<String>);
+/// Is `record` still what the agent saw? `None` when it is; the change
+/// when not. A fresh file whose check found a fingerprint worth storing
+/// (a new identity, an aged stat) has it stored, only onto this very record
+/// (see [`Store::refresh`]), and `record` then holds it.
+pub(crate) fn check(store: &Store, sid: &str, record: &mut FileRecord) -> Option<Change> {
+    match fingerprint::freshness(&record.path, &record.fingerprint) {
+        Ok(Freshness::Fresh { refreshed }) => {
+            if let Some(fp) = refreshed {
+                // Saves a hash next time; a failure changes no verdict.
+                if let Ok(true) = store.refresh(sid, record, &fp) {
+                    record.fingerprint = fp;
+                }
+            }
+            None
+        }
+        Ok(Freshness::Stale(c)) => Some(c),
+        // Unreadable now (permissions): it is not what was seen.
+        Err(_) => Some(Change::Content),
+    }
+}
 
-fn describe(
+/// A file's diff, or why there is none.
+pub(crate) struct Described {
+    pub diff: Option<String>,
+    pub truncated: usize,
+    pub note: Option<String>,
+}
+
+fn note(n: impl Into<String>) -> Described {
+    Described {
+        diff: None,
+        truncated: 0,
+        note: Some(n.into()),
+    }
+}
+
+/// What is at a changed file's path now, for its diff.
+#[derive(Clone, Copy)]
+pub(crate) enum Now<'a> {
+    /// The file's bytes.
+    Bytes(&'a [u8]),
+    TooLarge,
+    Unreadable,
+    /// Deleted, or no longer a regular file.
+    Gone,
+}
+
+/// The diff from the text the agent was shown (its best kept view) to
+/// what is at the path `now`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn describe(
     store: &Store,
     record: &FileRecord,
     views: &[ViewRecord],
     change: Change,
+    now: Now<'_>,
     cwd: &Path,
     per_file: usize,
     budget: &mut usize,
 ) -> Result<Described> {
     match change {
-        Change::Deleted => return Ok((None, 0, Some("deleted".into()))),
+        Change::Deleted => return Ok(note("deleted")),
         Change::Type => {
             let what = std::fs::symlink_metadata(&record.path)
                 .map(|m| fingerprint::FileType::of(&m).describe())
                 .unwrap_or("something else");
-            return Ok((None, 0, Some(format!("now {what}"))));
+            return Ok(note(format!("now {what}")));
         }
         Change::Content | Change::Replaced => {}
     }
-    let pick = |k: Kind| views.iter().find(|v| v.kind == k && v.text_hash.is_some());
-    let Some(view) = pick(Kind::Full)
-        .or_else(|| pick(Kind::Start))
-        .or_else(|| pick(Kind::Range))
-    else {
+    let Some(view) = best_kept(views) else {
         let why = if views.iter().all(|v| v.kind == Kind::Processed) {
             "seen only as processed context; no diff"
         } else {
             "the viewed text was not kept; no diff"
         };
-        return Ok((None, 0, Some(why.into())));
+        return Ok(note(why));
     };
     let Some(old) = store.text(view.text_hash.as_ref().expect("picked with a text"))? else {
-        return Ok((
-            None,
-            0,
-            Some("the viewed text was dropped to keep the session small; no diff".into()),
+        return Ok(note(
+            "the viewed text was dropped to keep the session small; no diff",
         ));
     };
-    let new = match read_capped(&record.path) {
-        Ok(Some(b)) => b,
-        Ok(None) => return Ok((None, 0, Some("too large to diff".into()))),
-        Err(_) => return Ok((None, 0, Some("unreadable now; no diff".into()))),
+    let new = match now {
+        Now::Bytes(b) => b,
+        Now::TooLarge => return Ok(note("too large to diff")),
+        Now::Unreadable | Now::Gone => return Ok(note("unreadable now; no diff")),
     };
-    if memchr::memchr(0, &new[..new.len().min(8192)]).is_some() {
-        return Ok((None, 0, Some("now binary; no diff".into())));
-    }
     let new = if view.kind == Kind::Full {
         new
     } else {
-        slice_lines(&new, view.offset, view.lines).to_vec()
+        slice_lines(new, view.offset, view.lines)
     };
-    let old = String::from_utf8_lossy(&old);
-    let new = String::from_utf8_lossy(&new);
-    let name = crate::paths::display(cwd, &record.path)
-        .display()
-        .to_string();
-    let what = match view.kind {
-        Kind::Full => String::new(),
-        _ => format!(
-            ", lines {}-{}",
-            view.offset,
-            view.offset + view.lines.max(1) - 1
+    Ok(diff(
+        &old,
+        new,
+        &record.path,
+        "as viewed",
+        lines_of(view),
+        cwd,
+        per_file,
+        budget,
+    ))
+}
+
+/// The view whose kept text a diff starts from: a full one, else the start,
+/// else a range.
+pub(crate) fn best_kept(views: &[ViewRecord]) -> Option<&ViewRecord> {
+    let pick = |k: Kind| views.iter().find(|v| v.kind == k && v.text_hash.is_some());
+    pick(Kind::Full)
+        .or_else(|| pick(Kind::Start))
+        .or_else(|| pick(Kind::Range))
+}
+
+/// The lines a view covers: `None` for a full view, else its first line
+/// and how many.
+pub(crate) fn lines_of(view: &ViewRecord) -> Option<(u64, u64)> {
+    (view.kind != Kind::Full).then_some((view.offset, view.lines))
+}
+
+/// A unified diff from `old` (the text `label` names) to `new` of the file
+/// at `path`, both already cut to `lines` (see [`lines_of`]), capped by
+/// `per_file` and `budget`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn diff(
+    old: &[u8],
+    new: &[u8],
+    path: &Path,
+    label: &str,
+    lines: Option<(u64, u64)>,
+    cwd: &Path,
+    per_file: usize,
+    budget: &mut usize,
+) -> Described {
+    if memchr::memchr(0, &new[..new.len().min(8192)]).is_some() {
+        return note("now binary; no diff");
+    }
+    let old = String::from_utf8_lossy(old);
+    let new = String::from_utf8_lossy(new);
+    let name = crate::paths::display(cwd, path).display().to_string();
+    // Saturating: a view may start at any line the session file can hold.
+    let what = match lines {
+        None => String::new(),
+        Some((offset, count)) => format!(
+            ", lines {offset}-{}",
+            offset.saturating_add(count.max(1) - 1)
         ),
     };
     let text = TextDiff::from_lines(old.as_ref(), new.as_ref())
         .unified_diff()
         .context_radius(CONTEXT_LINES)
-        .header(
-            &format!("{name} (as viewed{what})"),
-            &format!("{name} (now)"),
-        )
+        .header(&format!("{name} ({label}{what})"), &format!("{name} (now)"))
         .to_string();
     if text.is_empty() {
         // The shown part is the same; the change lies outside it.
-        let note = match view.kind {
-            Kind::Full => "same text, another file".to_string(),
-            _ => "changed outside the lines viewed".to_string(),
-        };
-        return Ok((None, 0, Some(note)));
+        return note(match lines {
+            None => "the bytes differ, not the text as shown (bytes that are not UTF-8)",
+            Some(_) => "changed outside the lines viewed",
+        });
     }
     let (diff, cut) = cap(&text, per_file.min(*budget));
     *budget = budget.saturating_sub(diff.lines().count());
-    Ok((Some(diff), cut, None))
+    Described {
+        diff: Some(diff),
+        truncated: cut,
+        note: None,
+    }
 }
 
 /// Keep at most `max` lines of `text`, then a marker naming how many were cut.
@@ -189,7 +292,7 @@ fn cap(text: &str, max: usize) -> (String, usize) {
 }
 
 /// Lines `offset..offset+count` (1-based) of `bytes`.
-fn slice_lines(bytes: &[u8], offset: u64, count: u64) -> &[u8] {
+pub(crate) fn slice_lines(bytes: &[u8], offset: u64, count: u64) -> &[u8] {
     let mut start = 0usize;
     let mut line = 1u64;
     let mut it = memchr::memchr_iter(b'\n', bytes);
@@ -217,6 +320,7 @@ fn slice_lines(bytes: &[u8], offset: u64, count: u64) -> &[u8] {
     &bytes[start..end.max(start)]
 }
 
+/// The file's bytes, or `None` when it is too large to diff.
 fn read_capped(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
     let f = fingerprint::open_nonblocking(path)?;
     if f.metadata()?.len() > MAX_DIFF_FILE {

@@ -151,28 +151,6 @@ impl Store {
         })
     }
 
-    /// The detail of the latest event of `tool` and `action` about `path` in
-    /// session `sid`, if there is one.
-    pub fn last_detail(
-        &self,
-        sid: &str,
-        tool: &str,
-        action: &str,
-        path: &Path,
-    ) -> Result<Option<String>> {
-        let path = path_bytes(path);
-        self.read(|conn| {
-            conn.query_row(
-                "SELECT detail FROM events WHERE sid=?1 AND tool=?2 AND action=?3 AND path=?4
-                 ORDER BY id DESC LIMIT 1",
-                params![sid, tool, action, path],
-                |r| r.get::<_, Option<String>>(0),
-            )
-            .optional()
-            .map(Option::flatten)
-        })
-    }
-
     /// Log `e` unless it would repeat the session's latest event exactly
     /// (same tool, action, path, verdict and detail): a run of identical
     /// events, such as cache hits with nothing in between, is logged once,

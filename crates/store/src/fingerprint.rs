@@ -4,42 +4,74 @@
 //! filesystem keeps one, and file type), its size, mtime and ctime in
 //! nanoseconds, the moment the stat was taken, and a SHA-256 of the whole file.
 //!
-//! Freshness never trusts timestamps alone. Equal stats prove nothing when the
-//! stat was taken in the same clock tick as the last write: a second write in
-//! that tick can leave size, mtime and ctime unchanged (git calls such an entry
-//! "racily clean"). So a fingerprint whose mtime or ctime lies within
-//! [`RACY_WINDOW_NS`] of the moment it was taken is verified by hashing, and so
-//! is any fingerprint whose stat differs at all: equal content is fresh
-//! (a touch, a chmod), different content is not. An mtime set backwards
-//! (`touch -d`, `cp -p`, `tar`, `rsync -t`) still moves the ctime, which
-//! nobody can set, so it is caught too.
+//! **The content decides.** A file is fresh when it holds the same bytes,
+//! whatever else happened to it: a touch, a chmod, an editor's save through a
+//! temporary file and a rename, `git stash && git stash pop`, an overlayfs
+//! copy-up. When the bytes are the same under a new file object, the new
+//! identity is adopted (see [`Freshness::Fresh`]) so the next check is cheap
+//! again. A deleted file and a change of file type are never fresh.
+//!
+//! The stat is only a shortcut for "unchanged" without reading the file, and
+//! it is taken only where it is sound ([`shortcut_sound`]):
+//!
+//! - the file is at least [`ALWAYS_HASH_BELOW`] (128 KiB): a smaller one is
+//!   hashed on every check, which costs at most a tenth of starting the
+//!   process that checks it, and catches what no stat shows (a write through
+//!   a shared mapping, a pseudo-file of size 0 whose text changes);
+//! - the filesystem is a local one whose stat the kernel keeps
+//!   ([`fs_keeps_stat`]: ext2/3/4, XFS, Btrfs, tmpfs, F2FS, ZFS, bcachefs,
+//!   overlayfs, ...). Network and FUSE filesystems (NFS, SMB/CIFS, 9p,
+//!   virtiofs, sshfs), where a client caches attributes or `touch -d` sets
+//!   the ctime too, and pseudo-filesystems (procfs, sysfs) are always hashed;
+//! - the timestamps can tell a later write: the ctime has a sub-second part
+//!   (a whole-second ctime means a coarse clock, where a same-second,
+//!   same-size rewrite keeps the whole stat), neither timestamp lies after the
+//!   moment the view was taken (a clock behind the file's), and neither lies
+//!   within [`RACY_WINDOW_NS`] before it (git's "racily clean": a write in the
+//!   same timestamp tick as the view can leave the stat unchanged);
+//! - identity, size, mtime and ctime are all unchanged.
+//!
+//! On those filesystems file timestamps come from the same kernel clock fsview
+//! reads, so a clock that disagrees can only make a stat look untrustworthy
+//! (and the file hashed), never hide a change. `FSVIEW_STAT_SHORTCUT=off`
+//! turns the shortcut off altogether: every check hashes.
 //!
 //! A file too large to hash on every range read (over [`HASH_LIMIT`]) may be
-//! fingerprinted by its stat alone, and only when that stat is not racy. Such
-//! a fingerprint is fresh only while the stat is exactly the same; any change
-//! of stat counts as a change of content, because nothing else can prove it
-//! is not one.
+//! fingerprinted by its stat alone, and only where the shortcut is sound at
+//! that moment. Such a fingerprint is fresh only while the stat is exactly
+//! the same; any change of stat counts as a change of content, because
+//! nothing else can prove it is not one.
 
 use std::fs::{File, Metadata};
 use std::io::{self, Read};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
+use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest, Sha256};
 
-/// How close to the moment of the stat a write may be before the stat is
-/// trusted no more. Two seconds covers filesystems with coarse timestamps
-/// (FAT keeps two-second mtimes, several keep whole seconds).
+/// How close before the moment of the view a file's timestamp may lie before
+/// the stat is trusted no more: a second write in the same timestamp tick can
+/// leave it unchanged. Two seconds covers the coarsest ticks of the
+/// filesystems the shortcut is used on.
 pub const RACY_WINDOW_NS: i64 = 2_000_000_000;
+
+/// Files smaller than this are hashed on every check; the stat shortcut is
+/// for larger ones only. Measured by `scripts/bench-hash` on the 2-core CI
+/// machine (SHA-256 instructions, warm cache): opening, reading and hashing
+/// 128 KiB costs 0.10 ms, 16 KiB 0.02 ms, against 1 to 2.3 ms to start the
+/// process that checks it (`stat -c %s`, idle to loaded); 1 MiB would cost
+/// 0.8 ms, as much as the rest of the call.
+pub const ALWAYS_HASH_BELOW: u64 = 128 * 1024;
 
 /// Files up to this size are always hashed whole, even for a range read: the
 /// hash costs little next to starting a process. Larger ones are hashed only
-/// when read to the end or when their stat cannot be trusted.
+/// when read from their start or to the end, or when their stat cannot be
+/// trusted.
 pub const HASH_LIMIT: u64 = 32 * 1024 * 1024;
 
 pub type Hash = [u8; 32];
-
 /// The kind of a file, as far as freshness cares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileType {
@@ -129,8 +161,10 @@ impl Stat {
             btime_ns,
             ftype: FileType::of(meta),
             size: meta.size(),
-            mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
-            ctime_ns: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
+            // Saturating: `touch -d` can set a time past what i64
+            // nanoseconds hold (the year 2262).
+            mtime_ns: to_ns(meta.mtime(), meta.mtime_nsec()),
+            ctime_ns: to_ns(meta.ctime(), meta.ctime_nsec()),
         }
     }
 
@@ -162,10 +196,15 @@ pub struct Fingerprint {
     pub hash: Option<Hash>,
 }
 
+fn to_ns(secs: i64, nsec: i64) -> i64 {
+    secs.saturating_mul(1_000_000_000).saturating_add(nsec)
+}
+
 impl Fingerprint {
-    /// True when a write after the stat could have left the stat unchanged.
+    /// True when the stat's timestamps could not tell a write after the
+    /// view from the state it saw (see [`stamps_tell_writes`]).
     pub fn is_racy(&self) -> bool {
-        is_racy(&self.stat, self.taken_ns)
+        !stamps_tell_writes(&self.stat, self.taken_ns)
     }
 
     /// True when both fingerprints prove the same bytes.
@@ -182,8 +221,21 @@ impl Fingerprint {
     }
 }
 
-pub fn is_racy(stat: &Stat, taken_ns: i64) -> bool {
-    stat.mtime_ns.max(stat.ctime_ns) >= taken_ns - RACY_WINDOW_NS
+/// True when a write after `taken_ns` must move the stat's timestamps: the
+/// ctime is finer than whole seconds, and neither timestamp lies after
+/// `taken_ns` nor within [`RACY_WINDOW_NS`] before it.
+///
+/// A whole-second ctime means a filesystem with coarse timestamps (or a
+/// ctime someone set, which local filesystems do not allow): a same-second,
+/// same-size rewrite keeps the whole stat, and how long ago "the same
+/// second" was depends on a clock fsview cannot read. A timestamp after
+/// `taken_ns` means the clock that stamps the file runs ahead of fsview's:
+/// no window measured on fsview's clock means anything then.
+pub fn stamps_tell_writes(stat: &Stat, taken_ns: i64) -> bool {
+    let latest = stat.mtime_ns.max(stat.ctime_ns);
+    stat.ctime_ns.rem_euclid(1_000_000_000) != 0
+        && latest <= taken_ns
+        && latest < taken_ns.saturating_sub(RACY_WINDOW_NS)
 }
 
 pub fn now_ns() -> i64 {
@@ -193,13 +245,140 @@ pub fn now_ns() -> i64 {
         .unwrap_or(0)
 }
 
+/// Whether the stat shortcut is allowed at all: `FSVIEW_STAT_SHORTCUT`,
+/// `on` by default, `off` to hash on every check. Any other value is
+/// refused when the session file is opened ([`check_policy`]); here it
+/// counts as `off`, failing safe.
+pub fn shortcut_enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| {
+        matches!(
+            std::env::var("FSVIEW_STAT_SHORTCUT").as_deref(),
+            Err(_) | Ok("") | Ok("on")
+        )
+    })
+}
+
+/// Refuse a `FSVIEW_STAT_SHORTCUT` that is neither `on` nor `off`, with a
+/// message that says what to set.
+pub fn check_policy() -> Result<(), String> {
+    match std::env::var("FSVIEW_STAT_SHORTCUT").as_deref() {
+        Err(_) | Ok("") | Ok("on") | Ok("off") => Ok(()),
+        Ok(other) => Err(format!(
+            "FSVIEW_STAT_SHORTCUT={other:?} is not a setting; use on (the default) or off (hash on every check)"
+        )),
+    }
+}
+
+/// Linux filesystem magic numbers (`statfs(2)`, `linux/magic.h`) of local
+/// filesystems whose stat the kernel itself keeps: every write moves the
+/// ctime, no one can set it, and timestamps come from the kernel's own
+/// clock. Everything else (NFS, SMB/CIFS, 9p, FUSE and with it virtiofs and
+/// sshfs, Ceph, AFS, procfs, sysfs, FAT, NTFS, ...) is hashed on every
+/// check.
+#[cfg(target_os = "linux")]
+const LOCAL_FILESYSTEMS: &[u32] = &[
+    0xEF53,      // ext2, ext3, ext4
+    0x5846_5342, // XFS
+    0x9123_683E, // Btrfs
+    0x0102_1994, // tmpfs
+    0x8584_58F6, // ramfs
+    0xF2F5_2010, // F2FS
+    0x2FC1_2FC1, // ZFS
+    0xCA45_1A4E, // bcachefs
+    0x794C_7630, // overlayfs
+    0x3153_464A, // JFS
+    0x3434,      // NILFS
+];
+
+/// True when the filesystem holding `path` keeps a stat the shortcut may
+/// rely on (see [`LOCAL_FILESYSTEMS`]). Unknown, or not asked: false.
+pub fn fs_keeps_stat(path: &Path) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+            return false;
+        };
+        let mut buf = std::mem::MaybeUninit::<libc::statfs>::uninit();
+        // SAFETY: `c` is a valid C string and `buf` is large enough for the
+        // struct statfs the call fills in; it is read only on success.
+        let rc = unsafe { libc::statfs(c.as_ptr(), buf.as_mut_ptr()) };
+        if rc != 0 {
+            return false;
+        }
+        // SAFETY: statfs returned 0, so it filled `buf`.
+        let magic = unsafe { buf.assume_init() }.f_type;
+        is_local_magic(magic as u32)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = path;
+        false
+    }
+}
+
+/// The same, for an open file (`fstatfs`).
+pub fn fd_fs_keeps_stat(file: &File) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let mut buf = std::mem::MaybeUninit::<libc::statfs>::uninit();
+        // SAFETY: the descriptor is open for the lifetime of `file`, and
+        // `buf` is read only on success.
+        let rc = unsafe { libc::fstatfs(file.as_raw_fd(), buf.as_mut_ptr()) };
+        if rc != 0 {
+            return false;
+        }
+        // SAFETY: fstatfs returned 0, so it filled `buf`.
+        let magic = unsafe { buf.assume_init() }.f_type;
+        is_local_magic(magic as u32)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = file;
+        false
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn is_local_magic(magic: u32) -> bool {
+    LOCAL_FILESYSTEMS.contains(&magic)
+}
+
+/// May `stat` stand in for the content of a file last fingerprinted as
+/// `fp`, without reading it? Only when nothing could have changed the bytes
+/// without moving the stat; see the module documentation. `fs_ok` says
+/// whether the file's filesystem keeps its stat, asked last because it is
+/// the one system call here.
+pub fn shortcut_sound(fp: &Fingerprint, now: &Stat, fs_ok: impl FnOnce() -> bool) -> bool {
+    shortcut_enabled()
+        && now.ftype == FileType::File
+        && now.size >= ALWAYS_HASH_BELOW
+        && now.same_identity(&fp.stat)
+        && now.same_times(&fp.stat)
+        && stamps_tell_writes(&fp.stat, fp.taken_ns)
+        && fs_ok()
+}
+
+/// May a file just opened for reading be fingerprinted by `stat` alone?
+/// For a file too large to hash on a range read (over [`HASH_LIMIT`]), and
+/// then only where a later check could trust the stat.
+pub fn stat_may_stand_in(file: &File, stat: &Stat, taken_ns: i64) -> bool {
+    shortcut_enabled()
+        && stat.size > HASH_LIMIT
+        && stamps_tell_writes(stat, taken_ns)
+        && fd_fs_keeps_stat(file)
+}
+
 /// How a file differs from what the agent saw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Change {
-    /// Same file, other bytes.
+    /// The same file object holds other bytes.
     Content,
-    /// Another file now stands at the path (a rename-replace, a delete and
-    /// recreate).
+    /// Another file object stands at the path and holds other bytes (an
+    /// editor's save by rename, a delete and recreate, with new text). The
+    /// same bytes under another file object are no change at all.
     Replaced,
     /// Nothing is at the path any more.
     Deleted,
@@ -216,13 +395,23 @@ impl Change {
             Change::Type => "type",
         }
     }
+
+    /// `Content` when `now` is the file object `was`, else `Replaced`.
+    pub fn of_bytes(was: &Stat, now: &Stat) -> Change {
+        if now.same_identity(was) {
+            Change::Content
+        } else {
+            Change::Replaced
+        }
+    }
 }
 
 /// The answer to "is this file still what the agent saw?".
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Freshness {
-    /// Still the same bytes. `refreshed` is a better fingerprint for the same
-    /// content (new stat, no longer racy) worth storing, if any.
+    /// Still the same bytes. `refreshed` is a fingerprint of the same bytes
+    /// worth storing instead, if any: the file's new identity (a save by
+    /// rename), or a stat the shortcut can use next time.
     Fresh {
         refreshed: Option<Fingerprint>,
     },
@@ -231,7 +420,6 @@ pub enum Freshness {
 
 /// Decide whether the file at `path` still holds what `fp` describes.
 pub fn freshness(path: &Path, fp: &Fingerprint) -> io::Result<Freshness> {
-    let taken_ns = now_ns();
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if is_gone(&e) => return Ok(Freshness::Stale(Change::Deleted)),
@@ -241,44 +429,54 @@ pub fn freshness(path: &Path, fp: &Fingerprint) -> io::Result<Freshness> {
     if now.ftype != fp.stat.ftype {
         return Ok(Freshness::Stale(Change::Type));
     }
-    if !now.same_identity(&fp.stat) {
-        return Ok(Freshness::Stale(Change::Replaced));
-    }
-    if now.same_times(&fp.stat) && !fp.is_racy() {
+    if shortcut_sound(fp, &now, || fs_keeps_stat(path)) {
         return Ok(Freshness::Fresh { refreshed: None });
     }
-    if now.size != fp.stat.size {
-        return Ok(Freshness::Stale(Change::Content));
-    }
     let Some(want) = fp.hash else {
-        // Fingerprinted by stat alone and the stat moved: nothing can prove
-        // the content did not.
-        return Ok(Freshness::Stale(Change::Content));
+        // Fingerprinted by stat alone and the stat cannot vouch for it:
+        // nothing can prove the content did not change.
+        return Ok(Freshness::Stale(Change::of_bytes(&fp.stat, &now)));
     };
+    // Another size is other bytes, where the filesystem's stat can be
+    // believed (a network client's cached size may be stale).
+    if now.size != fp.stat.size && shortcut_enabled() && fs_keeps_stat(path) {
+        return Ok(Freshness::Stale(Change::of_bytes(&fp.stat, &now)));
+    }
+    let taken_ns = now_ns();
     let (got, stat) = match hash_path(path) {
         Ok(x) => x,
         Err(e) if is_gone(&e) => return Ok(Freshness::Stale(Change::Deleted)),
+        Err(e) if e.kind() == io::ErrorKind::InvalidInput => {
+            return Ok(Freshness::Stale(Change::Type))
+        }
         Err(e) => return Err(e),
     };
-    if !stat.same_identity(&fp.stat) {
-        return Ok(Freshness::Stale(Change::Replaced));
-    }
     if got != want {
-        return Ok(Freshness::Stale(Change::Content));
+        return Ok(Freshness::Stale(Change::of_bytes(&fp.stat, &stat)));
     }
     let better = Fingerprint {
         stat,
         taken_ns,
         hash: Some(got),
     };
-    // Worth storing when it saves a hash next time: the stat changed, or the
-    // old one was racy and this one is not.
-    let refreshed = if !stat.same_times(&fp.stat) || (fp.is_racy() && !better.is_racy()) {
-        Some(better)
-    } else {
-        None
-    };
-    Ok(Freshness::Fresh { refreshed })
+    Ok(Freshness::Fresh {
+        refreshed: worth_storing(fp, &better).then_some(better),
+    })
+}
+
+/// Whether `better` (same bytes as `fp`) is worth a write to the session
+/// file: it names the file object now at the path (a save by rename, so
+/// hard links and the next shortcut find it), or it lets the shortcut skip
+/// the next hash where `fp` could not. A small file is hashed on every check
+/// anyway: a new mtime alone is not worth a write for it.
+fn worth_storing(fp: &Fingerprint, better: &Fingerprint) -> bool {
+    if !better.stat.same_identity(&fp.stat) {
+        return true;
+    }
+    better.stat.size >= ALWAYS_HASH_BELOW
+        && shortcut_enabled()
+        && stamps_tell_writes(&better.stat, better.taken_ns)
+        && (!better.stat.same_times(&fp.stat) || !stamps_tell_writes(&fp.stat, fp.taken_ns))
 }
 
 /// A file that vanished, or whose parent is no longer a directory.
@@ -349,6 +547,18 @@ mod tests {
         }
     }
 
+    /// A fingerprint as if taken `secs` seconds after the file's last change.
+    fn aged(mut fp: Fingerprint, secs: i64) -> Fingerprint {
+        fp.taken_ns = fp.stat.mtime_ns.max(fp.stat.ctime_ns) + secs * 1_000_000_000;
+        fp
+    }
+
+    fn big(dir: &Path, name: &str, byte: u8) -> std::path::PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, vec![byte; ALWAYS_HASH_BELOW as usize]).unwrap();
+        p
+    }
+
     #[test]
     fn fresh_file_is_racy_right_after_writing() {
         let dir = tempfile::tempdir().unwrap();
@@ -381,14 +591,72 @@ mod tests {
         );
     }
 
+    // The rule for the shortcut, case by case, on one unchanged stat.
+    #[test]
+    fn the_stat_shortcut_is_taken_only_where_sound() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = big(dir.path(), "a", b'a');
+        let fp = aged(fingerprint(&p), 10);
+        let now = fp.stat;
+        assert!(shortcut_sound(&fp, &now, || true));
+        // A filesystem that does not keep its stat (NFS, FUSE, procfs, ...).
+        assert!(!shortcut_sound(&fp, &now, || false));
+        // Small files are always hashed.
+        let mut small = fp.clone();
+        small.stat.size = ALWAYS_HASH_BELOW - 1;
+        assert!(!shortcut_sound(&small, &small.stat, || true));
+        // Racily clean: the view was taken within the window of the change.
+        let racy = aged(fp.clone(), 1);
+        assert!(!shortcut_sound(&racy, &now, || true));
+        // A clock behind the file's: its timestamps lie after the view.
+        let behind = aged(fp.clone(), -5);
+        assert!(!shortcut_sound(&behind, &now, || true));
+        // Coarse timestamps: a whole-second ctime cannot tell a same-second
+        // rewrite, however long ago fsview's clock says that second was.
+        let mut coarse = fp.clone();
+        coarse.stat.ctime_ns -= coarse.stat.ctime_ns.rem_euclid(1_000_000_000);
+        coarse.stat.mtime_ns = coarse.stat.ctime_ns;
+        let coarse = aged(coarse, 3600);
+        assert!(!shortcut_sound(&coarse, &coarse.stat, || true));
+        // Any stat change.
+        let mut moved = now;
+        moved.mtime_ns += 1;
+        assert!(!shortcut_sound(&fp, &moved, || true));
+        let mut other = now;
+        other.ino += 1;
+        assert!(!shortcut_sound(&fp, &other, || true));
+    }
+
+    // Issue 9, clock skew: a same-size rewrite on a coarse-timestamp
+    // filesystem whose clock lags fsview's, seen as a stat that did not move
+    // at all although the bytes did.
+    #[test]
+    fn coarse_timestamps_from_a_lagging_clock_are_hashed() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = big(dir.path(), "a", b'a');
+        let mut fp = fingerprint(&p);
+        std::fs::write(&p, vec![b'b'; ALWAYS_HASH_BELOW as usize]).unwrap();
+        // What such a filesystem reports: the same whole second for both
+        // writes, ten seconds behind fsview's clock.
+        let second = fp.stat.ctime_ns - fp.stat.ctime_ns.rem_euclid(1_000_000_000);
+        fp.stat = Stat::of(&std::fs::metadata(&p).unwrap());
+        fp.stat.mtime_ns = second;
+        fp.stat.ctime_ns = second;
+        fp.taken_ns = second + 10_000_000_000;
+        assert!(fp.hash.is_some());
+        assert!(!shortcut_sound(&fp, &fp.stat, || true));
+    }
+
     #[test]
     fn stat_only_fingerprint_fails_closed() {
         let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("a");
-        std::fs::write(&p, "one\n").unwrap();
-        let mut fp = fingerprint(&p);
+        assert!(
+            fs_keeps_stat(dir.path()),
+            "the temporary directory must be on a local filesystem for this test"
+        );
+        let p = big(dir.path(), "a", b'a');
+        let mut fp = aged(fingerprint(&p), 10);
         fp.hash = None;
-        fp.taken_ns += 10 * RACY_WINDOW_NS;
         assert_eq!(
             freshness(&p, &fp).unwrap(),
             Freshness::Fresh { refreshed: None }
@@ -413,5 +681,50 @@ mod tests {
         );
         std::fs::create_dir(&p).unwrap();
         assert_eq!(freshness(&p, &fp).unwrap(), Freshness::Stale(Change::Type));
+    }
+
+    // The content decides: the same bytes under a new file object are fresh,
+    // and the new identity is handed back to be stored; other bytes under a
+    // new file object are `replaced`.
+    #[test]
+    fn same_bytes_under_a_new_file_object_are_fresh() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a");
+        std::fs::write(&p, "text\n").unwrap();
+        let fp = fingerprint(&p);
+        let tmp = dir.path().join("a.tmp");
+        std::fs::write(&tmp, "text\n").unwrap();
+        std::fs::rename(&tmp, &p).unwrap();
+        let now = Stat::of(&std::fs::metadata(&p).unwrap());
+        assert!(!now.same_identity(&fp.stat));
+        match freshness(&p, &fp).unwrap() {
+            Freshness::Fresh {
+                refreshed: Some(better),
+            } => assert!(better.stat.same_identity(&now)),
+            other => panic!("{other:?}"),
+        }
+        std::fs::write(&tmp, "other\n").unwrap();
+        std::fs::rename(&tmp, &p).unwrap();
+        assert_eq!(
+            freshness(&p, &fp).unwrap(),
+            Freshness::Stale(Change::Replaced)
+        );
+    }
+
+    // Issue 9, pseudo-files: /proc/uptime has size 0 and a fixed mtime while
+    // its text changes; it is hashed, never trusted by its stat.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn procfs_is_not_a_filesystem_that_keeps_its_stat() {
+        let uptime = Path::new("/proc/uptime");
+        assert!(!fs_keeps_stat(uptime));
+        assert!(!fs_keeps_stat(Path::new("/sys/kernel")));
+    }
+
+    #[test]
+    fn far_future_times_saturate() {
+        assert_eq!(to_ns(i64::MAX / 2, 5), i64::MAX);
+        assert_eq!(to_ns(-(i64::MAX / 2), 0), i64::MIN);
+        assert_eq!(to_ns(3, 7), 3_000_000_007);
     }
 }

@@ -2,9 +2,11 @@
 //!
 //! A targeted edit needs a fresh view that is not processed (full, range or
 //! start); replacing the whole file needs a fresh `full` view. A file that
-//! does not exist may be created without a read. The messages keep Claude
-//! Code's wording where it has one, so an agent trained on it knows what to
-//! do.
+//! does not exist may be created without a read. A file a reminder told of
+//! a change to is `modified` until the agent reads it again, even when the
+//! disk is back to what it read: the agent last heard of something else
+//! (see [`crate::remind`]). The messages keep Claude Code's wording where it
+//! has one, so an agent trained on it knows what to do.
 
 use std::path::{Path, PathBuf};
 
@@ -126,10 +128,15 @@ pub fn decide(
     let verdict = match fresh {
         Freshness::Fresh { refreshed } => {
             if let Some(fp) = refreshed {
-                // Saves a hash next time; a failure here changes no verdict.
-                let _ = store.refresh(record.id, &fp);
+                // Saves a hash next time, and only onto the record checked;
+                // a failure here changes no verdict.
+                let _ = store.refresh(sid, &record, &fp);
             }
-            Verdict::Ok
+            if store.is_told(record.id)? {
+                Verdict::Modified(Change::Content)
+            } else {
+                Verdict::Ok
+            }
         }
         Freshness::Stale(change) => Verdict::Modified(change),
     };
@@ -145,10 +152,13 @@ fn decision(verdict: Verdict, canonical: PathBuf, view: Option<ViewRecord>) -> D
         Verdict::StartOnly => {
             let part = match &view {
                 Some(v) if v.lines == 0 => "none of its lines".to_string(),
-                Some(v) => match v.total_lines {
-                    Some(t) => format!("lines {}-{} of {t}", v.offset, v.offset + v.lines - 1),
-                    None => format!("lines {}-{}", v.offset, v.offset + v.lines - 1),
-                },
+                Some(v) => {
+                    let last = v.offset.saturating_add(v.lines - 1);
+                    match v.total_lines {
+                        Some(t) => format!("lines {}-{last} of {t}", v.offset),
+                        None => format!("lines {}-{last}", v.offset),
+                    }
+                }
                 None => "part of it".to_string(),
             };
             format!("File has only been read in part ({part}). Read the whole file before writing all of it.")

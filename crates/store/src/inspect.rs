@@ -19,7 +19,8 @@ use crate::error::{quote, quote_id, Error, Result};
 use crate::events::{log_in, Event, KEEP};
 use crate::fingerprint::{self, Hash};
 use crate::store::{
-    blob_hash, evict, file_row, path_bytes, view_row, FileRecord, Store, ViewRecord, FILE_COLUMNS,
+    blob_hash, evict, file_row, line_number, path_bytes, view_row, FileRecord, Store, ViewRecord,
+    FILE_COLUMNS,
 };
 
 /// The tool name fsview-session's own events are logged under.
@@ -293,7 +294,8 @@ impl Store {
         let wal = wal_path(self.path());
         let wal_before = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
         let (texts, bytes) = self.write(|conn| {
-            let orphan = "hash NOT IN (SELECT text_hash FROM views WHERE text_hash IS NOT NULL)";
+            let orphan = "hash NOT IN (SELECT text_hash FROM views WHERE text_hash IS NOT NULL)
+                 AND hash NOT IN (SELECT text_hash FROM told WHERE text_hash IS NOT NULL)";
             let (n, bytes): (i64, i64) = conn.query_row(
                 &format!("SELECT count(*), coalesce(sum(length(body)), 0) FROM texts WHERE {orphan}"),
                 [],
@@ -380,8 +382,8 @@ pub(crate) fn copy_session(conn: &Connection, from: &str, to: &str) -> rusqlite:
         params![from, to],
     )?;
     let views = conn.execute(
-        "INSERT INTO views(file_id, kind, line_offset, line_count, source, total_lines, shown_hash, text_hash, viewed_ns)
-         SELECT nf.id, v.kind, v.line_offset, v.line_count, v.source, v.total_lines, v.shown_hash, v.text_hash, v.viewed_ns
+        "INSERT INTO views(file_id, kind, line_offset, line_count, source, total_lines, shown_hash, text_hash, viewed_ns, copied)
+         SELECT nf.id, v.kind, v.line_offset, v.line_count, v.source, v.total_lines, v.shown_hash, v.text_hash, v.viewed_ns, 1
          FROM files f JOIN views v ON v.file_id = f.id
          JOIN files nf ON nf.sid = ?2 AND nf.path = f.path
          WHERE f.sid = ?1",
@@ -556,18 +558,19 @@ fn load(conn: &Connection, d: &Dump, sid: &str, budget: i64) -> rusqlite::Result
         n.files += 1;
         for v in views {
             // A document may name one view twice; the last one wins, as a
-            // second recording of it would.
+            // second recording of it would. Marked copied: the importing
+            // conversation never saw their text.
             conn.prepare_cached(
-                "INSERT OR REPLACE INTO views(file_id, kind, line_offset, line_count, source, total_lines, shown_hash, text_hash, viewed_ns)
-                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                "INSERT OR REPLACE INTO views(file_id, kind, line_offset, line_count, source, total_lines, shown_hash, text_hash, viewed_ns, copied)
+                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1)",
             )?
             .execute(params![
                 id,
                 v.kind.as_str(),
-                v.offset as i64,
-                v.lines as i64,
+                line_number(v.offset),
+                line_number(v.lines),
                 v.source.as_str(),
-                v.total_lines.map(|t| t as i64),
+                v.total_lines.map(line_number),
                 &v.shown_hash[..],
                 v.text_hash.as_ref().map(|h| &h[..]),
                 v.viewed_ns

@@ -5,7 +5,8 @@
 //! ([`location`]), the SQLite file itself ([`store`]), a file's fingerprint
 //! and freshness ([`fingerprint`]), reading a file as an agent's Read tool
 //! shows it ([`show`]), the edit gate ([`gate`]) and the report of files that
-//! changed since they were seen ([`changes`]), the session's event log
+//! changed since they were seen ([`changes`]), what reminders told the
+//! agent of those changes ([`remind`]), the session's event log
 //! ([`events`]), what `fsview-session` does to whole sessions
 //! ([`inspect`]) and the view sets of a conversation's agents
 //! ([`agents`]).
@@ -20,6 +21,8 @@ pub mod inspect;
 pub mod location;
 pub mod memo;
 pub mod paths;
+mod pause;
+pub mod remind;
 pub mod show;
 pub mod store;
 pub mod view;

@@ -6,7 +6,9 @@
 //! shows as `N<TAB>line`. The same pass yields the fingerprint of the file:
 //! the stat of the open file taken before the first byte, and the SHA-256 of
 //! every byte when the whole file was read (always for files up to
-//! [`HASH_LIMIT`], which are read to the end even for a range).
+//! [`fingerprint::HASH_LIMIT`], which are read to the end even for a range,
+//! and for every read that reaches the end from the start, whatever the
+//! size).
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -14,7 +16,7 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
-use crate::fingerprint::{self, FileType, Fingerprint, Stat, HASH_LIMIT};
+use crate::fingerprint::{self, FileType, Fingerprint, Stat};
 use crate::view::Kind;
 
 /// The default cap on what a whole-file read shows: 256 KiB.
@@ -100,7 +102,7 @@ impl Shown {
 
     /// The last line shown, or `offset - 1` when none was.
     pub fn last_line(&self) -> u64 {
-        self.offset + self.lines - 1
+        self.offset.saturating_add(self.lines).saturating_sub(1)
     }
 }
 
@@ -175,14 +177,17 @@ pub fn read(path: &Path, req: &Request) -> Result<Shown, ReadError> {
     if stat.ftype != FileType::File {
         return Err(ReadError::NotAFile(stat.ftype));
     }
-    // A huge file whose stat can be trusted is fingerprinted by that stat
-    // alone when not read to the end: skip hashing what passes by.
-    let hash = stat.size <= HASH_LIMIT || fingerprint::is_racy(&stat, taken_ns);
-    let mut reader = Reader::new(file, hash, stat.size);
+    // A huge file whose stat can stand in for its content is fingerprinted
+    // by that stat alone when not read to the end: a range deep inside it
+    // skips hashing what passes by. A read from the start hashes as it goes,
+    // so one that reaches the end carries the hash of every byte.
+    let stat_only = fingerprint::stat_may_stand_in(&file, &stat, taken_ns);
+    let from_start = req.offset.unwrap_or(1) <= 1;
+    let mut reader = Reader::new(file, from_start || !stat_only, stat.size);
     let shown = if req.is_range() {
-        read_range(&mut reader, req, &stat, taken_ns)?
+        read_range(&mut reader, req, &stat, taken_ns, stat_only)?
     } else {
-        read_whole(&mut reader, req, &stat, taken_ns)?
+        read_whole(&mut reader, req, &stat, taken_ns, stat_only)?
     };
     Ok(shown)
 }
@@ -275,8 +280,6 @@ struct Reader {
     file: File,
     buf: Vec<u8>,
     hasher: Option<Sha256>,
-    /// Bytes read so far.
-    pos: u64,
     sniffed: bool,
 }
 
@@ -294,7 +297,6 @@ impl Reader {
             file,
             buf: vec![0u8; len],
             hasher: hash.then(Sha256::new),
-            pos: 0,
             sniffed: false,
         }
     }
@@ -320,7 +322,6 @@ impl Reader {
         if let Some(h) = &mut self.hasher {
             h.update(chunk);
         }
-        self.pos += n as u64;
         Ok(chunk)
     }
 }
@@ -338,6 +339,7 @@ fn read_whole(
     req: &Request,
     stat: &Stat,
     taken_ns: i64,
+    stat_only: bool,
 ) -> Result<Shown, ReadError> {
     // At most half of u64: `cap + 1` below must not overflow (`--cap` takes
     // any u64), and no file is that big.
@@ -360,9 +362,9 @@ fn read_whole(
                 over = true;
             }
         }
-        // Beyond the hash limit, a start view of a file whose stat can be
-        // trusted is fingerprinted by that stat; stop reading.
-        if over && stat.size > HASH_LIMIT && !fingerprint::is_racy(stat, taken_ns) {
+        // Beyond the hash limit, a start view of a file whose stat can
+        // stand in for it is fingerprinted by that stat; stop reading.
+        if over && stat_only {
             return Ok(start_view(kept, cap, None, stat, taken_ns, None));
         }
     }
@@ -445,6 +447,7 @@ fn read_range(
     req: &Request,
     stat: &Stat,
     taken_ns: i64,
+    stat_only: bool,
 ) -> Result<Shown, ReadError> {
     let offset = req.offset.unwrap_or(1).max(1);
     let limit = req.limit.unwrap_or(u64::MAX);
@@ -503,10 +506,7 @@ fn read_range(
                 }
             }
         }
-        if done
-            && (reader.pos > HASH_LIMIT || stat.size > HASH_LIMIT)
-            && !fingerprint::is_racy(stat, taken_ns)
-        {
+        if done && stat_only {
             // A range of a huge file: do not pay for hashing the rest.
             return Ok(range_view(
                 kept, offset, cap, capped, None, stat, taken_ns, None, req,

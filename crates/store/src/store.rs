@@ -32,7 +32,7 @@ use crate::view::{Kind, Source};
 /// 'FSVW': marks a SQLite file as an fsview session file.
 pub const APPLICATION_ID: i32 = 0x4653_5657;
 /// The schema this build writes. Bump it with a new entry in [`MIGRATIONS`].
-pub const SCHEMA_VERSION: i32 = 1;
+pub const SCHEMA_VERSION: i32 = 2;
 /// Default budget for kept texts.
 pub const DEFAULT_TEXT_BUDGET: i64 = 64 * 1024 * 1024;
 
@@ -40,7 +40,10 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 const WRITE_DEADLINE: Duration = Duration::from_secs(60);
 
 /// Schema migrations, in order: entry `i` takes `user_version` `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[r#"
+/// Forward only: a file is never migrated down, and an entry, once
+/// released, never changes.
+pub(crate) const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE meta(
     key   TEXT PRIMARY KEY,
     value INTEGER NOT NULL
@@ -120,7 +123,40 @@ CREATE TABLE events(
     detail  TEXT
 );
 CREATE INDEX events_sid ON events(sid, id);
-"#];
+"#,
+    // 2: views copied from another session, and what reminders told.
+    r#"
+-- A view copied from another session (fsview-session fork, import): this
+-- conversation never saw its text, so a re-read is not "unchanged" for it
+-- until it is read here. Recording the view here clears the mark.
+ALTER TABLE views ADD COLUMN copied INTEGER NOT NULL DEFAULT 0;
+-- What a reminder last told the agent about a file it had read: the file's
+-- state then (its fingerprint, and the text, kept for the next diff), or
+-- that it was deleted or no longer a regular file. A read of the file
+-- clears it; until then the gate refuses, and the next reminder tells only
+-- what changed since (a revert included).
+CREATE TABLE told(
+    file_id   INTEGER PRIMARY KEY,
+    change    TEXT NOT NULL,
+    dev       INTEGER,
+    ino       INTEGER,
+    btime_ns  INTEGER,
+    ftype     INTEGER,
+    size      INTEGER,
+    mtime_ns  INTEGER,
+    ctime_ns  INTEGER,
+    taken_ns  INTEGER,
+    hash      BLOB,
+    text_hash BLOB,
+    told_ns   INTEGER NOT NULL
+);
+-- Whatever deletes a file's record (forget, reset, drop, a replaced
+-- session) deletes what was told about it: row ids are reused.
+CREATE TRIGGER told_gone AFTER DELETE ON files BEGIN
+    DELETE FROM told WHERE file_id = old.id;
+END;
+"#,
+];
 
 /// An open session file.
 pub struct Store {
@@ -229,6 +265,9 @@ impl Store {
     }
 
     fn open_inner(path: &Path, create: bool) -> Result<Option<Store>> {
+        // Settings are checked before the file is touched, so a bad one is
+        // an error for every tool alike.
+        fingerprint::check_policy().map_err(Error::new)?;
         let fresh = match inspect(path)? {
             Some(len) => len == 0,
             None if !create => return Ok(None),
@@ -395,15 +434,24 @@ impl Store {
         })
     }
 
-    /// Store a better fingerprint for the same content (after a touch, or
-    /// once a racy stat has aged).
-    pub fn refresh(&self, file_id: i64, fp: &Fingerprint) -> Result<()> {
+    /// Store `fp`, a fingerprint of the same bytes as `record`'s (the file's
+    /// new identity after a save by rename, a stat aged past the racy
+    /// window), but only if the session's record of the file is still
+    /// exactly `record`: a read that recorded a newer view meanwhile, or a
+    /// row id reused by another file after a forget or a drop, is never
+    /// overwritten with what a check found about the old one. Returns
+    /// whether it was stored.
+    pub fn refresh(&self, sid: &str, record: &FileRecord, fp: &Fingerprint) -> Result<bool> {
+        crate::pause::point("refresh");
         self.write(|conn| {
+            if !still_current(conn, sid, record)? {
+                return Ok(false);
+            }
             conn.execute(
                 "UPDATE files SET dev=?2, ino=?3, btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, hash=COALESCE(?10, hash) WHERE id=?1",
-                fingerprint_params(file_id, fp),
+                fingerprint_params(record.id, fp),
             )?;
-            Ok(())
+            Ok(true)
         })
     }
 
@@ -515,6 +563,12 @@ pub(crate) fn record_in(
             insert_file(conn, sid, &path, v.fingerprint, now)?
         }
     };
+    if v.kind != Kind::Processed {
+        // The agent has now seen the file itself: what reminders told
+        // about it since the last read is superseded.
+        conn.prepare_cached("DELETE FROM told WHERE file_id=?1")?
+            .execute([file_id])?;
+    }
     let text_hash = if keep {
         keep_text(conn, &shown_hash, v.shown, now, budget)?;
         Some(shown_hash)
@@ -527,14 +581,14 @@ pub(crate) fn record_in(
          ON CONFLICT(file_id, kind, line_offset, line_count) DO UPDATE SET
            source=excluded.source, total_lines=excluded.total_lines,
            shown_hash=excluded.shown_hash, text_hash=excluded.text_hash,
-           viewed_ns=excluded.viewed_ns",
+           viewed_ns=excluded.viewed_ns, copied=0",
         params![
             file_id,
             v.kind.as_str(),
-            v.offset as i64,
-            v.lines as i64,
+            line_number(v.offset),
+            line_number(v.lines),
             v.source.as_str(),
-            v.total_lines.map(|n| n as i64),
+            v.total_lines.map(line_number),
             &shown_hash[..],
             text_hash.as_ref().map(|h| &h[..]),
             now
@@ -552,7 +606,9 @@ fn shown_hash_of(v: &NewView<'_>) -> Hash {
     }
 }
 
-/// The same view (kind, first line, shown text) is recorded for `file_id`.
+/// The same view (kind, first line, shown text) is recorded for `file_id`,
+/// and this conversation was shown it: a view copied from another session
+/// (fork, import) was never seen here.
 fn view_exists(
     conn: &Connection,
     file_id: i64,
@@ -561,8 +617,8 @@ fn view_exists(
 ) -> rusqlite::Result<bool> {
     Ok(conn
         .query_row(
-            "SELECT 1 FROM views WHERE file_id=?1 AND kind=?2 AND line_offset=?3 AND shown_hash=?4",
-            params![file_id, v.kind.as_str(), v.offset as i64, &shown_hash[..]],
+            "SELECT 1 FROM views WHERE file_id=?1 AND kind=?2 AND line_offset=?3 AND shown_hash=?4 AND copied=0",
+            params![file_id, v.kind.as_str(), line_number(v.offset), &shown_hash[..]],
             |_| Ok(()),
         )
         .optional()?
@@ -599,13 +655,35 @@ pub(crate) fn view_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ViewRecord> {
     Ok(ViewRecord {
         kind: Kind::parse(&r.get::<_, String>(0)?).unwrap_or(Kind::Processed),
         source: Source::parse(&r.get::<_, String>(1)?).unwrap_or(Source::Read),
-        offset: r.get::<_, i64>(2)? as u64,
-        lines: r.get::<_, i64>(3)? as u64,
-        total_lines: r.get::<_, Option<i64>>(4)?.map(|n| n as u64),
+        offset: r.get::<_, i64>(2)?.max(0) as u64,
+        lines: r.get::<_, i64>(3)?.max(0) as u64,
+        total_lines: r.get::<_, Option<i64>>(4)?.map(|n| n.max(0) as u64),
         shown_hash: blob_hash(r.get(5)?),
         text_hash: r.get::<_, Option<Vec<u8>>>(6)?.map(blob_hash),
         viewed_ns: r.get(7)?,
     })
+}
+
+/// A line number or count as the session file holds it: clamped to i64,
+/// never wrapped to a negative number.
+pub(crate) fn line_number(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// Inside a write transaction: is `record` still session `sid`'s record of
+/// its file, exactly as it was read (same row, same path, same fingerprint)?
+pub(crate) fn still_current(
+    conn: &Connection,
+    sid: &str,
+    record: &FileRecord,
+) -> rusqlite::Result<bool> {
+    let now = conn
+        .prepare_cached(&format!(
+            "SELECT {FILE_COLUMNS} FROM files WHERE id=?1 AND sid=?2"
+        ))?
+        .query_row(params![record.id, sid], file_row)
+        .optional()?;
+    Ok(now.is_some_and(|r| r.path == record.path && r.fingerprint == record.fingerprint))
 }
 
 fn file_by_path(conn: &Connection, sid: &str, path: &[u8]) -> rusqlite::Result<Option<FileRecord>> {
@@ -697,7 +775,7 @@ fn insert_file(
 
 /// Store `body` under `hash` (once), then drop the least recently used
 /// texts while the total is over `budget`.
-fn keep_text(
+pub(crate) fn keep_text(
     conn: &Connection,
     hash: &Hash,
     body: &[u8],
@@ -1003,6 +1081,69 @@ mod tests {
         let e = Store::open(&f).err().unwrap();
         assert!(e.message().contains("not an fsview session file"), "{e}");
         assert_eq!(fs::read(&f).unwrap(), before);
+    }
+
+    // A session file written by the first release (schema 1) is migrated
+    // in place: its views stay, they count as shown here (not copied), and
+    // the new table and its trigger work.
+    #[test]
+    fn a_version_1_file_is_migrated() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("s.db");
+        let f = d.path().join("a");
+        fs::write(&f, "one\n").unwrap();
+        {
+            let c = Connection::open(&p).unwrap();
+            c.execute_batch(&format!(
+                "PRAGMA journal_mode=WAL; PRAGMA application_id = {APPLICATION_ID};"
+            ))
+            .unwrap();
+            c.execute_batch(MIGRATIONS[0]).unwrap();
+            c.execute_batch("PRAGMA user_version = 1;").unwrap();
+            c.execute(
+                "INSERT INTO files(id, sid, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns)
+                 VALUES(1, 'old', ?1, 1, 2, NULL, 0, 4, 5, 6, 7, ?2, 8)",
+                params![path_bytes(&f), &fingerprint::hash_bytes(b"one\n")[..]],
+            )
+            .unwrap();
+            c.execute(
+                "INSERT INTO views(file_id, kind, line_offset, line_count, source, total_lines, shown_hash, text_hash, viewed_ns)
+                 VALUES(1, 'full', 1, 1, 'read', 1, ?1, NULL, 8)",
+                [&fingerprint::hash_bytes(b"one\n")[..]],
+            )
+            .unwrap();
+        }
+        let store = Store::open(&p).unwrap();
+        let version: i32 = store
+            .read(|c| c.query_row("PRAGMA user_version", [], |r| r.get(0)))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        let copied: i64 = store
+            .read(|c| c.query_row("SELECT copied FROM views", [], |r| r.get(0)))
+            .unwrap();
+        assert_eq!(copied, 0);
+        let rec = store.file_by_path("old", &f).unwrap().unwrap();
+        assert_eq!(store.views(rec.id).unwrap().len(), 1);
+        // The same view of the same content read again is "unchanged".
+        let s = crate::show::read(&f, &crate::show::Request::whole(1 << 20)).unwrap();
+        let r = store
+            .record("old", &NewView::of_shown(&f, &s, Source::Read))
+            .unwrap();
+        assert!(r.unchanged);
+        // Deleting a file's record deletes what was told about it.
+        store
+            .write(|c| {
+                c.execute(
+                    "INSERT INTO told(file_id, change, told_ns) VALUES(1, 'deleted', 1)",
+                    [],
+                )?;
+                c.execute("DELETE FROM files WHERE id=1", [])
+            })
+            .unwrap();
+        let told: i64 = store
+            .read(|c| c.query_row("SELECT count(*) FROM told", [], |r| r.get(0)))
+            .unwrap();
+        assert_eq!(told, 0);
     }
 
     #[test]

@@ -1,0 +1,535 @@
+//! Telling the agent, once, of each change to the files it has read.
+//!
+//! Before a turn an agent adapter (a UserPromptSubmit hook, an MCP server)
+//! adds a reminder of the files that changed since the agent saw them, with
+//! diffs, as Claude Code does. Each change is told once: a file already in a
+//! reminder is not repeated on every prompt. What makes that sound is that
+//! what was told is recorded as carefully as a view: the state of the file
+//! the reminder described (its fingerprint, and its text for the next
+//! diff), or that it was deleted or no longer a regular file. From then on:
+//!
+//! - the file is news again when the disk moves away from what was told,
+//!   by the same rule as freshness (the content decides). A revert to the
+//!   text the agent had read is such a move: the agent last heard of the
+//!   other text, so it is told, with the diff from what it was told;
+//! - the edit gate refuses the file (`modified`) until the agent reads it
+//!   again, whatever the disk holds, since the last thing it heard may not
+//!   be what is there; `fsview-check-edit --changed` lists it likewise;
+//! - a read of the file (any view but a processed one) clears what was told.
+//!
+//! Recording is conditional like a refresh ([`crate::Store::refresh`]): a
+//! told state lands only on the file record it was computed from, never on
+//! a newer view recorded meanwhile, nor on a reused row.
+//!
+//! Every adapter calls [`remind`] (or [`select`], [`record`] and [`render`]
+//! in turn): the selection, the record of what was told and the text are
+//! the same for every agent.
+
+use std::collections::{HashMap, HashSet};
+use std::io::{self, Read};
+use std::path::Path;
+
+use rusqlite::{params, Connection, OptionalExtension};
+use sha2::{Digest, Sha256};
+
+use crate::changes::{self, Described, Limits, Now};
+use crate::error::{quote, Result};
+use crate::events::{log_in, Event};
+use crate::fingerprint::{self, Change, FileType, Fingerprint, Freshness, Hash, Stat};
+use crate::store::{blob_hash, keep_text, still_current, FileRecord, Store};
+
+/// The first line of a reminder's text.
+pub const HEADER: &str = "These files changed since you last saw them:";
+
+/// What a reminder told the agent about one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Told {
+    /// The change it named.
+    pub change: Change,
+    /// What stood at the path: `None` when nothing did.
+    pub stat: Option<Stat>,
+    /// When that stat was taken.
+    pub taken_ns: i64,
+    /// The hash of the file's bytes, when a readable regular file stood there.
+    pub hash: Option<Hash>,
+    /// Its text, kept for the next diff (while the text budget allows).
+    pub text_hash: Option<Hash>,
+    pub told_ns: i64,
+}
+
+impl Told {
+    /// Has the disk moved away from what was told? By the rule of
+    /// freshness: the same bytes under another file object have not.
+    fn moved(&self, path: &Path) -> bool {
+        let Some(stat) = self.stat else {
+            // Told it was deleted: news when something is back.
+            return !matches!(std::fs::symlink_metadata(path), Err(e) if fingerprint::is_gone(&e));
+        };
+        if stat.ftype != FileType::File {
+            return match std::fs::symlink_metadata(path) {
+                Ok(m) => FileType::of(&m) != stat.ftype,
+                Err(_) => true,
+            };
+        }
+        let fp = Fingerprint {
+            stat,
+            taken_ns: self.taken_ns,
+            hash: self.hash,
+        };
+        match self.hash {
+            Some(_) => !matches!(
+                fingerprint::freshness(path, &fp),
+                Ok(Freshness::Fresh { .. })
+            ),
+            // Unreadable when told: news when its stat moves.
+            None => match std::fs::symlink_metadata(path) {
+                Ok(m) => {
+                    let now = Stat::of(&m);
+                    !(now.same_identity(&stat) && now.same_times(&stat))
+                }
+                Err(_) => true,
+            },
+        }
+    }
+}
+
+/// One file to tell of.
+#[derive(Clone, Debug)]
+pub struct Reminder {
+    /// The session's record of the file (its last view).
+    pub record: FileRecord,
+    /// How it differs from what the agent saw or was last told.
+    pub change: Change,
+    /// The unified diff, from the text the agent was last told of (or
+    /// shown) to the text now, possibly ending in a truncation marker.
+    pub diff: Option<String>,
+    /// Lines of diff left out by the caps.
+    pub truncated: usize,
+    /// Why there is no diff, when there is none.
+    pub note: Option<String>,
+    /// The state being told, to record.
+    told: Told,
+    /// The file's text now, to keep for the next diff.
+    text: Option<Vec<u8>>,
+}
+
+impl Reminder {
+    /// What was told, in words, for the events log.
+    pub fn summary(&self) -> String {
+        match (&self.diff, &self.note) {
+            (Some(d), _) => {
+                let shown = d.lines().count() - usize::from(self.truncated > 0);
+                let cut = match self.truncated {
+                    0 => String::new(),
+                    n => format!(", {n} more cut"),
+                };
+                format!("a diff of {shown} lines{cut}")
+            }
+            (None, Some(n)) => n.clone(),
+            (None, None) => self.change.as_str().to_string(),
+        }
+    }
+}
+
+/// Tell session `sid` of what changed since it last saw or heard of each of
+/// its files: select them, record what is told, and return the reminder's
+/// text, or `None` when there is nothing new. `tool` names the adapter in
+/// the events log. Paths are shown relative to `cwd` when below it.
+pub fn remind(
+    store: &Store,
+    sid: &str,
+    cwd: &Path,
+    limits: Limits,
+    tool: &str,
+) -> Result<Option<String>> {
+    let found = select(store, sid, cwd, limits)?;
+    if found.is_empty() {
+        return Ok(None);
+    }
+    record(store, sid, tool, &found)?;
+    Ok(Some(render(cwd, &found)))
+}
+
+/// The files of session `sid` with news for the agent: changed since its
+/// last view and never told, or moved away from what it was last told.
+pub fn select(store: &Store, sid: &str, cwd: &Path, limits: Limits) -> Result<Vec<Reminder>> {
+    let told = store.told_all(sid)?;
+    let mut budget = limits.total;
+    let mut out = Vec::new();
+    for mut record in store.files(sid)? {
+        let prior = told.get(&record.id);
+        if prior.is_some_and(|t| !t.moved(&record.path)) {
+            continue; // already told, and still so
+        }
+        let since_view = changes::check(store, sid, &mut record);
+        if prior.is_none() && since_view.is_none() {
+            continue; // fresh, and nothing was told
+        }
+        let now = capture(&record.path);
+        let change = match now.told.stat {
+            None => Change::Deleted,
+            Some(s) if s.ftype != FileType::File => Change::Type,
+            Some(_) => match since_view {
+                Some(c @ (Change::Content | Change::Replaced)) => c,
+                // Back to the bytes the agent read, or here again after a
+                // deletion it was told of: a change from what it heard.
+                _ => Change::Content,
+            },
+        };
+        let d = describe(
+            store,
+            &record,
+            prior,
+            since_view.is_none(),
+            change,
+            &now,
+            cwd,
+            limits.per_file,
+            &mut budget,
+        )?;
+        out.push(Reminder {
+            record,
+            change,
+            diff: d.diff,
+            truncated: d.truncated,
+            note: d.note,
+            told: Told { change, ..now.told },
+            text: now.bytes,
+        });
+    }
+    Ok(out)
+}
+
+/// Record in one transaction that `reminders` were told to session `sid`,
+/// with a `remind` event each (logged under `tool`). A told state lands only
+/// on the very record it was computed from (see the module documentation).
+pub fn record(store: &Store, sid: &str, tool: &str, reminders: &[Reminder]) -> Result<()> {
+    let budget = store.text_budget()?;
+    let summaries: Vec<String> = reminders.iter().map(Reminder::summary).collect();
+    crate::pause::point("told");
+    store.write(|conn| {
+        let now = fingerprint::now_ns();
+        for (r, summary) in reminders.iter().zip(&summaries) {
+            if still_current(conn, sid, &r.record)? {
+                let text_hash = match (&r.text, r.told.hash) {
+                    (Some(text), Some(hash)) if (text.len() as i64) <= budget => {
+                        keep_text(conn, &hash, text, now, budget)?;
+                        Some(hash)
+                    }
+                    _ => None,
+                };
+                store_told(conn, r.record.id, &r.told, text_hash, now)?;
+            }
+            let e = Event::new(tool, "remind")
+                .path(&r.record.path)
+                .verdict(r.change.as_str())
+                .detail(Some(summary));
+            log_in(conn, sid, now, &e)?;
+        }
+        Ok(())
+    })
+}
+
+/// The reminder's text: one line per file (`PATH: modified (CHANGE)`, with
+/// a note when there is no diff) and its diff, under [`HEADER`].
+pub fn render(cwd: &Path, reminders: &[Reminder]) -> String {
+    let mut text = format!("{HEADER}\n\n");
+    for r in reminders {
+        let shown = crate::paths::display(cwd, &r.record.path);
+        let note = r
+            .note
+            .as_deref()
+            .map(|n| format!(": {n}"))
+            .unwrap_or_default();
+        text.push_str(&format!(
+            "{}: modified ({}){note}\n",
+            quote(&shown),
+            r.change.as_str()
+        ));
+        if let Some(d) = &r.diff {
+            text.push_str(d);
+        }
+    }
+    text
+}
+
+/// The file at a path as a reminder finds it.
+struct Captured {
+    told: Told,
+    /// Its bytes, when a regular file of at most [`changes::MAX_DIFF_FILE`]
+    /// bytes could be read.
+    bytes: Option<Vec<u8>>,
+    /// Why there are no bytes, when there are none.
+    missing: Now<'static>,
+}
+
+impl Captured {
+    fn now(&self) -> Now<'_> {
+        match &self.bytes {
+            Some(b) => Now::Bytes(b),
+            None => self.missing,
+        }
+    }
+}
+
+/// What is at `path` now: the stat of the open file before its first byte,
+/// the hash of every byte, and the bytes themselves when small enough to
+/// diff and keep. One open, so the diff shown and the state recorded are of
+/// the same bytes.
+fn capture(path: &Path) -> Captured {
+    let taken_ns = fingerprint::now_ns();
+    let told = |stat: Option<Stat>, hash: Option<Hash>| Told {
+        change: Change::Content,
+        stat,
+        taken_ns,
+        hash,
+        text_hash: None,
+        told_ns: taken_ns,
+    };
+    let lstat = || std::fs::symlink_metadata(path).ok().map(|m| Stat::of(&m));
+    let file = match fingerprint::open_nonblocking(path) {
+        Ok(f) => f,
+        Err(e) if fingerprint::is_gone(&e) => {
+            return Captured {
+                told: told(None, None),
+                bytes: None,
+                missing: Now::Gone,
+            }
+        }
+        // A socket cannot be opened; anything else unreadable is told by
+        // its stat.
+        Err(_) => {
+            return Captured {
+                told: told(lstat(), None),
+                bytes: None,
+                missing: Now::Unreadable,
+            }
+        }
+    };
+    let stat = match file.metadata() {
+        Ok(m) => Stat::of(&m),
+        Err(_) => {
+            return Captured {
+                told: told(lstat(), None),
+                bytes: None,
+                missing: Now::Unreadable,
+            }
+        }
+    };
+    if stat.ftype != FileType::File {
+        return Captured {
+            told: told(Some(stat), None),
+            bytes: None,
+            missing: Now::Gone,
+        };
+    }
+    match hash_keeping(file, changes::MAX_DIFF_FILE) {
+        Ok((hash, bytes)) => Captured {
+            told: told(Some(stat), Some(hash)),
+            bytes,
+            missing: Now::TooLarge,
+        },
+        Err(_) => Captured {
+            told: told(Some(stat), None),
+            bytes: None,
+            missing: Now::Unreadable,
+        },
+    }
+}
+
+/// Hash every byte of `file`, keeping them when there are at most `keep`.
+fn hash_keeping(mut file: std::fs::File, keep: u64) -> io::Result<(Hash, Option<Vec<u8>>)> {
+    let mut hasher = Sha256::new();
+    let mut kept = Some(Vec::new());
+    let mut buf = vec![0u8; 256 * 1024];
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        hasher.update(&buf[..n]);
+        if let Some(k) = &mut kept {
+            if (k.len() + n) as u64 > keep {
+                kept = None;
+            } else {
+                k.extend_from_slice(&buf[..n]);
+            }
+        }
+    }
+    Ok((hasher.finalize().into(), kept))
+}
+
+/// The diff of a reminder: from the text last told of, when it was kept,
+/// else from the text of the view (as `fsview-check-edit --changed` shows
+/// it), to the text now.
+#[allow(clippy::too_many_arguments)]
+fn describe(
+    store: &Store,
+    record: &FileRecord,
+    prior: Option<&Told>,
+    fresh_since_view: bool,
+    change: Change,
+    now: &Captured,
+    cwd: &Path,
+    per_file: usize,
+    budget: &mut usize,
+) -> Result<Described> {
+    let current = now.now();
+    let views = store.views(record.id)?;
+    let told_text = match prior.and_then(|t| t.text_hash) {
+        Some(h) => store.text(&h)?,
+        None => None,
+    };
+    if let (Some(old), Now::Bytes(new)) = (&told_text, current) {
+        // The told text is the whole file; cut both to what was viewed.
+        let lines = changes::best_kept(&views).and_then(changes::lines_of);
+        let (old, new) = match lines {
+            None => (&old[..], new),
+            Some((offset, count)) => (
+                changes::slice_lines(old, offset, count),
+                changes::slice_lines(new, offset, count),
+            ),
+        };
+        return Ok(changes::diff(
+            old,
+            new,
+            &record.path,
+            "as last told",
+            lines,
+            cwd,
+            per_file,
+            budget,
+        ));
+    }
+    if fresh_since_view {
+        // Told of a deletion or a change whose text was not kept, and now
+        // the bytes the agent read are back.
+        return Ok(Described {
+            diff: None,
+            truncated: 0,
+            note: Some("the same text as viewed again".into()),
+        });
+    }
+    changes::describe(
+        store, record, &views, change, current, cwd, per_file, budget,
+    )
+}
+
+impl Store {
+    /// What a reminder last told session `sid`'s record `file_id` of, if
+    /// the agent has not read the file since.
+    pub fn told(&self, file_id: i64) -> Result<Option<Told>> {
+        self.read(|conn| {
+            conn.prepare_cached(&format!("SELECT {TOLD_COLUMNS} FROM told WHERE file_id=?1"))?
+                .query_row([file_id], told_row)
+                .optional()
+        })
+    }
+
+    /// Whether a reminder told of a change to record `file_id` that the
+    /// agent has not read since.
+    pub fn is_told(&self, file_id: i64) -> Result<bool> {
+        self.read(|conn| {
+            Ok(conn
+                .prepare_cached("SELECT 1 FROM told WHERE file_id=?1")?
+                .query_row([file_id], |_| Ok(()))
+                .optional()?
+                .is_some())
+        })
+    }
+
+    /// Everything told to session `sid` and not read since, by record id.
+    pub(crate) fn told_all(&self, sid: &str) -> Result<HashMap<i64, Told>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare(&format!(
+                "SELECT t.file_id, {} FROM told t JOIN files f ON f.id = t.file_id WHERE f.sid=?1",
+                TOLD_COLUMNS
+                    .split(", ")
+                    .map(|c| format!("t.{c}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))?;
+            let rows = stmt.query_map([sid], |r| Ok((r.get::<_, i64>(0)?, told_row_at(r, 1)?)))?;
+            rows.collect()
+        })
+    }
+
+    /// The ids of session `sid`'s records told of and not read since.
+    pub(crate) fn told_ids(&self, sid: &str) -> Result<HashSet<i64>> {
+        self.read(|conn| {
+            let mut stmt = conn.prepare(
+                "SELECT t.file_id FROM told t JOIN files f ON f.id = t.file_id WHERE f.sid=?1",
+            )?;
+            let rows = stmt.query_map([sid], |r| r.get::<_, i64>(0))?;
+            rows.collect()
+        })
+    }
+}
+
+const TOLD_COLUMNS: &str =
+    "change, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, text_hash, told_ns";
+
+fn told_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Told> {
+    told_row_at(r, 0)
+}
+
+fn told_row_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Told> {
+    let change = match r.get::<_, String>(at)?.as_str() {
+        "deleted" => Change::Deleted,
+        "type" => Change::Type,
+        "replaced" => Change::Replaced,
+        _ => Change::Content,
+    };
+    let stat = match r.get::<_, Option<i64>>(at + 4)? {
+        None => None,
+        Some(ftype) => Some(Stat {
+            dev: r.get::<_, i64>(at + 1)? as u64,
+            ino: r.get::<_, i64>(at + 2)? as u64,
+            btime_ns: r.get(at + 3)?,
+            ftype: FileType::from_code(ftype),
+            size: r.get::<_, i64>(at + 5)? as u64,
+            mtime_ns: r.get(at + 6)?,
+            ctime_ns: r.get(at + 7)?,
+        }),
+    };
+    Ok(Told {
+        change,
+        stat,
+        taken_ns: r.get::<_, Option<i64>>(at + 8)?.unwrap_or(0),
+        hash: r.get::<_, Option<Vec<u8>>>(at + 9)?.map(blob_hash),
+        text_hash: r.get::<_, Option<Vec<u8>>>(at + 10)?.map(blob_hash),
+        told_ns: r.get(at + 11)?,
+    })
+}
+
+fn store_told(
+    conn: &Connection,
+    file_id: i64,
+    t: &Told,
+    text_hash: Option<Hash>,
+    now: i64,
+) -> rusqlite::Result<()> {
+    let s = t.stat.as_ref();
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO told(file_id, change, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, text_hash, told_ns)
+         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+    )?
+    .execute(params![
+        file_id,
+        t.change.as_str(),
+        s.map(|s| s.dev as i64),
+        s.map(|s| s.ino as i64),
+        s.and_then(|s| s.btime_ns),
+        s.map(|s| s.ftype.code()),
+        s.map(|s| s.size as i64),
+        s.map(|s| s.mtime_ns),
+        s.map(|s| s.ctime_ns),
+        t.taken_ns,
+        t.hash.as_ref().map(|h| &h[..]),
+        text_hash.as_ref().map(|h| &h[..]),
+        now
+    ])?;
+    Ok(())
+}
