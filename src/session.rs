@@ -294,8 +294,11 @@ fn view_sets(args: &Args, store: &Store) -> Result<Vec<(String, Option<String>)>
 }
 
 /// Whether a file is still what its views saw, in show's words.
-fn state(record: &FileRecord) -> (bool, Option<&'static str>) {
+/// `told`: a reminder told the agent of a change it has not read since, so
+/// the file is not what it last heard of, as the gate and --changed say.
+fn state(record: &FileRecord, told: bool) -> (bool, Option<&'static str>) {
     match fingerprint::freshness(&record.path, &record.fingerprint) {
+        Ok(Freshness::Fresh { .. }) if told => (false, Some("content")),
         Ok(Freshness::Fresh { .. }) => (true, None),
         Ok(Freshness::Stale(c)) => (false, Some(c.as_str())),
         // Unreadable now (permissions): not what was seen, as --changed says.
@@ -324,9 +327,10 @@ fn show(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
     let mut rows = Vec::new();
     let mut any = false;
     for (sid, agent) in &sets {
+        let told = store.told_ids(sid)?;
         for f in &store.files(sid)? {
             any = true;
-            let (fresh, change) = state(f);
+            let (fresh, change) = state(f, told.contains(&f.id));
             let shown = paths::display(cwd, &f.path);
             for v in store.views(f.id)? {
                 if args.common.json {

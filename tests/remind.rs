@@ -116,7 +116,18 @@ fn a_revert_after_a_reminder_is_told_and_refused_until_read() {
             1,
             "config.toml: modified (content): the same text as viewed, but a reminder told of a change since; read it again\n",
         );
+    // fsview-session show agrees with the gate: not what the agent last
+    // heard of, until it reads the file.
+    let state = |a: &Agent| {
+        let v = a
+            .env
+            .run("fsview-session", &["show", "--sid", "conv", "--json"])
+            .json();
+        (v[0]["state"].clone(), v[0]["change"].clone())
+    };
+    assert_eq!(state(&a), (json!("modified"), json!("content")));
     a.read("config.toml");
+    assert_eq!(state(&a), (json!("fresh"), Value::Null));
     a.pre_write("config.toml").expect(0, "");
     a.prompt().expect(0, "");
     a.env

@@ -457,7 +457,9 @@ impl Store {
     }
 
     /// The ids of session `sid`'s records told of and not read since.
-    pub(crate) fn told_ids(&self, sid: &str) -> Result<HashSet<i64>> {
+    /// The records of session `sid` that a reminder told of a change the
+    /// agent has not read since.
+    pub fn told_ids(&self, sid: &str) -> Result<HashSet<i64>> {
         self.read(|conn| {
             let mut stmt = conn.prepare(
                 "SELECT t.file_id FROM told t JOIN files f ON f.id = t.file_id WHERE f.sid=?1",
