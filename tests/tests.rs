@@ -1,6 +1,7 @@
 //! Integration tests: the built binaries, run in temp directories with a
 //! cleared environment, as a user or a shell pipeline would run them.
 
+mod agent;
 mod bad_input;
 mod check_edit;
 mod concurrency;
@@ -9,6 +10,8 @@ mod demo;
 mod freshness;
 mod harness;
 mod hook;
+mod hook_codex;
+mod hook_gemini;
 mod props;
 mod read;
 mod session_cmd;

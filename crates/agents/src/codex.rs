@@ -470,6 +470,21 @@ impl Installer for CodexInstaller {
 mod tests {
     use super::*;
 
+    /// A subagent's payloads carry `agent_id` and `agent_type`; the main
+    /// thread's do not.
+    #[test]
+    fn a_subagent_is_named_by_its_agent_id() {
+        let p = json!({"session_id": "s", "cwd": "/w", "hook_event_name": "UserPromptSubmit",
+            "prompt": "x", "agent_id": "sub-1", "agent_type": "worker"});
+        let parsed = Codex.parse(p.to_string().as_bytes()).unwrap();
+        assert_eq!(parsed.who.agent.as_deref(), Some("sub-1"));
+        assert_eq!(parsed.event, Event::Prompt);
+        let mut p = p;
+        p.as_object_mut().unwrap().remove("agent_id");
+        let parsed = Codex.parse(p.to_string().as_bytes()).unwrap();
+        assert_eq!(parsed.who.agent, None);
+    }
+
     #[test]
     fn a_truncated_output_shows_its_first_whole_lines() {
         let out = "Warning: truncated output (original token count: 57224)\nTotal output lines: 5000\n\nline 1\nline 2\nline 3 of\u{2026}57124 tokens truncated\u{2026}line 4999\nline 5000\n";
