@@ -16,27 +16,63 @@
 //! *** End Patch
 //! ```
 //!
-//! Applying is done the way the tool does it, so that fsview can tell what
-//! the agent believes a file holds after its patch: the text's lines (a
-//! final newline does not start another), each chunk's old lines found in
-//! order after the previous chunk (and after its context line), exactly
+//! Applying is done the way Codex 0.171.0 does it, so that fsview can tell
+//! what the agent believes a file holds after its patch: the text's lines
+//! (a final newline does not start another), each chunk's old lines found
+//! in order after the previous chunk (and after its context line), exactly
 //! first, then ignoring trailing whitespace, then surrounding whitespace,
-//! then typographic dashes, quotes and spaces; the result ends with a
-//! newline and keeps the text's CRLF line endings. Where fsview's reading
-//! and the tool's differ, the view fsview records is simply never fresh (a
-//! read too many, never a change let through).
+//! then typographic dashes, quotes and spaces; the lines kept as context
+//! stay as the file has them, removed ones go, added ones come in; a chunk
+//! that only adds lines adds them at the end of the file; the result ends
+//! with a newline and keeps the text's CRLF line endings. Where fsview's
+//! reading and the tool's differ, the view fsview records is simply never
+//! fresh (a read too many, never a change let through).
 
 use std::path::PathBuf;
 
-/// One chunk of an update: `old` lines, found after `context`, become
-/// `new` lines.
+/// One chunk of an update: its old lines (kept and removed), found after
+/// `context`, become its new lines (kept and added).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chunk {
     pub context: Option<String>,
-    pub old: Vec<String>,
-    pub new: Vec<String>,
+    pub lines: Vec<Line>,
     /// The old lines end the file.
     pub end_of_file: bool,
+}
+
+/// A line of a chunk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Line {
+    /// ` line`: context, in the file before and after.
+    Keep(String),
+    /// `-line`
+    Remove(String),
+    /// `+line`
+    Add(String),
+}
+
+impl Chunk {
+    /// The lines the chunk expects in the file.
+    pub fn old(&self) -> Vec<&str> {
+        self.lines
+            .iter()
+            .filter_map(|l| match l {
+                Line::Keep(t) | Line::Remove(t) => Some(t.as_str()),
+                Line::Add(_) => None,
+            })
+            .collect()
+    }
+
+    /// The lines the chunk leaves (its context as the patch spells it).
+    pub fn new(&self) -> Vec<&str> {
+        self.lines
+            .iter()
+            .filter_map(|l| match l {
+                Line::Keep(t) | Line::Add(t) => Some(t.as_str()),
+                Line::Remove(_) => None,
+            })
+            .collect()
+    }
 }
 
 /// What a patch does to one file.
@@ -146,8 +182,7 @@ fn chunk(lines: &[&str], first: bool) -> Option<(Chunk, usize)> {
     };
     let mut c = Chunk {
         context,
-        old: Vec::new(),
-        new: Vec::new(),
+        lines: Vec::new(),
         end_of_file: false,
     };
     let start = used;
@@ -161,16 +196,10 @@ fn chunk(lines: &[&str], first: bool) -> Option<(Chunk, usize)> {
             break;
         }
         match l.chars().next() {
-            None => {
-                c.old.push(String::new());
-                c.new.push(String::new());
-            }
-            Some(' ') => {
-                c.old.push(l[1..].to_string());
-                c.new.push(l[1..].to_string());
-            }
-            Some('-') => c.old.push(l[1..].to_string()),
-            Some('+') => c.new.push(l[1..].to_string()),
+            None => c.lines.push(Line::Keep(String::new())),
+            Some(' ') => c.lines.push(Line::Keep(l[1..].to_string())),
+            Some('-') => c.lines.push(Line::Remove(l[1..].to_string())),
+            Some('+') => c.lines.push(Line::Add(l[1..].to_string())),
             // The next chunk, or the next file.
             _ if used > start => break,
             _ => return None,
@@ -198,49 +227,55 @@ pub fn apply(base: &str, chunks: &[Chunk]) -> Option<(String, Vec<Span>)> {
         lines.pop();
     }
     let mut cursor = 0;
-    // (where, how many old lines, the new lines)
-    let mut edits: Vec<(usize, usize, &[String])> = Vec::new();
+    // (where, how many old lines, the chunk's lines that apply there)
+    let mut edits: Vec<(usize, usize, &[Line])> = Vec::new();
     for c in chunks {
         if let Some(ctx) = &c.context {
-            cursor = seek(&lines, std::slice::from_ref(ctx), cursor, false)? + 1;
+            cursor = seek(&lines, &[ctx.as_str()], cursor, false)? + 1;
         }
-        if c.old.is_empty() {
-            let at = if c.end_of_file { lines.len() } else { cursor };
-            edits.push((at, 0, &c.new));
+        let old = c.old();
+        if old.is_empty() {
+            // Only added lines: Codex adds them at the end of the file.
+            edits.push((lines.len(), 0, &c.lines));
             continue;
         }
-        let (old, new) = match seek(&lines, &c.old, cursor, c.end_of_file) {
-            Some(at) => {
-                edits.push((at, c.old.len(), &c.new));
-                (at, c.old.len())
-            }
+        let (at, len, ops) = match seek(&lines, &old, cursor, c.end_of_file) {
+            Some(at) => (at, old.len(), &c.lines[..]),
             // A trailing empty line in the chunk may stand for the final
             // newline.
-            None if c.old.last().is_some_and(String::is_empty) => {
-                let old = &c.old[..c.old.len() - 1];
-                let new = match c.new.last() {
-                    Some(l) if l.is_empty() => &c.new[..c.new.len() - 1],
-                    _ => &c.new[..],
-                };
-                let at = seek(&lines, old, cursor, c.end_of_file)?;
-                edits.push((at, old.len(), new));
-                (at, old.len())
+            None if matches!(c.lines.last(), Some(Line::Keep(t)) if t.is_empty()) => {
+                let at = seek(&lines, &old[..old.len() - 1], cursor, c.end_of_file)?;
+                (at, old.len() - 1, &c.lines[..c.lines.len() - 1])
             }
             None => return None,
         };
-        cursor = old + new;
+        edits.push((at, len, ops));
+        cursor = at + len;
     }
     edits.sort_by_key(|e| e.0);
     let mut out: Vec<&str> = Vec::with_capacity(lines.len());
     let mut spans = Vec::with_capacity(edits.len());
     let mut pos = 0;
-    for (at, len, new) in edits {
+    for (at, len, ops) in edits {
         if at < pos {
             return None; // overlapping chunks
         }
         out.extend_from_slice(&lines[pos..at]);
-        spans.push((out.len() as u64 + 1, new.len() as u64));
-        out.extend(new.iter().map(String::as_str));
+        let start = out.len();
+        let mut from = at;
+        for op in ops {
+            match op {
+                // The file's own line: a context line may have matched
+                // leniently.
+                Line::Keep(_) => {
+                    out.push(lines[from]);
+                    from += 1;
+                }
+                Line::Remove(_) => from += 1,
+                Line::Add(t) => out.push(t),
+            }
+        }
+        spans.push((start as u64 + 1, (out.len() - start) as u64));
         pos = at + len;
     }
     out.extend_from_slice(&lines[pos..]);
@@ -259,12 +294,12 @@ pub fn locate(text: &str, chunks: &[Chunk]) -> Vec<Span> {
         .collect();
     let mut cursor = 0;
     let mut spans = Vec::new();
-    for c in chunks.iter().filter(|c| !c.new.is_empty()) {
-        let found = (cursor..=lines.len().saturating_sub(c.new.len()))
-            .find(|&i| lines[i..i + c.new.len()].iter().eq(c.new.iter()));
+    for new in chunks.iter().map(Chunk::new).filter(|n| !n.is_empty()) {
+        let found = (cursor..=lines.len().saturating_sub(new.len()))
+            .find(|&i| lines[i..i + new.len()] == new[..]);
         if let Some(at) = found {
-            spans.push((at as u64 + 1, c.new.len() as u64));
-            cursor = at + c.new.len();
+            spans.push((at as u64 + 1, new.len() as u64));
+            cursor = at + new.len();
         }
     }
     spans
@@ -272,7 +307,7 @@ pub fn locate(text: &str, chunks: &[Chunk]) -> Vec<Span> {
 
 /// The first index at or after `start` (at the end when `eof`) where
 /// `pattern` matches `lines`, each pass more lenient than the one before.
-fn seek(lines: &[&str], pattern: &[String], start: usize, eof: bool) -> Option<usize> {
+fn seek(lines: &[&str], pattern: &[&str], start: usize, eof: bool) -> Option<usize> {
     if pattern.is_empty() {
         return Some(start);
     }
@@ -316,11 +351,21 @@ fn plain(c: char) -> char {
 mod tests {
     use super::*;
 
-    fn chunk(context: Option<&str>, old: &[&str], new: &[&str]) -> Chunk {
+    /// A chunk from its lines as a patch writes them (' ', '-', '+').
+    fn chunk(context: Option<&str>, lines: &[&str]) -> Chunk {
         Chunk {
             context: context.map(String::from),
-            old: old.iter().map(|s| s.to_string()).collect(),
-            new: new.iter().map(|s| s.to_string()).collect(),
+            lines: lines
+                .iter()
+                .map(|l| {
+                    let (tag, t) = l.split_at(1);
+                    match tag {
+                        " " => Line::Keep(t.into()),
+                        "-" => Line::Remove(t.into()),
+                        _ => Line::Add(t.into()),
+                    }
+                })
+                .collect(),
             end_of_file: false,
         }
     }
@@ -344,10 +389,10 @@ mod tests {
                     path: "c.py".into(),
                     to: Some("d.py".into()),
                     chunks: vec![
-                        chunk(Some("def f():"), &["    pass", ""], &["    return 1", ""]),
+                        chunk(Some("def f():"), &["-    pass", "+    return 1", " "]),
                         Chunk {
                             end_of_file: true,
-                            ..chunk(None, &["x"], &["y"])
+                            ..chunk(None, &["-x", "+y"])
                         },
                     ]
                 },
@@ -360,7 +405,7 @@ mod tests {
             vec![FileOp::Update {
                 path: "f".into(),
                 to: None,
-                chunks: vec![chunk(None, &["import os"], &["import os", "import re"])]
+                chunks: vec![chunk(None, &[" import os", "+import re"])]
             }]
         );
     }
@@ -386,32 +431,41 @@ mod tests {
     #[test]
     fn applies_as_the_tool_does() {
         let base = "a\nb\nc\nd\n";
-        let (t, spans) = apply(base, &[chunk(None, &["b"], &["B", "B2"])]).unwrap();
+        let (t, spans) = apply(base, &[chunk(None, &["-b", "+B", "+B2"])]).unwrap();
         assert_eq!(t, "a\nB\nB2\nc\nd\n");
         assert_eq!(spans, vec![(2, 2)]);
         // Chunks in order, a context line first, a final newline added.
-        let (t, spans) = apply("fn a\nx\nfn b\nx", &[chunk(Some("fn b"), &["x"], &["y"])]).unwrap();
+        let (t, spans) = apply("fn a\nx\nfn b\nx", &[chunk(Some("fn b"), &["-x", "+y"])]).unwrap();
         assert_eq!((t.as_str(), spans), ("fn a\nx\nfn b\ny\n", vec![(4, 1)]));
-        // Whitespace and typographic quotes are tolerated in old lines.
-        let (t, _) = apply("  say “hi”  \n", &[chunk(None, &["say \"hi\""], &["bye"])]).unwrap();
-        assert_eq!(t, "bye\n");
+        // Whitespace and typographic quotes are tolerated in old lines, and
+        // context lines stay as the file has them (as Codex 0.171.0 did).
+        let (t, _) = apply(
+            "  say “hi”  \nx  \ny\n",
+            &[chunk(None, &["-say \"hi\"", " x", "-y", "+z"])],
+        )
+        .unwrap();
+        assert_eq!(t, "x  \nz\n");
         // CRLF stays CRLF.
-        let (t, _) = apply("one\r\ntwo\r\n", &[chunk(None, &["two"], &["TWO"])]).unwrap();
+        let (t, _) = apply("one\r\ntwo\r\n", &[chunk(None, &["-two", "+TWO"])]).unwrap();
         assert_eq!(t, "one\r\nTWO\r\n");
-        // An insertion goes after the context line.
-        let (t, spans) = apply("a\nb\n", &[chunk(Some("a"), &[], &["new"])]).unwrap();
-        assert_eq!((t.as_str(), spans), ("a\nnew\nb\n", vec![(2, 1)]));
+        // Only added lines go at the end, whatever the context (as Codex
+        // 0.171.0 did).
+        let (t, spans) = apply("a\nb\nc\n", &[chunk(Some("a"), &["+new"])]).unwrap();
+        assert_eq!((t.as_str(), spans), ("a\nb\nc\nnew\n", vec![(4, 1)]));
+        // A trailing empty context line may stand for the final newline.
+        let (t, _) = apply("a\nb", &[chunk(None, &["-b", "+B", " "])]).unwrap();
+        assert_eq!(t, "a\nB\n");
         // Old lines not in the text: not applied.
-        assert_eq!(apply(base, &[chunk(None, &["zz"], &["y"])]), None);
-        assert_eq!(apply(base, &[chunk(Some("nope"), &["b"], &["y"])]), None);
+        assert_eq!(apply(base, &[chunk(None, &["-zz", "+y"])]), None);
+        assert_eq!(apply(base, &[chunk(Some("nope"), &["-b", "+y"])]), None);
     }
 
     #[test]
     fn locates_new_lines_in_order() {
         let chunks = [
-            chunk(None, &["b"], &["B"]),
-            chunk(None, &["x"], &[]),
-            chunk(None, &["d"], &["D", "E"]),
+            chunk(None, &["-b", "+B"]),
+            chunk(None, &["-x"]),
+            chunk(None, &["-d", "+D", "+E"]),
         ];
         assert_eq!(locate("a\nB\nc\nD\nE\n", &chunks), vec![(2, 1), (4, 2)]);
         assert_eq!(locate("a\nb\n", &chunks), vec![]);
