@@ -53,7 +53,7 @@ pub enum Line {
 
 impl Chunk {
     /// The lines the chunk expects in the file.
-    pub fn old(&self) -> Vec<&str> {
+    pub fn old_lines(&self) -> Vec<&str> {
         self.lines
             .iter()
             .filter_map(|l| match l {
@@ -64,7 +64,7 @@ impl Chunk {
     }
 
     /// The lines the chunk leaves (its context as the patch spells it).
-    pub fn new(&self) -> Vec<&str> {
+    pub fn new_lines(&self) -> Vec<&str> {
         self.lines
             .iter()
             .filter_map(|l| match l {
@@ -233,7 +233,7 @@ pub fn apply(base: &str, chunks: &[Chunk]) -> Option<(String, Vec<Span>)> {
         if let Some(ctx) = &c.context {
             cursor = seek(&lines, &[ctx.as_str()], cursor, false)? + 1;
         }
-        let old = c.old();
+        let old = c.old_lines();
         if old.is_empty() {
             // Only added lines: Codex adds them at the end of the file.
             edits.push((lines.len(), 0, &c.lines));
@@ -294,7 +294,11 @@ pub fn locate(text: &str, chunks: &[Chunk]) -> Vec<Span> {
         .collect();
     let mut cursor = 0;
     let mut spans = Vec::new();
-    for new in chunks.iter().map(Chunk::new).filter(|n| !n.is_empty()) {
+    for new in chunks
+        .iter()
+        .map(Chunk::new_lines)
+        .filter(|n| !n.is_empty())
+    {
         let found = (cursor..=lines.len().saturating_sub(new.len()))
             .find(|&i| lines[i..i + new.len()] == new[..]);
         if let Some(at) = found {
