@@ -301,9 +301,66 @@ fn session_start_sends_only_what_codex_does_not_load() {
         .expect(0, &context("SessionStart", &text))
         .stderr_is("");
     assert_eq!(a.view("CLAUDE.md"), view("full", "inject", 1, 1, true));
+    // No transcript to say what Codex gave of AGENTS.md: nothing recorded.
     assert_eq!(a.views("AGENTS.md"), []);
     // Codex adds a start's context again on resume: nothing is sent.
     a.hook("session_start_resume", &args).expect(0, "");
+}
+
+/// A line of Codex's transcript (rollout) as 0.171.0 wrote it before
+/// SessionStart ran: the AGENTS.md it gave the model.
+fn transcript_line(dir: &std::path::Path, text: &str) -> String {
+    let t = format!(
+        "# AGENTS.md instructions for {}\n\n<INSTRUCTIONS>\n{text}\n</INSTRUCTIONS>",
+        dir.display()
+    );
+    json!({"timestamp": "2026-12-02T17:43:51.346Z", "ordinal": 3, "type": "response_item",
+        "payload": {"type": "message", "id": "msg_1", "role": "user", "content": [
+            {"type": "input_text", "text": t},
+            {"type": "input_text", "text": "<environment_context>...</environment_context>"}]}})
+    .to_string()
+}
+
+#[test]
+fn session_start_records_the_agents_md_codex_gave_the_model() {
+    let a = codex();
+    a.env.write("AGENTS.md", "# Rules\nUse pnpm.\n");
+    let p = a.payload("session_start_startup");
+    let transcript = std::path::PathBuf::from(p["transcript_path"].as_str().unwrap());
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    let meta = json!({"type": "session_meta", "payload": {"id": "x"}}).to_string();
+    std::fs::write(
+        &transcript,
+        format!(
+            "{meta}\n{}\n",
+            transcript_line(&a.env.work, "# Rules\nUse pnpm.\n")
+        ),
+    )
+    .unwrap();
+    a.send(&p, &[]).expect(0, "").stderr_is("");
+    assert_eq!(a.view("AGENTS.md"), view("full", "read", 1, 2, true));
+    let mut e = a.payload("pre_patch_update");
+    e["tool_input"]["command"] = json!(
+        "*** Begin Patch\n*** Update File: AGENTS.md\n@@\n-Use pnpm.\n+Use yarn.\n*** End Patch\n"
+    );
+    a.send(&e, &[]).expect(0, "");
+    // Not what the file holds (two files joined, a cut, a change since):
+    // nothing is taken as seen.
+    let b = codex();
+    b.env.write("AGENTS.md", "# Rules\nUse pnpm.\n");
+    let p = b.payload("session_start_startup");
+    let transcript = std::path::PathBuf::from(p["transcript_path"].as_str().unwrap());
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    std::fs::write(
+        &transcript,
+        transcript_line(
+            &b.env.work,
+            "# Rules\nUse pnpm.\n\nMore rules from sub/AGENTS.md\n",
+        ),
+    )
+    .unwrap();
+    b.send(&p, &[]).expect(0, "").stderr_is("");
+    assert_eq!(b.views("AGENTS.md"), []);
 }
 
 #[test]

@@ -34,7 +34,11 @@
 //!
 //! `SessionStart` (`source`: startup, resume, clear): Codex loads AGENTS.md
 //! itself, and adds a start's context again on resume, so fsview sends only
-//! instruction files of other names (`--also`), never on resume.
+//! instruction files of other names (`--also`), never on resume. What Codex
+//! gave the model of AGENTS.md is in the transcript it names
+//! (`transcript_path`, written before SessionStart runs): recorded as a view
+//! of the AGENTS.md that holds exactly that text, if one does. The
+//! transcript is the one file this adapter reads.
 //! `UserPromptSubmit`: the reminder of changed files; Codex gives
 //! `additionalContext` to the model verbatim, as a developer message.
 
@@ -90,13 +94,7 @@ impl Agent for Codex {
         let event = match stage {
             Stage::AboutToChange => pre_tool_use(&payload),
             Stage::Shown => post_tool_use(&payload),
-            Stage::SessionStart => Ok(Event::SessionStart(
-                match payload.get("source").and_then(Value::as_str) {
-                    Some("resume") => Start::Resume,
-                    Some("clear") => Start::Clear,
-                    _ => Start::Startup,
-                },
-            )),
+            Stage::SessionStart => Ok(session_start(&payload, &who)),
             _ => Ok(Event::Prompt),
         }
         .map_err(|p| (stage, p))?;
@@ -149,6 +147,59 @@ impl Agent for Codex {
     fn loads_itself(&self, name: &str) -> bool {
         matches!(name, "AGENTS.md" | "AGENTS.override.md")
     }
+}
+
+/// A session starts: and what Codex gave the model of AGENTS.md, where its
+/// transcript says. Codex writes the instructions it loaded into the
+/// transcript before SessionStart runs, as "# AGENTS.md instructions for
+/// DIR", then the text between `<INSTRUCTIONS>` lines. The text is taken as
+/// shown of the AGENTS.md of the working directory or one above it only
+/// when that file holds exactly it (several files joined, or cut, hold
+/// none of it: nothing is recorded).
+fn session_start(payload: &Value, who: &Who) -> Event {
+    let start = match payload.get("source").and_then(Value::as_str) {
+        Some("resume") => Start::Resume,
+        Some("clear") => Start::Clear,
+        _ => Start::Startup,
+    };
+    let transcript = payload.get("transcript_path").and_then(Value::as_str);
+    let loaded = match (start, transcript) {
+        (Start::Resume, _) | (_, None) => None,
+        (_, Some(t)) => agents_md(Path::new(t)),
+    };
+    let Some(text) = loaded else {
+        return Event::SessionStart(start);
+    };
+    let mut events = vec![Event::SessionStart(start)];
+    events.extend(who.cwd.ancestors().map(|dir| {
+        Event::Shown(Shown {
+            path: dir.join("AGENTS.md"),
+            text: ShownText::Printed(text.clone()),
+            offset: 1,
+            extent: Extent::Whole,
+        })
+    }));
+    Event::Each(events)
+}
+
+const AGENTS_MD: &str = "# AGENTS.md instructions for ";
+
+/// The last AGENTS.md text a Codex transcript gave the model.
+fn agents_md(transcript: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(transcript).ok()?;
+    text.lines()
+        .filter(|l| l.contains(AGENTS_MD))
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|v| {
+            let content = v.get("payload")?.get("content")?.as_array()?.clone();
+            content.iter().find_map(|c| {
+                let t = c.get("text")?.as_str()?;
+                let rest = t.strip_prefix(AGENTS_MD)?;
+                let inner = rest.split_once("\n\n<INSTRUCTIONS>\n")?.1;
+                Some(inner.strip_suffix("\n</INSTRUCTIONS>")?.to_string())
+            })
+        })
+        .last()
 }
 
 /// A PreToolUse answer.

@@ -110,7 +110,8 @@ pub fn handle(
 
 /// Several events of one payload: the gate for each file first (every
 /// refusal, each naming its file when there are several), and only when
-/// all may change, the records.
+/// all may change, the rest in order (records, a session's start and its
+/// context).
 fn each(agent: &dyn Agent, opts: &Options, who: &Who, events: &[Event]) -> Result<Answer, Problem> {
     let gates = events
         .iter()
@@ -133,18 +134,24 @@ fn each(agent: &dyn Agent, opts: &Options, who: &Who, events: &[Event]) -> Resul
         return Ok(Answer::Deny(denied.join(" ")));
     }
     let mut failed = None;
+    let mut context = None;
     for e in events
         .iter()
         .filter(|e| !matches!(e, Event::AboutToChange { .. }))
     {
-        if let Err(p) = handle(agent, opts, who, e) {
-            failed.get_or_insert(p);
+        match handle(agent, opts, who, e) {
+            Ok(Answer::Context(c)) => context = context.or(Some(c)),
+            Ok(_) => {}
+            Err(p) => {
+                failed.get_or_insert(p);
+            }
         }
     }
-    match (failed, gates, allowed) {
-        // A record that failed changes no verdict.
-        (Some(p), 0, _) => Err(p),
-        (_, _, Some(m)) => Ok(Answer::Allow(m)),
+    match (failed, gates, allowed, context) {
+        // A record that failed changes no verdict, and hides no context.
+        (Some(p), 0, _, None) => Err(p),
+        (_, _, Some(m), _) => Ok(Answer::Allow(m)),
+        (_, _, _, Some(c)) => Ok(Answer::Context(c)),
         _ => Ok(Answer::Nothing),
     }
 }
