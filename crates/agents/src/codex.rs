@@ -188,9 +188,10 @@ const AGENTS_MD: &str = "# AGENTS.md instructions for ";
 fn agents_md(transcript: &Path) -> Option<String> {
     let text = std::fs::read_to_string(transcript).ok()?;
     text.lines()
+        .rev()
         .filter(|l| l.contains(AGENTS_MD))
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter_map(|v| {
+        .find_map(|v| {
             let content = v.get("payload")?.get("content")?.as_array()?.clone();
             content.iter().find_map(|c| {
                 let t = c.get("text")?.as_str()?;
@@ -199,7 +200,6 @@ fn agents_md(transcript: &Path) -> Option<String> {
                 Some(inner.strip_suffix("\n</INSTRUCTIONS>")?.to_string())
             })
         })
-        .last()
 }
 
 /// A PreToolUse answer.
