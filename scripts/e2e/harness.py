@@ -15,7 +15,6 @@ library only.
 import concurrent.futures
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys

@@ -46,9 +46,10 @@ pub enum Event {
     Patched(Patched),
     /// The agent removed a file itself: what it saw of it is gone with it.
     Removed(PathBuf),
-    /// Several events of one payload (a patch of several files), answered
-    /// in order: the first refusal refuses them all, and later ones are not
-    /// acted on.
+    /// Several events of one payload (a patch of several files, a session
+    /// start and what it showed): the gate for each file first, where any
+    /// refusal refuses them all and nothing else is acted on; then the
+    /// rest, in order.
     Each(Vec<Event>),
     /// Nothing fsview watches (another tool, an answer with nothing to
     /// record, a change that was not applied).
