@@ -56,6 +56,7 @@ pub struct Gemini;
 type Failed = (Stage, Problem);
 
 const JIT_CONTEXT: &str = "\n\n--- Newly Discovered Project Context ---\n";
+const JIT_CONTEXT_END: &str = "\n--- End Project Context ---";
 const TRUNCATED: &str = "\nIMPORTANT: The file content has been truncated.\n";
 const BANNER_STATUS: &str = "Status: Showing lines ";
 const BANNER_END: &str = "--- FILE CONTENT (truncated) ---\n";
@@ -269,9 +270,10 @@ fn read(path: PathBuf, payload: &Value, response: &Value) -> Result<Event, Probl
     if display.starts_with("Skipped ") {
         return Ok(Event::Ignored);
     }
-    let content = content
-        .rfind(JIT_CONTEXT)
-        .map_or(content, |at| &content[..at]);
+    let content = match content.strip_suffix(JIT_CONTEXT_END) {
+        Some(head) => head.rfind(JIT_CONTEXT).map_or(content, |at| &content[..at]),
+        None => content,
+    };
     let shortened = display.contains("some lines were shortened");
     let input = payload.get("tool_input").unwrap_or(&Value::Null);
     let asked = ["start_line", "end_line"]
