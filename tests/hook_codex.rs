@@ -131,6 +131,10 @@ fn a_truncated_cat_is_a_start_view_of_its_whole_first_lines() {
 fn output_that_is_not_the_file_records_nothing() {
     let a = codex();
     a.hook("post_cat_missing", &[]).expect(0, "").stderr_is("");
+    std::fs::create_dir(a.env.path("dir")).unwrap();
+    let mut d = with_command(&a, "post_cat", "cat dir");
+    d["tool_response"] = json!("cat: dir: Is a directory\n");
+    a.send(&d, &[]).expect(0, "").stderr_is("");
     a.hook("post_other_command", &[])
         .expect(0, "")
         .stderr_is("");

@@ -179,8 +179,14 @@ fn lines(
             cap: READ_CAP,
         },
     };
-    let Some(disk) = read_disk(canonical, &req)? else {
-        return Ok(None);
+    let disk = match read_disk(canonical, &req) {
+        Ok(Some(d)) => d,
+        // A command's output of what is no text file shows none.
+        Err(_) if exact => return Ok(None),
+        other => match other? {
+            Some(d) => d,
+            None => return Ok(None),
+        },
     };
     // A tool shows the file's bytes, or decodes them.
     let seen = decoded(&disk.bytes, offset == 1);
