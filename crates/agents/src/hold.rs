@@ -166,9 +166,10 @@ fn lines(
         return Ok(None); // nothing was shown
     }
     if extent == Extent::Tail {
-        match tail_offset(canonical, n)? {
-            Some(o) => offset = o,
-            None => return Ok(None),
+        match tail_offset(canonical, n) {
+            Ok(Some(o)) => offset = o,
+            Err(e) if !exact => return Err(e),
+            _ => return Ok(None),
         }
     }
     let req = match extent {
