@@ -19,6 +19,12 @@ _fsview__hook() {
             fsview__hook,claude)
                 cmd="fsview__hook__subcmd__claude"
                 ;;
+            fsview__hook,codex)
+                cmd="fsview__hook__subcmd__codex"
+                ;;
+            fsview__hook,gemini)
+                cmd="fsview__hook__subcmd__gemini"
+                ;;
             fsview__hook,help)
                 cmd="fsview__hook__subcmd__help"
                 ;;
@@ -27,6 +33,12 @@ _fsview__hook() {
                 ;;
             fsview__hook__subcmd__help,claude)
                 cmd="fsview__hook__subcmd__help__subcmd__claude"
+                ;;
+            fsview__hook__subcmd__help,codex)
+                cmd="fsview__hook__subcmd__help__subcmd__codex"
+                ;;
+            fsview__hook__subcmd__help,gemini)
+                cmd="fsview__hook__subcmd__help__subcmd__gemini"
                 ;;
             fsview__hook__subcmd__help,help)
                 cmd="fsview__hook__subcmd__help__subcmd__help"
@@ -41,7 +53,7 @@ _fsview__hook() {
 
     case "${cmd}" in
         fsview__hook)
-            opts="-h -V --help --version claude install help"
+            opts="-h -V --help --version claude gemini codex install help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -92,8 +104,84 @@ _fsview__hook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        fsview__hook__subcmd__codex)
+            opts="-h --session --sid --on-error --allow --also --diff-lines --total-diff-lines --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-error)
+                    COMPREPLY=($(compgen -W "open closed" -- "${cur}"))
+                    return 0
+                    ;;
+                --also)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --total-diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__hook__subcmd__gemini)
+            opts="-h --session --sid --on-error --allow --also --diff-lines --total-diff-lines --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-error)
+                    COMPREPLY=($(compgen -W "open closed" -- "${cur}"))
+                    return 0
+                    ;;
+                --also)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --total-diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         fsview__hook__subcmd__help)
-            opts="claude install help"
+            opts="claude gemini codex install help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -107,6 +195,34 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__help__subcmd__claude)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__hook__subcmd__help__subcmd__codex)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__hook__subcmd__help__subcmd__gemini)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -149,7 +265,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__install)
-            opts="-q -h --project --local --user --uninstall --also --json --quiet --help claude"
+            opts="-q -h --project --local --user --uninstall --also --json --quiet --help claude gemini codex"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

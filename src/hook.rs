@@ -2,8 +2,8 @@
 //!
 //! The command line only: each agent's protocol and what fsview does with
 //! its events live in the `fsview-agents` crate. `fsview-hook AGENT`
-//! answers one hook payload on stdin; `fsview-hook install AGENT` wires that
-//! into the agent's settings.
+//! answers one hook payload on stdin (`claude`, `gemini`, `codex`);
+//! `fsview-hook install AGENT` wires that into the agent's settings.
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -13,7 +13,9 @@ use clap::{Args as ClapArgs, CommandFactory, Parser, Subcommand, ValueEnum};
 use serde_json::Value;
 
 use fsview_agents::claude::{Claude, ClaudeInstaller};
+use fsview_agents::codex::{Codex, CodexInstaller};
 use fsview_agents::core::Options;
+use fsview_agents::gemini::{Gemini, GeminiInstaller};
 use fsview_agents::install::{self, Installer, Scope};
 use fsview_agents::{Agent, Reply};
 use fsview_store::changes::Limits;
@@ -29,8 +31,12 @@ const EXAMPLES: &str = "\
 Examples:
   fsview-hook install claude               wire the hooks into .claude/settings.local.json
   fsview-hook install claude --project     ... into .claude/settings.json (checked in)
+  fsview-hook install gemini               ... into .gemini/settings.json
+  fsview-hook install codex                ... into .codex/hooks.json (then trust them in Codex)
   fsview-hook install claude --uninstall   remove them again
   fsview-hook claude < payload.json        answer one Claude Code hook payload (JSON on stdin)
+  fsview-hook gemini < payload.json        ... one gemini-cli hook payload
+  fsview-hook codex < payload.json         ... one Codex hook payload
   fsview-hook claude --allow               also approve the edits the gate lets through
   fsview-hook claude --also AGENTS.md      also give the model AGENTS.md files at session start
   fsview-hook claude --sid main            one fsview session for every conversation
@@ -38,11 +44,22 @@ Examples:
 Exit codes:
   0  the payload was answered (a deny is an answer: JSON on stdout), or it
      failed open; install: done, or nothing to do
-  2  bad arguments; a payload that failed closed outside the gate (Claude
-     Code's blocking error, its message the one line on stderr); install: a
-     settings file that is not valid JSON or cannot be written (left as it was)";
+  2  bad arguments; a payload that failed closed outside the gate (the
+     agent's blocking error, its message the one line on stderr); install: a
+     settings file that is not valid JSON or cannot be written (left as it was)
+
+fsview-hook never exits 1: gemini-cli lets a change through when a hook
+exits 1.";
 
 /// Answer an agent's command hooks with the fsview tools, or wire them in.
+///
+/// `fsview-hook claude`, `fsview-hook gemini` and `fsview-hook codex` each
+/// read one hook payload (JSON) of that agent on stdin and answer it in the
+/// agent's protocol: the edit gate before a change, a record of what each
+/// read showed and each change wrote (from what the agent's tool reports),
+/// the files changed since they were seen at each prompt, and instruction
+/// files the agent does not load itself at a session's start. Each
+/// subcommand's --help says how it reads its agent's events.
 ///
 /// `fsview-hook claude` reads one Claude Code hook payload (JSON) on stdin
 /// and answers it. PreToolUse on Edit, NotebookEdit and Write runs the edit
@@ -73,7 +90,7 @@ Exit codes:
 /// cannot be answered, or a failure, fails open or closed as --on-error
 /// says (default: closed for the gate, open for the rest), with one line on
 /// stderr either way. stdout and stderr are the agent's protocol, so
-/// `fsview-hook claude` takes no --json or --quiet; `install` does.
+/// `fsview-hook AGENT` takes no --json or --quiet; `install` does.
 #[derive(Parser, Debug)]
 #[command(name = TOOL, version, after_help = EXAMPLES, subcommand_required = true)]
 pub struct Args {
@@ -86,6 +103,46 @@ pub enum Cmd {
     /// Answer one Claude Code hook payload (JSON on stdin)
     #[command(after_help = CLAUDE_EXAMPLES)]
     Claude(HookArgs),
+    /// Answer one gemini-cli hook payload (JSON on stdin)
+    ///
+    /// BeforeTool on replace (a targeted edit) and write_file (a whole-file
+    /// write) runs the edit gate: a refused change gets {"decision":
+    /// "deny", "reason": ...}, which the model sees as "Tool execution
+    /// blocked: ..."; one the gate lets through gets no opinion. AfterTool
+    /// records what read_file showed (the whole text; the lines under its
+    /// "Status: Showing lines A-B of N total lines." banner, as a range, or
+    /// the first page of a long file as a start view; shortened lines as a
+    /// processed view) and what replace and write_file left in the file
+    /// (returnDisplay.newContent), each held to the disk. BeforeAgent sends
+    /// the files changed since they were seen; SessionStart sends only
+    /// --also files gemini-cli does not load (it loads GEMINI.md). gemini-cli
+    /// turns < and > in hook context into &lt; and &gt;, and reads the files
+    /// an @ names at session start: a diff or a file it would alter is left
+    /// out, with a word to read the file. A gate that cannot decide denies;
+    /// fsview-hook never exits 1, which gemini-cli takes as "allow".
+    #[command(after_help = GEMINI_EXAMPLES)]
+    Gemini(HookArgs),
+    /// Answer one Codex hook payload (JSON on stdin)
+    ///
+    /// PreToolUse on apply_patch runs the edit gate for each file of the
+    /// patch (Update File: a targeted edit; Add File, Delete File and a Move
+    /// to destination: a whole-file write), and so on Bash for a patch sent
+    /// to apply_patch as a here-document; a refusal is permissionDecision
+    /// "deny", which the model sees as "Command blocked by PreToolUse hook:
+    /// ...". A patch fsview cannot read is refused. PostToolUse records what
+    /// a Bash read printed (cat, cat -n, nl -ba, sed -n 'A,Bp', nl -ba FILE |
+    /// sed -n 'A,Bp', head, tail; only when the disk holds exactly that, and
+    /// only the first lines of an output Codex truncated; nothing for other
+    /// commands) and what an applied patch left (an added file whole, an
+    /// updated one whole when it was seen whole before, else the lines the
+    /// patch wrote). A here-document patch, which Codex applies without a
+    /// PostToolUse, is recorded at PreToolUse as what it will make of the
+    /// file, fresh only once the file holds exactly that. UserPromptSubmit
+    /// sends the files changed since they were seen; SessionStart sends
+    /// only --also files Codex does not load (it loads AGENTS.md), never on
+    /// resume.
+    #[command(after_help = CODEX_EXAMPLES)]
+    Codex(HookArgs),
     /// Wire fsview-hook into an agent's settings, by its absolute path
     #[command(after_help = INSTALL_EXAMPLES)]
     Install(InstallArgs),
@@ -103,12 +160,38 @@ Exit codes:
   2  bad arguments, or failed closed outside the gate (Claude Code's blocking
      error, its message the one line on stderr)";
 
+const GEMINI_EXAMPLES: &str = "\
+Examples:
+  fsview-hook install gemini               wire it into .gemini/settings.json
+  fsview-hook gemini < payload.json        answer one payload: JSON on stdout, or nothing
+  fsview-hook gemini --also AGENTS.md      also give the model AGENTS.md files at session start
+
+Exit codes:
+  0  answered (a deny is an answer: JSON on stdout), or failed open
+  2  bad arguments, or failed closed outside the gate (gemini-cli's blocking
+     error, its message the one line on stderr)";
+
+const CODEX_EXAMPLES: &str = "\
+Examples:
+  fsview-hook install codex                wire it into .codex/hooks.json
+  fsview-hook codex < payload.json         answer one payload: JSON on stdout, or nothing
+  fsview-hook codex --also CLAUDE.md       also give the model CLAUDE.md files at session start
+
+Exit codes:
+  0  answered (a deny is an answer: JSON on stdout), or failed open
+  2  bad arguments, or failed closed outside the gate (Codex's blocking
+     error, its message the one line on stderr)";
+
 const INSTALL_EXAMPLES: &str = "\
 Examples:
   fsview-hook install claude               .claude/settings.local.json (this project, this user)
   fsview-hook install claude --project     .claude/settings.json (this project, checked in)
   fsview-hook install claude --user        ~/.claude/settings.json (every project)
   fsview-hook install claude --uninstall   remove fsview-hook's hooks, keep the rest
+  fsview-hook install gemini               .gemini/settings.json (this project)
+  fsview-hook install gemini --user        $GEMINI_CLI_HOME/.gemini/settings.json, else ~/.gemini/...
+  fsview-hook install codex                .codex/hooks.json (this project)
+  fsview-hook install codex --user         $CODEX_HOME/hooks.json, else ~/.codex/hooks.json
 
 Exit codes:
   0  installed, uninstalled, or already as asked
@@ -141,8 +224,9 @@ pub struct HookArgs {
     #[arg(long, value_enum, value_name = "MODE")]
     pub on_error: Option<OnError>,
 
-    /// Answer permissionDecision "allow" when the gate lets a change through
-    /// (skipping Claude Code's permission prompt), instead of no opinion
+    /// Approve the changes the gate lets through (Claude Code and Codex:
+    /// permissionDecision "allow"; gemini-cli: decision "allow"), skipping
+    /// the agent's own permission prompt, instead of no opinion
     #[arg(long)]
     pub allow: bool,
 
@@ -156,11 +240,12 @@ pub struct HookArgs {
     )]
     pub also: Vec<String>,
 
-    /// UserPromptSubmit: most diff lines shown per file
+    /// At a prompt (UserPromptSubmit, BeforeAgent): most diff lines shown
+    /// per file
     #[arg(long, value_name = "N", default_value_t = 200)]
     pub diff_lines: usize,
 
-    /// UserPromptSubmit: most diff lines shown in all
+    /// At a prompt: most diff lines shown in all
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub total_diff_lines: usize,
 }
@@ -170,6 +255,10 @@ pub struct HookArgs {
 pub enum InstallAgent {
     /// Claude Code (.claude/settings*.json)
     Claude,
+    /// gemini-cli (.gemini/settings.json)
+    Gemini,
+    /// Codex (.codex/hooks.json)
+    Codex,
 }
 
 #[derive(ClapArgs, Debug)]
@@ -178,18 +267,22 @@ pub struct InstallArgs {
     #[arg(value_enum, value_name = "AGENT")]
     pub agent: InstallAgent,
 
-    /// The project's settings, checked in (.claude/settings.json in the
-    /// current directory)
+    /// The project's settings, checked in (.claude/settings.json,
+    /// .gemini/settings.json, .codex/hooks.json in the current directory)
+    /// [default for gemini and codex]
     #[arg(long, group = "scope")]
     pub project: bool,
 
-    /// The project's settings for you only, not checked in
-    /// (.claude/settings.local.json in the current directory) [default]
+    /// Claude Code: the project's settings for you only, not checked in
+    /// (.claude/settings.local.json in the current directory) [default for
+    /// claude]
     #[arg(long, group = "scope")]
     pub local: bool,
 
     /// Your settings for every project ($CLAUDE_CONFIG_DIR/settings.json,
-    /// else ~/.claude/settings.json)
+    /// else ~/.claude/settings.json; $GEMINI_CLI_HOME/.gemini/settings.json,
+    /// else ~/.gemini/settings.json; $CODEX_HOME/hooks.json, else
+    /// ~/.codex/hooks.json)
     #[arg(long, group = "scope")]
     pub user: bool,
 
@@ -220,6 +313,8 @@ pub fn main() -> ExitCode {
     let args: Args = common::parse(command());
     match &args.command {
         Cmd::Claude(a) => answer(&Claude, a),
+        Cmd::Gemini(a) => answer(&Gemini, a),
+        Cmd::Codex(a) => answer(&Codex, a),
         Cmd::Install(a) => common::finish(TOOL, install(a)),
     }
 }
@@ -297,13 +392,17 @@ fn emit(reply: &Reply) -> ExitCode {
 fn install(args: &InstallArgs) -> Result<Outcome, Stop> {
     let installer: &dyn Installer = match args.agent {
         InstallAgent::Claude => &ClaudeInstaller,
+        InstallAgent::Gemini => &GeminiInstaller,
+        InstallAgent::Codex => &CodexInstaller,
     };
     let scope = if args.project {
         Scope::Project
     } else if args.user {
         Scope::User
-    } else {
+    } else if args.local {
         Scope::Local
+    } else {
+        installer.default_scope()
     };
     let cwd = common::current_dir()?;
     let exe = std::env::current_exe()
@@ -356,7 +455,7 @@ fn install(args: &InstallArgs) -> Result<Outcome, Stop> {
             (true, false) => format!("{file}: no fsview-hook hooks; nothing changed\n"),
         };
         out.write(&line)?;
-        if let (false, Some(next)) = (args.uninstall, installer.next_step()) {
+        if let (false, Some(next)) = (args.uninstall, installer.next_step(scope)) {
             out.write(&format!("{next}\n"))?;
         }
     }

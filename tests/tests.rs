@@ -1,6 +1,7 @@
 //! Integration tests: the built binaries, run in temp directories with a
 //! cleared environment, as a user or a shell pipeline would run them.
 
+mod agent;
 mod bad_input;
 mod check_edit;
 mod completions;
@@ -11,6 +12,8 @@ mod filesystems;
 mod freshness;
 mod harness;
 mod hook;
+mod hook_codex;
+mod hook_gemini;
 mod layout;
 mod misses;
 mod props;

@@ -1,6 +1,8 @@
 """What every end-to-end suite shares: a scratch workspace per run, the
-fsview binaries, checks that collect failures instead of stopping at the
-first, a results table, and running scenarios side by side.
+fsview binaries, the pinned agent installed from npm into a cache
+(`npm_ensure`), checks that collect failures instead of stopping at the
+first, a results table, running scenarios side by side, and a command line
+(`main`) for a suite's script.
 
 A scenario is a function `scenario(run)` where `run` is a Run: it holds a
 fresh workspace (a git work tree and a private HOME), says whether fsview is
@@ -166,3 +168,170 @@ def table(runs, agent="the agent"):
 
 def dump(obj):
     return json.dumps(obj, indent=1, ensure_ascii=False)
+
+
+def cache_root():
+    """Where pinned agents are installed: $FSVIEW_E2E_CACHE, else
+    ~/.cache/fsview-e2e (never the repository)."""
+    return os.environ.get("FSVIEW_E2E_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "fsview-e2e")
+
+
+def _version_of(binary, parse):
+    try:
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=60,
+                             stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return parse(out.stdout) if out.returncode == 0 and out.stdout.strip() else None
+
+
+def npm_ensure(package, version, name, binary, parse_version=lambda out: out.split()[-1], log=None):
+    """The path of `binary` from npm `package`@`version`, installed into
+    CACHE/NAME-VERSION when missing (once: a concurrent run waits for the
+    same install). Raises Skip when npm cannot install it here."""
+    d = os.path.join(cache_root(), "%s-%s" % (name, version))
+    path = os.path.join(d, "node_modules", ".bin", binary)
+    if os.path.exists(path) and _version_of(path, parse_version) == version:
+        return path
+    npm = shutil.which("npm")
+    if not npm:
+        raise Skip("npm is not installed, so %s %s cannot be installed into %s" % (package, version, d))
+    # A quick look first: an unreachable registry makes npm install retry
+    # for minutes.
+    try:
+        p = subprocess.run([npm, "view", "%s@%s" % (package, version), "version", "--fetch-timeout=15000",
+                            "--fetch-retries=0"], capture_output=True, text=True, timeout=60)
+        reachable = p.returncode == 0 and p.stdout.strip() == version
+    except subprocess.TimeoutExpired:
+        reachable = False
+    if not reachable:
+        raise Skip("the npm registry does not answer for %s@%s, so it cannot be installed into %s"
+                   % (package, version, d))
+    os.makedirs(d, exist_ok=True)
+    if log:
+        print("e2e: installing %s@%s into %s" % (package, version, d), file=log, flush=True)
+    try:
+        p = subprocess.run([npm, "install", "--prefix", d, "--no-audit", "--no-fund", "--save-exact",
+                            "%s@%s" % (package, version)], capture_output=True, text=True, timeout=900)
+    except subprocess.TimeoutExpired:
+        raise Skip("npm install of %s@%s timed out (is the registry reachable?)" % (package, version))
+    if p.returncode != 0:
+        last = (p.stderr.strip().splitlines() or ["(no output)"])[-1]
+        raise Skip("npm install of %s@%s failed (is the registry reachable?): %s" % (package, version, last))
+    got = _version_of(path, parse_version)
+    if got != version:
+        raise Skip("npm installed %s, which says its version is %r, not %s" % (path, got, version))
+    return path
+
+
+def lines(n, width=0, fmt="line %d"):
+    """`n` numbered lines, each padded to `width`, each ending in a
+    newline."""
+    return "".join((fmt % i).ljust(width) + "\n" for i in range(1, n + 1))
+
+
+def fsview(ws, tool, *args, env=None):
+    """Run an fsview tool in the workspace's work tree, with the default
+    session file the hooks use."""
+    e = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": ws.home, "LANG": "C.UTF-8"}
+    e.update(env or {})
+    return subprocess.run([os.path.join(fsview_bin_dir(), tool), *args], cwd=ws.work, env=e,
+                          capture_output=True, text=True)
+
+
+def views(ws, sid):
+    """fsview's views of session `sid`, by path relative to the work tree."""
+    out = {}
+    for line in fsview(ws, "fsview-session", "show", "--sid", sid, "--json").stdout.splitlines():
+        v = json.loads(line)
+        out.setdefault(v["path"], []).append(v)
+    return out
+
+
+def kinds(ws, sid, rel):
+    """The kinds of the views of `rel` in session `sid`, with their first
+    line and count: [(kind, offset, lines)]."""
+    return [(v["kind"], v["offset"], v["lines"]) for v in views(ws, sid).get(rel, [])]
+
+
+def hook_payloads(path):
+    """The payloads a capturing hook appended to `path` (one JSON object
+    each, separated by newlines)."""
+    out = []
+    if not os.path.exists(path):
+        return out
+    with open(path) as f:
+        for line in f:
+            if line.strip():
+                out.append(json.loads(line))
+    return out
+
+
+def capture_command(path):
+    """A hook command that appends its payload to `path`."""
+    return "tee -a %s >/dev/null; printf '\\n' >> %s" % (path, path)
+
+
+def save_fixtures(fixtures, agent, version, ws, sid):
+    """Write captured payloads (name -> payload) to
+    tests/fixtures/hooks/AGENT-VERSION/NAME.json, with the workspace's
+    paths and the session id as placeholders (@CWD@, @HOME@, @ROOT@,
+    @SID@). Returns the directory."""
+    dest = os.path.join(ROOT, "tests", "fixtures", "hooks", "%s-%s" % (agent, version))
+    os.makedirs(dest, exist_ok=True)
+    for old in os.listdir(dest):
+        if old.endswith(".json"):
+            os.remove(os.path.join(dest, old))
+    for key, d in sorted(fixtures.items()):
+        s = json.dumps(d, indent=2, ensure_ascii=False) + "\n"
+        s = s.replace(ws.work, "@CWD@").replace(ws.home, "@HOME@").replace(ws.root, "@ROOT@")
+        if sid:
+            s = s.replace(sid, "@SID@")
+        with open(os.path.join(dest, key + ".json"), "w") as f:
+            f.write(s)
+    return dest
+
+
+def main(argv, name, agent, version, ensure, scenarios, capture=None, doc=""):
+    """The command line of an agent's suite (`scripts/e2e-NAME`): options
+    -j N, --keep, --table FILE, --save-fixtures, scenario names. `ensure()`
+    returns the binary or raises Skip. Returns the exit code."""
+    jobs, keep, table_file, save, only = 2, False, None, False, []
+    args = list(argv)
+    while args:
+        a = args.pop(0)
+        if a == "-j":
+            jobs = int(args.pop(0))
+        elif a == "--keep":
+            keep = True
+        elif a == "--table":
+            table_file = args.pop(0)
+        elif a == "--save-fixtures":
+            save = True
+        elif a in ("-h", "--help"):
+            print(doc.strip())
+            return 0
+        elif a.startswith("-"):
+            print("%s: unknown option %s (see --help)" % (name, a), file=sys.stderr)
+            return 2
+        else:
+            only.append(a)
+    try:
+        binary = ensure()
+    except Skip as e:
+        print("%s: skipped: %s" % (name, e))
+        return 0
+    fsview_bin_dir()
+    todo = list(scenarios) + ([("capture", capture, (False,))] if save and capture else [])
+    runs = run_scenarios(todo, jobs=jobs, keep=keep, only=only)
+    t = table(runs, agent)
+    print("%s %s, %s\n" % (agent, version, binary))
+    print(t)
+    if table_file:
+        with open(table_file, "w") as f:
+            f.write(t + "\n")
+    failures = [f for r in runs for f in r.failures]
+    for f in failures:
+        print("FAIL: " + f, file=sys.stderr)
+    print("%s: %d runs, %d failed checks" % (name, len(runs), len(failures)), file=sys.stderr)
+    return 1 if failures else 0

@@ -15,6 +15,10 @@
 //!   the instruction files the agent does not load itself.
 //! - [`Event::Prompt`]: the files that changed since the agent saw them,
 //!   each told once ([`fsview_store::remind`]).
+//! - [`Event::Patched`]: record what the agent's patch makes of a file
+//!   ([`hold::patched`]); [`Event::Removed`]: forget a file the agent
+//!   removed; [`Event::Each`]: the gate for every file of a change, then
+//!   the records.
 //! - [`Event::AgentStart`]: create the subagent's own views, empty or a
 //!   copy of its launcher's; [`Event::Launching`]: note that an agent
 //!   launches such a copying subagent; [`Event::AgentDone`]: tell the agent
@@ -36,11 +40,14 @@ use fsview_store::agents::{self, Start as AgentViews};
 use fsview_store::changes::Limits;
 use fsview_store::error::{plain_io, quote};
 use fsview_store::events::Event as LogEvent;
+use fsview_store::memo::ForgetPath;
 use fsview_store::paths::{self, Resolved};
 use fsview_store::{fingerprint, gate, location, Kind, Source, Store};
 use serde_json::Value;
 
-use crate::event::{AgentStart, Answer, Changed, Event, Shown, Start, Who};
+use crate::event::{
+    AgentStart, Answer, Changed, Event, Extent, Patched, Shown, ShownText, Stage, Start, Who,
+};
 use crate::hold::{self, Held};
 use crate::{Agent, Problem};
 use fsview_store::remind;
@@ -126,14 +133,65 @@ pub fn handle(
             instructions_for(opts, &session, path).map(|()| Answer::Nothing)
         }
         Event::SessionStart(start) => session_start(agent, opts, &session, *start),
-        Event::Prompt | Event::AgentDone => prompt(opts, &session),
+        Event::Prompt | Event::AgentDone => prompt(agent, opts, &session),
         Event::AgentStart(start) => agent_start(&session, start).map(|()| Answer::Nothing),
         Event::Launching { kind } => {
             let store = session.open()?;
             store.launching(&session.sid, TOOL, kind)?;
             Ok(Answer::Nothing)
         }
+        Event::Patched(p) => patched(&session, p).map(|()| Answer::Nothing),
+        Event::Removed(path) => removed(&session, path).map(|()| Answer::Nothing),
+        Event::Each(events) => each(agent, opts, who, events),
         Event::Ignored => Ok(Answer::Nothing),
+    }
+}
+
+/// Several events of one payload: the gate for each file first (every
+/// refusal, each naming its file when there are several), and only when
+/// all may change, the rest in order (records, a session's start and its
+/// context).
+fn each(agent: &dyn Agent, opts: &Options, who: &Who, events: &[Event]) -> Result<Answer, Problem> {
+    let gates = events
+        .iter()
+        .filter(|e| matches!(e, Event::AboutToChange { .. }))
+        .count();
+    let mut denied = Vec::new();
+    let mut allowed = None;
+    for e in events {
+        let Event::AboutToChange { path, .. } = e else {
+            continue;
+        };
+        match handle(agent, opts, who, e)? {
+            Answer::Deny(m) if gates > 1 => denied.push(format!("{}: {m}", path.display())),
+            Answer::Deny(m) => denied.push(m),
+            Answer::Allow(m) => allowed = allowed.or(Some(m)),
+            _ => {}
+        }
+    }
+    if !denied.is_empty() {
+        return Ok(Answer::Deny(denied.join(" ")));
+    }
+    let mut failed = None;
+    let mut context = None;
+    for e in events
+        .iter()
+        .filter(|e| !matches!(e, Event::AboutToChange { .. }))
+    {
+        match handle(agent, opts, who, e) {
+            Ok(Answer::Context(c)) => context = context.or(Some(c)),
+            Ok(_) => {}
+            Err(p) => {
+                failed.get_or_insert(p);
+            }
+        }
+    }
+    match (failed, gates, allowed, context) {
+        // A record that failed changes no verdict, and hides no context.
+        (Some(p), 0, _, None) => Err(p),
+        (_, _, Some(m), _) => Ok(Answer::Allow(m)),
+        (_, _, _, Some(c)) => Ok(Answer::Context(c)),
+        _ => Ok(Answer::Nothing),
     }
 }
 
@@ -223,6 +281,15 @@ fn record(
 }
 
 fn shown(s: &Session<'_>, shown: &Shown) -> Result<(), Problem> {
+    // A command's output for a file that is not there showed no file.
+    if matches!(shown.text, ShownText::Printed(_))
+        && matches!(
+            paths::resolve(s.cwd(), &shown.path)?,
+            Resolved::Missing { .. }
+        )
+    {
+        return Ok(());
+    }
     let canonical = existing(s.cwd(), &shown.path)?;
     let Some(held) = hold::shown(&canonical, shown)? else {
         return Ok(());
@@ -251,24 +318,77 @@ fn knew_all(store: &Store, sid: &str, canonical: &Path, before: &str) -> Result<
     let Some(record) = store.file_by_path(sid, canonical)? else {
         return Ok(false);
     };
-    let views = store.views(record.id)?;
-    let Some(full) = views.iter().find(|v| v.kind == Kind::Full) else {
+    if !store.views(record.id)?.iter().any(|v| v.kind == Kind::Full) {
         return Ok(false);
-    };
+    }
     if record.fingerprint.hash == Some(fingerprint::hash_bytes(before.as_bytes())) {
         return Ok(true);
     }
     // The file's bytes may differ from the tool's text by how it decodes
     // them (CRLF, a byte-order mark): compare the kept text.
-    let Some(kept) = full
-        .text_hash
-        .map(|h| store.text(&h))
-        .transpose()?
-        .flatten()
-    else {
+    let Some(kept) = full_text(store, sid, canonical)? else {
         return Ok(false);
     };
     Ok(hold::decoded(&kept, true).as_ref() == before.as_bytes())
+}
+
+/// The kept text of the agent's `full` view of a file, if it has one.
+fn full_text(store: &Store, sid: &str, canonical: &Path) -> Result<Option<Vec<u8>>, Problem> {
+    let Some(record) = store.file_by_path(sid, canonical)? else {
+        return Ok(None);
+    };
+    let views = store.views(record.id)?;
+    let Some(hash) = views
+        .iter()
+        .find(|v| v.kind == Kind::Full)
+        .and_then(|v| v.text_hash)
+    else {
+        return Ok(None);
+    };
+    Ok(store.text(&hash)?)
+}
+
+/// A patch: its views, as [`hold::patched`] finds them; a move forgets
+/// the file it came from.
+fn patched(s: &Session<'_>, p: &Patched) -> Result<(), Problem> {
+    let Resolved::Existing { canonical, .. } = paths::resolve(s.cwd(), &p.path)? else {
+        // Nothing there (yet): nothing to hold.
+        return Ok(());
+    };
+    let source = match &p.from {
+        Some(from) => paths::resolve(s.cwd(), from)?.canonical().to_path_buf(),
+        None => canonical.clone(),
+    };
+    let store = s.open()?;
+    let known = full_text(&store, &s.sid, &source)?;
+    for held in hold::patched(&canonical, known.as_deref(), p)? {
+        record(s, &store, &held, Source::Write, "written")?;
+    }
+    if p.applied && source != canonical {
+        forget(s, &store, &source)?;
+    }
+    Ok(())
+}
+
+/// The agent removed a file: it saw it go, so its views are forgotten
+/// (no reminder of its own change).
+fn removed(s: &Session<'_>, path: &Path) -> Result<(), Problem> {
+    let Resolved::Missing { canonical } = paths::resolve(s.cwd(), path)? else {
+        return Ok(()); // still there: nothing was removed
+    };
+    match s.open_existing()? {
+        Some(store) => forget(s, &store, &canonical),
+        None => Ok(()),
+    }
+}
+
+fn forget(s: &Session<'_>, store: &Store, canonical: &Path) -> Result<(), Problem> {
+    let which = [ForgetPath {
+        path: canonical,
+        stat: None,
+    }];
+    store.forget(&s.sid, Some(&which), Some("the agent removed it"))?;
+    Ok(())
 }
 
 fn about_to_change(
@@ -308,6 +428,8 @@ pub struct InstructionFile {
     pub label: Option<String>,
     pub text: String,
     pub imported_by: Option<PathBuf>,
+    /// What was injected is not the disk text (stripped, truncated).
+    pub processed: bool,
 }
 
 fn session_start(
@@ -333,35 +455,87 @@ fn session_start(
         ];
         sibling(opts, "ctx-invalidate", &a, s.cwd())?;
     }
+    // ctx-build reads Claude Code's instruction files (CLAUDE.md and the
+    // rest) and records each as given to the agent: right only for an agent
+    // that loads them itself. Any other gets the `--also` files it does not
+    // load, read without the memo, and views of exactly what it was sent.
+    let loads_defaults = agent.loads_itself(CTX_BUILD_NAME);
+    // A resumed conversation may already hold what its start was given
+    // (and the agent may add a start's context again).
+    let holds_start = start == Start::Resume && agent.resume_keeps_start();
+    if !loads_defaults && (holds_start || opts.also.iter().all(|n| agent.loads_itself(n))) {
+        return Ok(Answer::Nothing);
+    }
+    let mut args = ctx_args(opts, s);
+    if !loads_defaults {
+        args.push("--no-cache".into());
+    }
     // Records the injected instruction files as views (a cache hit records
     // nothing new and returns the same bytes).
-    let out = sibling(opts, "ctx-build", &ctx_args(opts, s), s.cwd())?;
-    // A resumed conversation already holds what its start was given, and
-    // the agent adds a start's context again on resume.
-    if start == Start::Resume {
+    let out = sibling(opts, "ctx-build", &args, s.cwd())?;
+    if holds_start {
         return Ok(Answer::Nothing);
     }
     let files = instruction_files(&out)?;
-    let send = not_loaded_by(agent, opts, &files);
-    if send.is_empty() {
+    let mut blocks = Vec::new();
+    for f in not_loaded_by(agent, opts, &files) {
+        if let Some(why) = agent.alters(Stage::SessionStart, &f.text) {
+            blocks.push(format!(
+                "{} is left out: {why}; read it before you follow it.",
+                f.path.display()
+            ));
+            continue;
+        }
+        if !loads_defaults {
+            given(s, f)?;
+        }
+        let label = f
+            .label
+            .as_deref()
+            .map(|l| format!(" ({l})"))
+            .unwrap_or_default();
+        blocks.push(format!(
+            "Contents of {}{label}:\n\n{}",
+            f.path.display(),
+            f.text
+        ));
+    }
+    if blocks.is_empty() {
         return Ok(Answer::Nothing);
     }
-    let blocks: Vec<String> = send
-        .iter()
-        .map(|f| {
-            let label = f
-                .label
-                .as_deref()
-                .map(|l| format!(" ({l})"))
-                .unwrap_or_default();
-            format!("Contents of {}{label}:\n\n{}", f.path.display(), f.text)
-        })
-        .collect();
     Ok(Answer::Context(format!(
         "Instruction files read by fsview (--also {}):\n\n{}",
         opts.also.join(", "),
         blocks.join("\n\n")
     )))
+}
+
+/// The instruction file name `ctx-build` always reads: an agent that loads
+/// it itself loads what `ctx-build` reads by default.
+const CTX_BUILD_NAME: &str = "CLAUDE.md";
+
+/// Record an instruction file sent as context: the view of what was sent.
+fn given(s: &Session<'_>, f: &InstructionFile) -> Result<(), Problem> {
+    let canonical = existing(s.cwd(), &f.path)?;
+    let text = if f.processed {
+        ShownText::Processed(f.text.clone())
+    } else {
+        ShownText::Lines(f.text.clone())
+    };
+    let shown = Shown {
+        path: canonical.clone(),
+        text,
+        offset: 1,
+        extent: Extent::Whole,
+    };
+    let Some(held) = hold::shown(&canonical, &shown)? else {
+        return Ok(());
+    };
+    let source = match f.imported_by {
+        Some(_) => Source::Import,
+        None => Source::Inject,
+    };
+    record(s, &s.open()?, &held, source, "inject")
 }
 
 fn instructions_for(opts: &Options, s: &Session<'_>, path: &Path) -> Result<(), Problem> {
@@ -414,6 +588,7 @@ fn instruction_files(json: &str) -> Result<Vec<InstructionFile>, Problem> {
                     .get("imported_by")
                     .and_then(Value::as_str)
                     .map(PathBuf::from),
+                processed: f.get("kind").and_then(Value::as_str) != Some("full"),
             })
         })
         .collect())
@@ -472,16 +647,29 @@ fn sibling(opts: &Options, name: &str, args: &[OsString], cwd: &Path) -> Result<
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-fn prompt(opts: &Options, s: &Session<'_>) -> Result<Answer, Problem> {
+fn prompt(agent: &dyn Agent, opts: &Options, s: &Session<'_>) -> Result<Answer, Problem> {
     let Some(store) = s.open_existing()? else {
         return Ok(Answer::Nothing);
     };
     // Each change told once, a revert included: the store keeps what the
     // agent was told (fsview_store::remind), the same for every agent.
-    Ok(
-        match remind::remind(&store, &s.sid, s.cwd(), opts.limits, TOOL)? {
-            Some(text) => Answer::Context(text),
-            None => Answer::Nothing,
-        },
-    )
+    let mut found = remind::select(&store, &s.sid, s.cwd(), opts.limits)?;
+    if found.is_empty() {
+        return Ok(Answer::Nothing);
+    }
+    remind::record(&store, &s.sid, TOOL, &found)?;
+    for r in &mut found {
+        // A diff the agent would alter (escape) is not shown at all: in its
+        // place, a line saying why and what to do.
+        if let Some(why) = r
+            .diff
+            .as_deref()
+            .and_then(|d| agent.alters(Stage::Prompt, d))
+        {
+            r.diff = Some(format!(
+                "(its diff is left out: {why}; read the file to see the change)\n"
+            ));
+        }
+    }
+    Ok(Answer::Context(remind::render(s.cwd(), &found)))
 }

@@ -60,6 +60,16 @@ pub enum Event {
     /// agent what its subagents changed (its own views are untouched by
     /// theirs), as at a prompt.
     AgentDone,
+    /// The agent changed a file with a patch: the file now holds (or, when
+    /// not `applied`, is about to hold) what the patch makes of it.
+    Patched(Patched),
+    /// The agent removed a file itself: what it saw of it is gone with it.
+    Removed(PathBuf),
+    /// Several events of one payload (a patch of several files, a session
+    /// start and what it showed): the gate for each file first, where any
+    /// refusal refuses them all and nothing else is acted on; then the
+    /// rest, in order.
+    Each(Vec<Event>),
     /// Nothing fsview watches (another tool, an answer with nothing to
     /// record, a change that was not applied).
     Ignored,
@@ -87,6 +97,14 @@ pub enum ShownText {
     /// The cells of a Jupyter notebook: each cell's id (when it has one)
     /// and its source text.
     Cells(Vec<Cell>),
+    /// Lines as a shell command printed them (`cat`, `sed -n`, `head`):
+    /// the file's bytes, taken as [`Lines`](ShownText::Lines) only when the
+    /// disk holds them. Otherwise nothing is recorded: the command may not
+    /// have printed what it was taken for.
+    Printed(String),
+    /// A rendering of the lines that is not the file's text (lines the tool
+    /// shortened): a `processed` view, which lets no change through.
+    Processed(String),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,6 +123,9 @@ pub enum Extent {
     Start,
     /// A slice the agent asked for (an offset, a limit).
     Range,
+    /// The last lines of the file (`tail`): they start where the disk's
+    /// last lines do.
+    Tail,
 }
 
 /// A change the agent made, as its tool reports it.
@@ -128,6 +149,26 @@ pub struct AgentStart {
     pub kind: Option<String>,
     /// It starts with a copy of its launcher's views.
     pub inherits: bool,
+}
+
+/// A patch of one file, as the agent's tool applies it: each chunk's old
+/// lines, found in order (after its context line, if any), become its new
+/// lines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Patched {
+    /// The file the patch leaves.
+    pub path: PathBuf,
+    /// The file it was before, when the patch moved it.
+    pub from: Option<PathBuf>,
+    /// The whole new text, for a file the patch adds (or replaces whole);
+    /// else the file's text is changed by `chunks`.
+    pub text: Option<String>,
+    pub chunks: Vec<crate::patch::Chunk>,
+    /// The tool reported the patch applied; `false`: it is about to be,
+    /// and no report will follow (a patch run from the shell), so the view
+    /// holds what the patch will make of the file, fresh only once the disk
+    /// holds exactly that.
+    pub applied: bool,
 }
 
 /// Why a conversation starts.
@@ -178,7 +219,11 @@ impl Event {
         match self {
             Event::Shown(_) | Event::InstructionsFor(_) => Stage::Shown,
             Event::AboutToChange { .. } => Stage::AboutToChange,
-            Event::Changed(_) => Stage::Changed,
+            Event::Changed(_)
+            | Event::Patched(Patched { applied: true, .. })
+            | Event::Removed(_) => Stage::Changed,
+            Event::Patched(_) => Stage::AboutToChange,
+            Event::Each(events) => events.first().map_or(Stage::Other, Event::stage),
             Event::SessionStart(_) => Stage::SessionStart,
             Event::Prompt => Stage::Prompt,
             // Answered where a tool's result is (after the launch tool).

@@ -22,8 +22,8 @@ use fsview_store::show::{self, ReadError, Request};
 use fsview_store::store::NewView;
 use fsview_store::{Kind, Source};
 
-use crate::event::{Cell, Changed, Extent, Shown, ShownText};
-use crate::Problem;
+use crate::event::{Cell, Changed, Extent, Patched, Shown, ShownText};
+use crate::{patch, Problem};
 
 /// The most of a file a whole-file read is compared with: far above what an
 /// agent's Read shows (Claude Code refuses 256 KB unless told otherwise).
@@ -123,50 +123,89 @@ fn read_problem(path: &Path, e: ReadError) -> Problem {
 /// The view of what a read showed, held against the disk; `None` when
 /// nothing was shown or the file is not text fsview can hold.
 pub fn shown(canonical: &Path, s: &Shown) -> Result<Option<Held>, Problem> {
+    let offset = s.offset.max(1);
     match &s.text {
-        ShownText::Lines(text) => lines(canonical, text, s.offset.max(1), s.extent),
+        ShownText::Lines(text) => lines(canonical, text, offset, s.extent, false),
+        ShownText::Printed(text) => lines(canonical, text, offset, s.extent, true),
+        ShownText::Processed(text) => processed(canonical, text, offset),
         ShownText::Cells(cells) => notebook(canonical, cells),
     }
 }
 
+fn read_disk(canonical: &Path, req: &Request) -> Result<Option<show::Shown>, Problem> {
+    match show::read(canonical, req) {
+        Ok(d) => Ok(Some(d)),
+        // What the tool decoded as text, fsview does not hold (UTF-16).
+        Err(ReadError::Binary) => Ok(None),
+        Err(e) => Err(read_problem(canonical, e)),
+    }
+}
+
+/// Where the last `n` lines of the file start, from the disk.
+fn tail_offset(canonical: &Path, n: u64) -> Result<Option<u64>, Problem> {
+    let Some(disk) = read_disk(canonical, &Request::whole(READ_CAP))? else {
+        return Ok(None);
+    };
+    if disk.kind != Kind::Full || n > disk.lines {
+        return Ok(None);
+    }
+    Ok(Some(disk.lines - n + 1))
+}
+
+/// `exact`: the text must be what the disk holds, else nothing is recorded.
 fn lines(
     canonical: &Path,
     text: &str,
-    offset: u64,
+    mut offset: u64,
     extent: Extent,
+    exact: bool,
 ) -> Result<Option<Held>, Problem> {
     let text = text.as_bytes();
     let n = show::count_lines(text);
     if n == 0 && (extent != Extent::Whole || offset > 1) {
         return Ok(None); // nothing was shown
     }
+    if extent == Extent::Tail {
+        match tail_offset(canonical, n) {
+            Ok(Some(o)) => offset = o,
+            Err(e) if !exact => return Err(e),
+            _ => return Ok(None),
+        }
+    }
     let req = match extent {
         Extent::Whole => Request::whole(READ_CAP),
-        Extent::Start | Extent::Range => Request {
+        Extent::Start | Extent::Range | Extent::Tail => Request {
             offset: Some(offset),
             limit: Some(n),
             cap: READ_CAP,
         },
     };
-    let disk = match show::read(canonical, &req) {
-        Ok(d) => d,
-        // What the tool decoded as text, fsview does not hold (UTF-16).
-        Err(ReadError::Binary) => return Ok(None),
-        Err(e) => return Err(read_problem(canonical, e)),
+    let disk = match read_disk(canonical, &req) {
+        Ok(Some(d)) => d,
+        // A command's output of what is no text file shows none.
+        Err(_) if exact => return Ok(None),
+        other => match other? {
+            Some(d) => d,
+            None => return Ok(None),
+        },
     };
+    // A tool shows the file's bytes, or decodes them.
     let seen = decoded(&disk.bytes, offset == 1);
     let same = match extent {
-        Extent::Whole => seen.as_ref() == text && disk.kind == Kind::Full,
-        Extent::Start | Extent::Range => {
-            seen.as_ref() == text || seen.strip_suffix(b"\n") == Some(text)
-        }
+        Extent::Whole => (seen.as_ref() == text || disk.bytes == text) && disk.kind == Kind::Full,
+        Extent::Start | Extent::Range | Extent::Tail => [seen.as_ref(), &disk.bytes[..]]
+            .iter()
+            .any(|s| *s == text || s.strip_suffix(b"\n") == Some(text)),
     };
+    if exact && !same {
+        return Ok(None);
+    }
     let kind = match extent {
         Extent::Whole => Kind::Full,
         Extent::Start => Kind::Start,
         // A slice that covered every byte is the whole file.
-        Extent::Range if same => disk.kind,
-        Extent::Range => Kind::Range,
+        Extent::Range | Extent::Tail if same => disk.kind,
+        Extent::Range | Extent::Tail => Kind::Range,
     };
     if same {
         return Ok(Some(Held {
@@ -194,13 +233,32 @@ fn lines(
     }))
 }
 
+/// Lines shown altered (shortened): a `processed` view of them, held to
+/// the disk as it is now. Nothing can compare them with the disk, and a
+/// processed view lets no change through, so a change before the hook is
+/// caught by the gate all the same.
+fn processed(canonical: &Path, text: &str, offset: u64) -> Result<Option<Held>, Problem> {
+    let Some(disk) = read_disk(canonical, &Request::whole(READ_CAP))? else {
+        return Ok(None);
+    };
+    Ok(Some(Held {
+        canonical: canonical.to_path_buf(),
+        kind: Kind::Processed,
+        offset,
+        lines: show::count_lines(text.as_bytes()),
+        total_lines: disk.total_lines,
+        shown: text.as_bytes().to_vec(),
+        fingerprint: disk.fingerprint,
+        keep_text: true,
+        moved: false,
+    }))
+}
+
 /// A notebook is shown as its cells; the view is of the whole file when the
 /// disk's cells are the ones shown.
 fn notebook(canonical: &Path, cells: &[Cell]) -> Result<Option<Held>, Problem> {
-    let disk = match show::read(canonical, &Request::whole(READ_CAP)) {
-        Ok(d) => d,
-        Err(ReadError::Binary) => return Ok(None),
-        Err(e) => return Err(read_problem(canonical, e)),
+    let Some(disk) = read_disk(canonical, &Request::whole(READ_CAP))? else {
+        return Ok(None);
     };
     let same = disk.kind == Kind::Full
         && disk_cells(&disk.bytes).is_some_and(|on_disk| {
@@ -302,6 +360,105 @@ pub fn changed(canonical: &Path, c: &Changed, knew_all: bool) -> Result<Held, Pr
         fingerprint: disk.fingerprint,
         moved,
     })
+}
+
+/// The views of a file the agent patched. `known`: the text of the agent's
+/// full view of the file before the patch, if it had one.
+///
+/// Once the tool applied the patch, the agent knows the whole file when
+/// its full view with the patch applied is exactly the disk; otherwise it
+/// knows the lines its chunks wrote, where the disk holds them. A patch
+/// about to be applied (no report follows) is held to what it will make of
+/// the file now on disk: the views are fresh only once the disk holds
+/// exactly that, so a patch that fails, or a change landing after it,
+/// is never taken as seen.
+pub fn patched(canonical: &Path, known: Option<&[u8]>, p: &Patched) -> Result<Vec<Held>, Problem> {
+    let disk = show::read_written(canonical, KEEP).map_err(|e| read_problem(canonical, e))?;
+    // Too big to hold, or not text: nothing is recorded.
+    let Some(now) = disk
+        .bytes
+        .as_deref()
+        .and_then(|b| std::str::from_utf8(b).ok())
+    else {
+        return Ok(Vec::new());
+    };
+    let same = |a: &str, b: &str| decoded(a.as_bytes(), true) == decoded(b.as_bytes(), true);
+    let known = known.and_then(|k| std::str::from_utf8(k).ok());
+    if p.applied {
+        let after = match &p.text {
+            Some(t) => Some(t.clone()),
+            None => known
+                .and_then(|k| patch::apply(k, &p.chunks))
+                .map(|(t, _)| t),
+        };
+        if after.is_some_and(|a| same(&a, now)) {
+            return Ok(vec![held(canonical, now, &disk.fingerprint, None)]);
+        }
+        if p.text.is_some() {
+            return Ok(Vec::new());
+        }
+        return Ok(patch::locate(now, &p.chunks)
+            .into_iter()
+            .map(|span| held(canonical, now, &disk.fingerprint, Some(span)))
+            .collect());
+    }
+    let (after, spans) = match &p.text {
+        Some(t) => (t.clone(), Vec::new()),
+        None => match patch::apply(now, &p.chunks) {
+            Some(x) => x,
+            None => return Ok(Vec::new()),
+        },
+    };
+    let fingerprint = expected(&disk.fingerprint, after.as_bytes());
+    if p.text.is_some() || known.is_some_and(|k| same(k, now)) {
+        return Ok(vec![held(canonical, &after, &fingerprint, None)]);
+    }
+    Ok(spans
+        .into_iter()
+        .filter(|&(_, n)| n > 0)
+        .map(|span| held(canonical, &after, &fingerprint, Some(span)))
+        .collect())
+}
+
+/// The fingerprint of the file at its present identity once it holds
+/// `text`: its size and hash, and an mtime no file has, so the first check
+/// hashes the file and decides by content.
+fn expected(disk: &Fingerprint, text: &[u8]) -> Fingerprint {
+    let mut stat = disk.stat;
+    stat.mtime_ns = i64::MIN;
+    stat.size = text.len() as u64;
+    Fingerprint {
+        stat,
+        taken_ns: fingerprint::now_ns(),
+        hash: Some(fingerprint::hash_bytes(text)),
+    }
+}
+
+/// A view of `text` (the whole file as `fingerprint` says it is): all of
+/// it, or the lines of `span`.
+fn held(
+    canonical: &Path,
+    text: &str,
+    fingerprint: &Fingerprint,
+    span: Option<patch::Span>,
+) -> Held {
+    let bytes = text.as_bytes();
+    let total = show::count_lines(bytes);
+    let (kind, offset, lines, shown) = match span {
+        None => (Kind::Full, 1, total, bytes),
+        Some((o, n)) => (Kind::Range, o, n, slice_lines(bytes, o, n)),
+    };
+    Held {
+        canonical: canonical.to_path_buf(),
+        kind,
+        offset,
+        lines,
+        total_lines: Some(total),
+        shown: shown.to_vec(),
+        fingerprint: fingerprint.clone(),
+        keep_text: true,
+        moved: false,
+    }
 }
 
 /// The lines of `after` that differ from `before` (first line, count): what

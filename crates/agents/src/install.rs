@@ -9,9 +9,10 @@
 //! in `|| exit 2`, so that even a missing binary blocks the change.
 //!
 //! Claude Code's shape (`{"hooks": {EVENT: [{"matcher": M, "hooks":
-//! [{"type": "command", "command": C}]}]}}`) is shared by several agents, so
-//! it is written here once ([`merge`]); an agent with another shape writes
-//! its own beside its module.
+//! [{"type": "command", "command": C}]}]}}`) is shared by several agents
+//! (gemini-cli adds a `name` to each entry, Codex reads it from
+//! `hooks.json`), so it is written here once ([`merge`]); an agent with
+//! another shape writes its own beside its module.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -49,8 +50,22 @@ pub trait Installer {
     fn settings_file(&self, scope: Scope, cwd: &Path) -> Result<PathBuf, Problem>;
     /// What to wire.
     fn hooks(&self) -> &'static [Hook];
-    /// What the user must still do after installing, if anything.
-    fn next_step(&self) -> Option<&'static str> {
+    /// The scope `install` uses when none is given.
+    fn default_scope(&self) -> Scope {
+        Scope::Local
+    }
+    /// A `name` for each hook entry, where the agent shows one.
+    fn hook_name(&self) -> Option<&'static str> {
+        None
+    }
+    /// The agent blocks when a hook cannot start (exit 126, 127): then a
+    /// hook that must fail open exits 0 instead.
+    fn blocks_when_missing(&self) -> bool {
+        false
+    }
+    /// What the user must still do after installing for `scope`, if
+    /// anything.
+    fn next_step(&self, _scope: Scope) -> Option<String> {
         None
     }
 }
@@ -87,7 +102,11 @@ pub fn install(
     let before = read_settings(&target)?;
     let mut doc = before.clone().unwrap_or_else(|| Value::Object(Map::new()));
     let wanted = if uninstall { &[][..] } else { hooks };
-    let changed = merge(&mut doc, wanted, &command, inst.agent()).map_err(|what| {
+    let style = Style {
+        name: inst.hook_name(),
+        open_when_missing: inst.blocks_when_missing(),
+    };
+    let changed = merge(&mut doc, wanted, &command, inst.agent(), &style).map_err(|what| {
         Problem::new(format!(
             "{} {what}; fix it by hand, nothing was changed",
             quote(&file)
@@ -165,11 +184,31 @@ fn write_settings(file: &Path, doc: &Value) -> Result<(), Problem> {
     })
 }
 
+/// How an agent's hook entries are written.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Style<'a> {
+    /// Each entry's `name`, where the agent shows one.
+    pub name: Option<&'a str>,
+    /// A hook that must fail open exits 0 when it cannot start.
+    pub open_when_missing: bool,
+}
+
+/// What ends the command of a hook that must fail open, for an agent that
+/// blocks when a hook cannot start: 126 and 127 (not executable, not
+/// found) become 0; fsview-hook's own exit codes are kept.
+pub const OPEN_WHEN_MISSING: &str = "|| { s=$?; [ $s -lt 126 ] && exit $s; exit 0; }";
+
 /// Make `doc`'s `hooks` hold exactly `wanted` as fsview-hook's entries for
-/// `agent` (none: uninstall), each running `command`, leaving every other
-/// entry as it is. Returns whether anything changed, or what is wrong with
-/// the document.
-pub fn merge(doc: &mut Value, wanted: &[Hook], command: &str, agent: &str) -> Result<bool, String> {
+/// `agent` (none: uninstall), each running `command`, written in `style`,
+/// leaving every other entry as it is. Returns whether anything changed,
+/// or what is wrong with the document.
+pub fn merge(
+    doc: &mut Value,
+    wanted: &[Hook],
+    command: &str,
+    agent: &str,
+    style: &Style<'_>,
+) -> Result<bool, String> {
     let root = doc.as_object_mut().ok_or("is not a JSON object")?;
     if root.get("hooks").is_some_and(|h| !h.is_object()) {
         return Err("has a \"hooks\" key that is not an object".to_string());
@@ -181,10 +220,16 @@ pub fn merge(doc: &mut Value, wanted: &[Hook], command: &str, agent: &str) -> Re
         }
         let cmd = if h.fail_closed {
             format!("{command} || exit 2")
+        } else if style.open_when_missing {
+            format!("{command} {OPEN_WHEN_MISSING}")
         } else {
             command.to_string()
         };
-        g.insert("hooks".into(), json!([{"type": "command", "command": cmd}]));
+        let mut entry = json!({"type": "command", "command": cmd});
+        if let Some(n) = style.name {
+            entry["name"] = n.into();
+        }
+        g.insert("hooks".into(), json!([entry]));
         Value::Object(g)
     };
     // Already as wanted: every wanted group present once, no other entry
@@ -385,7 +430,13 @@ mod tests {
             }
         });
         assert_eq!(
-            merge(&mut doc, HOOKS, "/bin/fsview-hook claude", "claude"),
+            merge(
+                &mut doc,
+                HOOKS,
+                "/bin/fsview-hook claude",
+                "claude",
+                &Style::default()
+            ),
             Ok(true)
         );
         assert_eq!(
@@ -403,18 +454,36 @@ mod tests {
         );
         let again = doc.clone();
         assert_eq!(
-            merge(&mut doc, HOOKS, "/bin/fsview-hook claude", "claude"),
+            merge(
+                &mut doc,
+                HOOKS,
+                "/bin/fsview-hook claude",
+                "claude",
+                &Style::default()
+            ),
             Ok(false)
         );
         assert_eq!(doc, again);
         // Another path to the binary: replaced, still one entry.
         assert_eq!(
-            merge(&mut doc, HOOKS, "/opt/fsview-hook claude", "claude"),
+            merge(
+                &mut doc,
+                HOOKS,
+                "/opt/fsview-hook claude",
+                "claude",
+                &Style::default()
+            ),
             Ok(true)
         );
         assert_eq!(doc["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
         assert_eq!(
-            merge(&mut doc, &[], "/opt/fsview-hook claude", "claude"),
+            merge(
+                &mut doc,
+                &[],
+                "/opt/fsview-hook claude",
+                "claude",
+                &Style::default()
+            ),
             Ok(true)
         );
         assert_eq!(
@@ -426,8 +495,8 @@ mod tests {
     #[test]
     fn merge_refuses_what_it_does_not_understand() {
         let mut doc = json!({"hooks": []});
-        assert!(merge(&mut doc, HOOKS, "x claude", "claude").is_err());
+        assert!(merge(&mut doc, HOOKS, "x claude", "claude", &Style::default()).is_err());
         let mut doc = json!({"hooks": {"PreToolUse": {}}});
-        assert!(merge(&mut doc, HOOKS, "x claude", "claude").is_err());
+        assert!(merge(&mut doc, HOOKS, "x claude", "claude", &Style::default()).is_err());
     }
 }

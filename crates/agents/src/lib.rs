@@ -3,7 +3,8 @@
 //!
 //! An agent that runs command hooks hands each one a JSON payload and reads
 //! its answer. Every agent says the same few things in its own words, so
-//! each agent has a module that only translates ([`claude`] first): it turns
+//! each agent has a module that only translates ([`claude`], [`gemini`],
+//! [`codex`]; shared readers in [`shell`] and [`patch`]): it turns
 //! a payload into an [`Event`](event::Event) (shown, about to change,
 //! changed, session start, prompt) and fsview's [`Answer`](event::Answer)
 //! back into the agent's reply. The [`core`] turns events into store
@@ -19,10 +20,14 @@
 //! wrong.
 
 pub mod claude;
+pub mod codex;
 pub mod core;
 pub mod event;
+pub mod gemini;
 pub mod hold;
 pub mod install;
+pub mod patch;
+pub mod shell;
 
 use event::{Answer, Event, Stage, Who};
 
@@ -89,6 +94,20 @@ pub trait Agent {
     /// session start must not send them again).
     fn loads_itself(&self, _file_name: &str) -> bool {
         false
+    }
+
+    /// Whether a resumed conversation still holds the context its start was
+    /// given (then a start on resume sends nothing again).
+    fn resume_keeps_start(&self) -> bool {
+        true
+    }
+
+    /// Why the agent would not give `text`, sent as context at `stage`, to
+    /// the model exactly as it is (it escapes or expands parts of it);
+    /// `None` when it would. What it would alter is left out, with this
+    /// reason, rather than shown to the model altered.
+    fn alters(&self, _stage: Stage, _text: &str) -> Option<&'static str> {
+        None
     }
 }
 

@@ -3,7 +3,7 @@
 
     racer.py TOOL FILE NEW_TEXT_FILE [-- COMMAND...]
 
-On the first PostToolUse payload of TOOL for FILE, it writes the contents of
+On the first PostToolUse (or gemini-cli AfterTool) payload of TOOL for FILE, it writes the contents of
 NEW_TEXT_FILE over FILE and puts FILE's old mtime back (a same-size change
 no stat comparison sees), as an editor's autosave or a formatter hook might
 land just after the tool. Then it runs COMMAND (the hook being tested) with
@@ -24,7 +24,7 @@ try:
     d = json.loads(payload)
 except ValueError:
     d = {}
-if (d.get("hook_event_name") == "PostToolUse" and d.get("tool_name") == tool
+if (d.get("hook_event_name") in ("PostToolUse", "AfterTool") and d.get("tool_name") == tool
         and (d.get("tool_input") or {}).get("file_path") == path and not os.path.exists(marker)):
     st = os.stat(path)
     with open(new_text, "rb") as f:

@@ -1,0 +1,446 @@
+//! gemini-cli's command hooks, as fsview's common events.
+//!
+//! Fields as gemini-cli 0.61.0 sends them (fixtures captured from the real
+//! binary: `tests/fixtures/hooks/gemini-0.61.0/`). Every payload carries
+//! `session_id` (fsview's session), `cwd`, `hook_event_name`,
+//! `transcript_path` and `timestamp`.
+//!
+//! - `BeforeTool` of `replace` (a targeted edit of `tool_input.file_path`)
+//!   and `write_file` (a whole-file write): the gate. A refusal is
+//!   `{"decision": "deny", "reason": R}`, which the model receives as "Tool
+//!   execution blocked: R". gemini-cli allows a change when a hook exits 1,
+//!   so fsview never does; a gate that cannot decide denies (exit 0 with
+//!   the deny), and a hook that cannot start blocks.
+//! - `AfterTool` of `read_file`: `tool_response.llmContent` is what the
+//!   model got. A whole file is its text as is (lines joined by `\n`, CRLF
+//!   as LF, no byte-order mark); a part starts with a banner ending
+//!   `Status: Showing lines A-B of N total lines.` … `--- FILE CONTENT
+//!   (truncated) ---`, then lines A to B (without the last newline; N counts
+//!   the empty piece after a final newline). Without `start_line` or
+//!   `end_line` only the first 2,000 lines are shown (a `start` view);
+//!   lines over 2,000 characters are shortened (`returnDisplay` says "some
+//!   lines were shortened": a `processed` view). Instruction files
+//!   gemini-cli discovers on the way ("--- Newly Discovered Project Context
+//!   ---") are cut off the end. A failed tool (`tool_response.error`)
+//!   showed nothing.
+//! - `AfterTool` of `replace` and `write_file`: `returnDisplay.newContent`
+//!   is what the file now holds, after `originalContent`.
+//! - `SessionStart` (`source`: startup, resume, clear): gemini-cli loads the
+//!   GEMINI.md files itself and no payload says which, so nothing is
+//!   recorded of them (an edit of one needs a read first). Context
+//!   (`hookSpecificOutput.additionalContext`) is put in front of the prompt,
+//!   where gemini-cli reads the files its `@` tokens name into it, and it
+//!   turns `<` and `>` into `&lt;` and `&gt;`: an instruction file with
+//!   either is left out, said so, rather than shown altered. A resumed
+//!   session does not hold the first prompt any more, so the context is
+//!   sent again on resume.
+//! - A hook that fails open says so in `systemMessage` (gemini-cli takes a
+//!   lone line on stderr of a hook that exits 0 for an "allow"); a hook
+//!   that cannot start blocks, so the installer makes those that must fail
+//!   open exit 0 then.
+//! - `BeforeAgent`: the reminder of changed files, as additionalContext
+//!   (a part after the prompt, not read for `@` tokens, still escaped: a
+//!   diff with `<` or `>` is left out, with a word to read the file).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::event::{Answer, Changed, Event, Extent, Shown, ShownText, Stage, Start, Who};
+use crate::install::{Hook, Installer, Scope};
+use crate::{Agent, Parsed, Problem, Reply};
+
+/// gemini-cli.
+pub struct Gemini;
+
+type Failed = (Stage, Problem);
+
+const JIT_CONTEXT: &str = "\n\n--- Newly Discovered Project Context ---\n";
+const JIT_CONTEXT_END: &str = "\n--- End Project Context ---";
+const TRUNCATED: &str = "\nIMPORTANT: The file content has been truncated.\n";
+const BANNER_STATUS: &str = "Status: Showing lines ";
+const BANNER_END: &str = "--- FILE CONTENT (truncated) ---\n";
+
+fn problem(stage: Stage, msg: impl Into<String>) -> Failed {
+    (stage, Problem::new(msg))
+}
+
+impl Agent for Gemini {
+    fn parse(&self, payload: &[u8]) -> Result<Parsed, Failed> {
+        let payload: Value = serde_json::from_slice(payload).map_err(|e| {
+            problem(
+                Stage::Other,
+                format!("the hook payload is not JSON ({e}); fsview-hook gemini reads one gemini-cli hook payload on stdin"),
+            )
+        })?;
+        let name = payload
+            .get("hook_event_name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| {
+                problem(
+                    Stage::Other,
+                    "the hook payload has no hook_event_name string; fsview-hook gemini reads one gemini-cli hook payload on stdin",
+                )
+            })?;
+        let stage = match name {
+            "BeforeTool" => Stage::AboutToChange,
+            "AfterTool" => Stage::Shown,
+            "SessionStart" => Stage::SessionStart,
+            "BeforeAgent" => Stage::Prompt,
+            other => {
+                return Err(problem(
+                    Stage::Other,
+                    format!("hook event {other:?} is not one fsview-hook answers; wire it to BeforeTool, AfterTool, SessionStart and BeforeAgent only"),
+                ))
+            }
+        };
+        let who = who(&payload, name).map_err(|p| (stage, p))?;
+        let event = match stage {
+            Stage::AboutToChange => before_tool(&payload),
+            Stage::Shown => after_tool(&payload),
+            Stage::SessionStart => Ok(Event::SessionStart(
+                match payload.get("source").and_then(Value::as_str) {
+                    Some("resume") => Start::Resume,
+                    Some("clear") => Start::Clear,
+                    _ => Start::Startup,
+                },
+            )),
+            _ => Ok(Event::Prompt),
+        }
+        .map_err(|p| (stage, p))?;
+        Ok(Parsed { who, event })
+    }
+
+    fn reply(&self, stage: Stage, answer: Answer) -> Reply {
+        let out = match answer {
+            Answer::Nothing => return Reply::nothing(),
+            Answer::Allow(reason) => json!({"decision": "allow", "reason": reason}),
+            Answer::Deny(reason) => json!({"decision": "deny", "reason": reason}),
+            Answer::Context(text) => json!({
+                "hookSpecificOutput": {
+                    "hookEventName": if stage == Stage::SessionStart { "SessionStart" } else { "BeforeAgent" },
+                    "additionalContext": text,
+                }
+            }),
+        };
+        Reply {
+            stdout: Some(out.to_string()),
+            stderr: None,
+            code: 0,
+        }
+    }
+
+    fn fail(&self, stage: Stage, msg: &str, closed: bool) -> Reply {
+        if !closed {
+            // gemini-cli reads a lone line on stderr of a hook that exits 0
+            // as {"decision": "allow"}: say it as a message for the user.
+            return Reply {
+                stdout: Some(json!({"systemMessage": format!("fsview-hook: {msg}")}).to_string()),
+                stderr: Some(msg.to_string()),
+                code: 0,
+            };
+        }
+        if stage == Stage::AboutToChange {
+            let reason = format!("fsview-hook could not check this change, so it is denied: {msg}");
+            return Reply {
+                stdout: Some(json!({"decision": "deny", "reason": reason}).to_string()),
+                stderr: Some(msg.to_string()),
+                code: 0,
+            };
+        }
+        // Exit 2: gemini-cli's blocking error (exit 1 would only warn).
+        Reply {
+            stdout: None,
+            stderr: Some(msg.to_string()),
+            code: 2,
+        }
+    }
+
+    fn loads_itself(&self, name: &str) -> bool {
+        name == "GEMINI.md"
+    }
+
+    /// gemini-cli's `--resume` does not give the model the first prompt
+    /// again, and SessionStart's context was put in front of it.
+    fn resume_keeps_start(&self) -> bool {
+        false
+    }
+
+    fn alters(&self, stage: Stage, text: &str) -> Option<&'static str> {
+        if text.contains(['<', '>']) {
+            return Some("gemini-cli would escape its angle brackets");
+        }
+        if stage == Stage::SessionStart && text.contains('@') {
+            return Some("gemini-cli would read the files its at-signs name into the prompt");
+        }
+        None
+    }
+}
+
+fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
+    let session = payload
+        .get("session_id")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| {
+            Problem::new(format!(
+                "the {event} payload has no session_id string; pass --sid ID to name the session"
+            ))
+        })?;
+    let cwd = payload
+        .get("cwd")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| Problem::new(format!("the {event} payload has no cwd string")))?;
+    Ok(Who {
+        session: session.to_string(),
+        agent: None,
+        cwd: PathBuf::from(cwd),
+    })
+}
+
+fn tool_name(payload: &Value) -> Result<&str, Problem> {
+    payload
+        .get("tool_name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| Problem::new("the payload has no tool_name string"))
+}
+
+fn file_path(tool: &str, payload: &Value) -> Result<PathBuf, Problem> {
+    payload
+        .get("tool_input")
+        .and_then(|i| i.get("file_path"))
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+        .ok_or_else(|| {
+            Problem::new(format!(
+                "the {tool} payload has no tool_input.file_path string"
+            ))
+        })
+}
+
+fn before_tool(payload: &Value) -> Result<Event, Problem> {
+    let tool = tool_name(payload)?;
+    let whole = match tool {
+        "write_file" => true,
+        "replace" => false,
+        _ => return Ok(Event::Ignored),
+    };
+    Ok(Event::AboutToChange {
+        path: file_path(tool, payload)?,
+        whole,
+    })
+}
+
+fn after_tool(payload: &Value) -> Result<Event, Problem> {
+    let tool = tool_name(payload)?;
+    if !matches!(tool, "read_file" | "replace" | "write_file") {
+        return Ok(Event::Ignored);
+    }
+    let path = file_path(tool, payload)?;
+    let response = payload
+        .get("tool_response")
+        .filter(|v| v.is_object())
+        .ok_or_else(|| {
+            Problem::new(format!(
+                "the {tool} payload has no tool_response object, so nothing was recorded"
+            ))
+        })?;
+    // A failed tool showed and changed nothing.
+    if response.get("error").is_some_and(|e| !e.is_null()) {
+        return Ok(Event::Ignored);
+    }
+    match tool {
+        "read_file" => read(path, payload, response),
+        _ => changed(tool, path, payload, response),
+    }
+}
+
+fn read(path: PathBuf, payload: &Value, response: &Value) -> Result<Event, Problem> {
+    // An image, audio or a PDF is sent as data, not text.
+    let Some(content) = response.get("llmContent").and_then(Value::as_str) else {
+        return Ok(Event::Ignored);
+    };
+    let display = response
+        .get("returnDisplay")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    // A binary file, an SVG too large to show: a note, not the file.
+    if display.starts_with("Skipped ") {
+        return Ok(Event::Ignored);
+    }
+    let content = match content.strip_suffix(JIT_CONTEXT_END) {
+        Some(head) => head.rfind(JIT_CONTEXT).map_or(content, |at| &content[..at]),
+        None => content,
+    };
+    let shortened = display.contains("some lines were shortened");
+    let input = payload.get("tool_input").unwrap_or(&Value::Null);
+    let asked = ["start_line", "end_line"]
+        .iter()
+        .any(|k| input.get(*k).is_some_and(|v| !v.is_null()));
+    let (text, offset, extent) = match banner(content) {
+        // Lines the model asked for, or the first page of a longer file.
+        Some((first, lines)) if asked => (lines, first, Extent::Range),
+        Some((first, lines)) => (lines, first, Extent::Start),
+        None if content.starts_with(TRUNCATED) => {
+            return Err(Problem::new(
+                "the read_file response has a truncation banner fsview cannot read, so nothing was recorded",
+            ))
+        }
+        None => (content, 1, Extent::Whole),
+    };
+    let text = if shortened {
+        ShownText::Processed(text.to_string())
+    } else {
+        ShownText::Lines(text.to_string())
+    };
+    Ok(Event::Shown(Shown {
+        path,
+        text,
+        offset,
+        extent,
+    }))
+}
+
+/// The truncation banner of a partial read: the first line shown, and the
+/// lines after the banner.
+fn banner(content: &str) -> Option<(u64, &str)> {
+    let status = content
+        .strip_prefix(TRUNCATED)?
+        .strip_prefix(BANNER_STATUS)?;
+    let (first, _) = status.split_once('-')?;
+    let lines = &status[status.find(BANNER_END)? + BANNER_END.len()..];
+    Some((first.parse().ok()?, lines))
+}
+
+fn changed(tool: &str, path: PathBuf, payload: &Value, response: &Value) -> Result<Event, Problem> {
+    let display = response.get("returnDisplay").filter(|d| d.is_object());
+    let string = |v: Option<&Value>, key: &str| {
+        v.and_then(|v| v.get(key))
+            .and_then(Value::as_str)
+            .map(String::from)
+    };
+    let whole = tool == "write_file";
+    let text = string(display, "newContent").or_else(|| {
+        // Another version: the input is what a write wrote.
+        whole
+            .then(|| string(payload.get("tool_input"), "content"))
+            .flatten()
+    });
+    let Some(text) = text else {
+        return Err(Problem::new(format!(
+            "the {tool} response does not say what the file now holds (no returnDisplay.newContent), so nothing was recorded"
+        )));
+    };
+    Ok(Event::Changed(Changed {
+        path,
+        text,
+        before: string(display, "originalContent"),
+        whole,
+    }))
+}
+
+/// gemini-cli's settings files and the hooks fsview wires into them.
+pub struct GeminiInstaller;
+
+/// The wiring: the gate before every change, a record after every read and
+/// change, the session's start, each prompt. Matchers are regular
+/// expressions, matched anywhere in the tool's name.
+pub const HOOKS: &[Hook] = &[
+    Hook {
+        event: "BeforeTool",
+        matcher: Some("^(replace|write_file)$"),
+        fail_closed: true,
+    },
+    Hook {
+        event: "AfterTool",
+        matcher: Some("^(read_file|replace|write_file)$"),
+        fail_closed: false,
+    },
+    Hook {
+        event: "SessionStart",
+        matcher: None,
+        fail_closed: false,
+    },
+    Hook {
+        event: "BeforeAgent",
+        matcher: None,
+        fail_closed: false,
+    },
+];
+
+impl Installer for GeminiInstaller {
+    fn agent(&self) -> &'static str {
+        "gemini"
+    }
+
+    /// gemini-cli reads `.gemini/settings.json` of the directory it starts
+    /// in, and the user's from `$GEMINI_CLI_HOME/.gemini`, else
+    /// `~/.gemini`.
+    fn settings_file(&self, scope: Scope, cwd: &Path) -> Result<PathBuf, Problem> {
+        match scope {
+            Scope::Project => Ok(cwd.join(".gemini").join("settings.json")),
+            Scope::User => Ok(home("GEMINI_CLI_HOME", cwd)?
+                .join(".gemini")
+                .join("settings.json")),
+            Scope::Local => Err(Problem::new(
+                "gemini-cli has no settings for one user in one project; use --project or --user",
+            )),
+        }
+    }
+
+    fn default_scope(&self) -> Scope {
+        Scope::Project
+    }
+
+    fn hooks(&self) -> &'static [Hook] {
+        HOOKS
+    }
+
+    fn hook_name(&self) -> Option<&'static str> {
+        Some("fsview")
+    }
+
+    fn blocks_when_missing(&self) -> bool {
+        true
+    }
+
+    fn next_step(&self, scope: Scope) -> Option<String> {
+        (scope == Scope::Project).then(|| {
+            "gemini-cli runs a project's hooks only in a trusted folder: trust this folder when gemini-cli asks (or list it in ~/.gemini/trustedFolders.json)".to_string()
+        })
+    }
+}
+
+/// The home directory an agent reads its user settings from: `$VAR` when
+/// set (relative to `cwd`), else `$HOME`.
+pub fn home(var: &str, cwd: &Path) -> Result<PathBuf, Problem> {
+    std::env::var_os(var)
+        .filter(|d| !d.is_empty())
+        .map(|d| cwd.join(d))
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from)
+        })
+        .ok_or_else(|| {
+            Problem::new(format!(
+                "neither {var} nor HOME is set, so the user's settings cannot be found; use --project"
+            ))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_banner_of_a_partial_read() {
+        let c = "\nIMPORTANT: The file content has been truncated.\nStatus: Showing lines 1-5 of 51 total lines.\nAction: To read more of the file, you can use the 'start_line' and 'end_line' parameters in a subsequent 'read_file' call. For example, to read the next section of the file, use start_line: 6.\n\n--- FILE CONTENT (truncated) ---\nline 1\nline 2";
+        assert_eq!(banner(c), Some((1, "line 1\nline 2")));
+        let c = c.replace("1-5 of 51", "46-50 of 51");
+        assert_eq!(banner(&c), Some((46, "line 1\nline 2")));
+        assert_eq!(banner("line 1\n"), None);
+    }
+}

@@ -1,0 +1,477 @@
+//! Patches in the `apply_patch` format (Codex's, also taken by other
+//! agents): which files a patch changes, and what it makes of a text.
+//!
+//! ```text
+//! *** Begin Patch
+//! *** Update File: src/app.py
+//! *** Move to: src/main.py          (optional)
+//! @@ def run():                     (a context line to find first; or a bare @@)
+//!  unchanged line
+//! -removed line
+//! +added line
+//! *** End of File                   (optional: the chunk ends the file)
+//! *** Add File: notes.txt
+//! +every line of the new file
+//! *** Delete File: old.txt
+//! *** End Patch
+//! ```
+//!
+//! Applying is done the way Codex 0.171.0 does it, so that fsview can tell
+//! what the agent believes a file holds after its patch: the text's lines
+//! (a final newline does not start another), each chunk's old lines found
+//! in order after the previous chunk (and after its context line), exactly
+//! first, then ignoring trailing whitespace, then surrounding whitespace,
+//! then typographic dashes, quotes and spaces; the lines kept as context
+//! stay as the file has them, removed ones go, added ones come in; a chunk
+//! that only adds lines adds them at the end of the file; the result ends
+//! with a newline and keeps the text's CRLF line endings. Where fsview's
+//! reading and the tool's differ, the view fsview records is simply never
+//! fresh (a read too many, never a change let through).
+
+use std::path::PathBuf;
+
+/// One chunk of an update: its old lines (kept and removed), found after
+/// `context`, become its new lines (kept and added).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chunk {
+    pub context: Option<String>,
+    pub lines: Vec<Line>,
+    /// The old lines end the file.
+    pub end_of_file: bool,
+}
+
+/// A line of a chunk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Line {
+    /// ` line`: context, in the file before and after.
+    Keep(String),
+    /// `-line`
+    Remove(String),
+    /// `+line`
+    Add(String),
+}
+
+impl Chunk {
+    /// The lines the chunk expects in the file.
+    pub fn old_lines(&self) -> Vec<&str> {
+        self.lines
+            .iter()
+            .filter_map(|l| match l {
+                Line::Keep(t) | Line::Remove(t) => Some(t.as_str()),
+                Line::Add(_) => None,
+            })
+            .collect()
+    }
+
+    /// The lines the chunk leaves (its context as the patch spells it).
+    pub fn new_lines(&self) -> Vec<&str> {
+        self.lines
+            .iter()
+            .filter_map(|l| match l {
+                Line::Keep(t) | Line::Add(t) => Some(t.as_str()),
+                Line::Remove(_) => None,
+            })
+            .collect()
+    }
+}
+
+/// What a patch does to one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileOp {
+    /// Create the file (or replace it whole) with `text`.
+    Add {
+        path: PathBuf,
+        text: String,
+    },
+    Delete {
+        path: PathBuf,
+    },
+    /// Change the file by chunks, and move it when `to` says so.
+    Update {
+        path: PathBuf,
+        to: Option<PathBuf>,
+        chunks: Vec<Chunk>,
+    },
+}
+
+impl FileOp {
+    /// The file the operation changes first (the source of a move).
+    pub fn path(&self) -> &PathBuf {
+        match self {
+            FileOp::Add { path, .. } | FileOp::Delete { path } | FileOp::Update { path, .. } => {
+                path
+            }
+        }
+    }
+}
+
+const BEGIN: &str = "*** Begin Patch";
+const END: &str = "*** End Patch";
+const ADD: &str = "*** Add File: ";
+const DELETE: &str = "*** Delete File: ";
+const UPDATE: &str = "*** Update File: ";
+const MOVE: &str = "*** Move to: ";
+const EOF: &str = "*** End of File";
+
+/// The operations of a patch, or `None` when `text` is not a patch in this
+/// format (then the tool refuses it too, and fsview takes nothing from it).
+pub fn parse(text: &str) -> Option<Vec<FileOp>> {
+    let lines: Vec<&str> = text.trim().lines().collect();
+    let body = match lines.as_slice() {
+        [first, body @ .., last] if first.trim() == BEGIN && last.trim() == END => body,
+        _ => return None,
+    };
+    let mut ops = Vec::new();
+    let mut i = 0;
+    while i < body.len() {
+        let header = body[i].trim();
+        i += 1;
+        if let Some(path) = header.strip_prefix(ADD) {
+            let mut text = String::new();
+            while let Some(l) = body.get(i).and_then(|l| l.strip_prefix('+')) {
+                text.push_str(l);
+                text.push('\n');
+                i += 1;
+            }
+            ops.push(FileOp::Add {
+                path: PathBuf::from(path),
+                text,
+            });
+        } else if let Some(path) = header.strip_prefix(DELETE) {
+            ops.push(FileOp::Delete {
+                path: PathBuf::from(path),
+            });
+        } else if let Some(path) = header.strip_prefix(UPDATE) {
+            let to = body.get(i).and_then(|l| l.strip_prefix(MOVE)).map(|t| {
+                i += 1;
+                PathBuf::from(t)
+            });
+            let mut chunks = Vec::new();
+            while i < body.len() && !body[i].starts_with('*') {
+                if body[i].trim().is_empty() {
+                    i += 1;
+                    continue;
+                }
+                let (chunk, used) = chunk(&body[i..], chunks.is_empty())?;
+                chunks.push(chunk);
+                i += used;
+            }
+            if chunks.is_empty() {
+                return None;
+            }
+            ops.push(FileOp::Update {
+                path: PathBuf::from(path),
+                to,
+                chunks,
+            });
+        } else {
+            return None;
+        }
+    }
+    Some(ops)
+}
+
+/// One chunk at the start of `lines`, and how many lines it took.
+fn chunk(lines: &[&str], first: bool) -> Option<(Chunk, usize)> {
+    let (context, mut used) = match lines[0] {
+        "@@" => (None, 1),
+        l if l.starts_with("@@ ") => (Some(l[3..].to_string()), 1),
+        // The first chunk of a file may leave out its @@.
+        _ if first => (None, 0),
+        _ => return None,
+    };
+    let mut c = Chunk {
+        context,
+        lines: Vec::new(),
+        end_of_file: false,
+    };
+    let start = used;
+    for l in &lines[start..] {
+        if *l == EOF {
+            if used == start {
+                return None;
+            }
+            c.end_of_file = true;
+            used += 1;
+            break;
+        }
+        match l.chars().next() {
+            None => c.lines.push(Line::Keep(String::new())),
+            Some(' ') => c.lines.push(Line::Keep(l[1..].to_string())),
+            Some('-') => c.lines.push(Line::Remove(l[1..].to_string())),
+            Some('+') => c.lines.push(Line::Add(l[1..].to_string())),
+            // The next chunk, or the next file.
+            _ if used > start => break,
+            _ => return None,
+        }
+        used += 1;
+    }
+    if used == start {
+        return None;
+    }
+    Some((c, used))
+}
+
+/// Where a chunk's new lines are in a text: first line (1-based) and count.
+pub type Span = (u64, u64);
+
+/// `base` with `chunks` applied as the tool applies them, and where each
+/// chunk's new lines ended up; `None` when a chunk does not apply.
+pub fn apply(base: &str, chunks: &[Chunk]) -> Option<(String, Vec<Span>)> {
+    let crlf = base.contains("\r\n");
+    let mut lines: Vec<&str> = base
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    if lines.last() == Some(&"") {
+        lines.pop();
+    }
+    let mut cursor = 0;
+    // (where, how many old lines, the chunk's lines that apply there)
+    let mut edits: Vec<(usize, usize, &[Line])> = Vec::new();
+    for c in chunks {
+        if let Some(ctx) = &c.context {
+            cursor = seek(&lines, &[ctx.as_str()], cursor, false)? + 1;
+        }
+        let old = c.old_lines();
+        if old.is_empty() {
+            // Only added lines: Codex adds them at the end of the file.
+            edits.push((lines.len(), 0, &c.lines));
+            continue;
+        }
+        let (at, len, ops) = match seek(&lines, &old, cursor, c.end_of_file) {
+            Some(at) => (at, old.len(), &c.lines[..]),
+            // A trailing empty line in the chunk may stand for the final
+            // newline.
+            None if matches!(c.lines.last(), Some(Line::Keep(t)) if t.is_empty()) => {
+                let at = seek(&lines, &old[..old.len() - 1], cursor, c.end_of_file)?;
+                (at, old.len() - 1, &c.lines[..c.lines.len() - 1])
+            }
+            None => return None,
+        };
+        edits.push((at, len, ops));
+        cursor = at + len;
+    }
+    edits.sort_by_key(|e| e.0);
+    let mut out: Vec<&str> = Vec::with_capacity(lines.len());
+    let mut spans = Vec::with_capacity(edits.len());
+    let mut pos = 0;
+    for (at, len, ops) in edits {
+        if at < pos {
+            return None; // overlapping chunks
+        }
+        out.extend_from_slice(&lines[pos..at]);
+        let start = out.len();
+        let mut from = at;
+        for op in ops {
+            match op {
+                // The file's own line: a context line may have matched
+                // leniently.
+                Line::Keep(_) => {
+                    out.push(lines[from]);
+                    from += 1;
+                }
+                Line::Remove(_) => from += 1,
+                Line::Add(t) => out.push(t),
+            }
+        }
+        spans.push((start as u64 + 1, (out.len() - start) as u64));
+        pos = at + len;
+    }
+    out.extend_from_slice(&lines[pos..]);
+    let eol = if crlf { "\r\n" } else { "\n" };
+    let mut text = out.join(eol);
+    text.push_str(eol);
+    Some((text, spans))
+}
+
+/// Where each chunk's new lines are in `text`, in order; chunks that add no
+/// line, or whose lines are not there, are left out.
+pub fn locate(text: &str, chunks: &[Chunk]) -> Vec<Span> {
+    let lines: Vec<&str> = text
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    let mut cursor = 0;
+    let mut spans = Vec::new();
+    for new in chunks
+        .iter()
+        .map(Chunk::new_lines)
+        .filter(|n| !n.is_empty())
+    {
+        let found = (cursor..=lines.len().saturating_sub(new.len()))
+            .find(|&i| lines[i..i + new.len()] == new[..]);
+        if let Some(at) = found {
+            spans.push((at as u64 + 1, new.len() as u64));
+            cursor = at + new.len();
+        }
+    }
+    spans
+}
+
+/// The first index at or after `start` (at the end when `eof`) where
+/// `pattern` matches `lines`, each pass more lenient than the one before.
+fn seek(lines: &[&str], pattern: &[&str], start: usize, eof: bool) -> Option<usize> {
+    if pattern.is_empty() {
+        return Some(start);
+    }
+    if pattern.len() > lines.len() {
+        return None;
+    }
+    let from = if eof {
+        lines.len() - pattern.len()
+    } else {
+        start
+    };
+    let last = lines.len() - pattern.len();
+    let passes: [fn(&str) -> String; 4] = [
+        |s| s.to_string(),
+        |s| s.trim_end().to_string(),
+        |s| s.trim().to_string(),
+        |s| s.trim().chars().map(plain).collect(),
+    ];
+    passes.iter().find_map(|norm| {
+        (from..=last).find(|&i| {
+            pattern
+                .iter()
+                .zip(&lines[i..])
+                .all(|(p, l)| norm(p) == norm(l))
+        })
+    })
+}
+
+/// Typographic punctuation and spaces as their plain ASCII forms.
+fn plain(c: char) -> char {
+    match c {
+        '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+        '\u{2018}'..='\u{201B}' => '\'',
+        '\u{201C}'..='\u{201F}' => '"',
+        '\u{00A0}' | '\u{2002}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
+        c => c,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chunk from its lines as a patch writes them (' ', '-', '+').
+    fn chunk(context: Option<&str>, lines: &[&str]) -> Chunk {
+        Chunk {
+            context: context.map(String::from),
+            lines: lines
+                .iter()
+                .map(|l| {
+                    let (tag, t) = l.split_at(1);
+                    match tag {
+                        " " => Line::Keep(t.into()),
+                        "-" => Line::Remove(t.into()),
+                        _ => Line::Add(t.into()),
+                    }
+                })
+                .collect(),
+            end_of_file: false,
+        }
+    }
+
+    #[test]
+    fn parses_every_operation() {
+        let p = "*** Begin Patch\n*** Add File: a.txt\n+one\n+\n*** Delete File: b.txt\n\
+                 *** Update File: c.py\n*** Move to: d.py\n@@ def f():\n-    pass\n+    return 1\n \n\
+                 @@\n-x\n+y\n*** End of File\n*** End Patch\n";
+        assert_eq!(
+            parse(p).unwrap(),
+            vec![
+                FileOp::Add {
+                    path: "a.txt".into(),
+                    text: "one\n\n".into()
+                },
+                FileOp::Delete {
+                    path: "b.txt".into()
+                },
+                FileOp::Update {
+                    path: "c.py".into(),
+                    to: Some("d.py".into()),
+                    chunks: vec![
+                        chunk(Some("def f():"), &["-    pass", "+    return 1", " "]),
+                        Chunk {
+                            end_of_file: true,
+                            ..chunk(None, &["-x", "+y"])
+                        },
+                    ]
+                },
+            ]
+        );
+        // The first chunk may leave out its @@.
+        let p = "*** Begin Patch\n*** Update File: f\n import os\n+import re\n*** End Patch";
+        assert_eq!(
+            parse(p).unwrap(),
+            vec![FileOp::Update {
+                path: "f".into(),
+                to: None,
+                chunks: vec![chunk(None, &[" import os", "+import re"])]
+            }]
+        );
+    }
+
+    #[test]
+    fn refuses_what_is_not_a_patch() {
+        assert_eq!(parse("cat a.txt"), None);
+        assert_eq!(parse("*** Begin Patch\n*** Add File: a\n+x\n"), None);
+        assert_eq!(
+            parse("*** Begin Patch\n*** Update File: a\n*** End Patch"),
+            None
+        );
+        assert_eq!(
+            parse("*** Begin Patch\n*** Frobnicate: a\n*** End Patch"),
+            None
+        );
+        assert_eq!(
+            parse("*** Begin Patch\n*** Update File: a\n@@\nbad\n*** End Patch"),
+            None
+        );
+    }
+
+    #[test]
+    fn applies_as_the_tool_does() {
+        let base = "a\nb\nc\nd\n";
+        let (t, spans) = apply(base, &[chunk(None, &["-b", "+B", "+B2"])]).unwrap();
+        assert_eq!(t, "a\nB\nB2\nc\nd\n");
+        assert_eq!(spans, vec![(2, 2)]);
+        // Chunks in order, a context line first, a final newline added.
+        let (t, spans) = apply("fn a\nx\nfn b\nx", &[chunk(Some("fn b"), &["-x", "+y"])]).unwrap();
+        assert_eq!((t.as_str(), spans), ("fn a\nx\nfn b\ny\n", vec![(4, 1)]));
+        // Whitespace and typographic quotes are tolerated in old lines, and
+        // context lines stay as the file has them (as Codex 0.171.0 did).
+        let (t, _) = apply(
+            "  say “hi”  \nx  \ny\n",
+            &[chunk(None, &["-say \"hi\"", " x", "-y", "+z"])],
+        )
+        .unwrap();
+        assert_eq!(t, "x  \nz\n");
+        // CRLF stays CRLF.
+        let (t, _) = apply("one\r\ntwo\r\n", &[chunk(None, &["-two", "+TWO"])]).unwrap();
+        assert_eq!(t, "one\r\nTWO\r\n");
+        // Only added lines go at the end, whatever the context (as Codex
+        // 0.171.0 did).
+        let (t, spans) = apply("a\nb\nc\n", &[chunk(Some("a"), &["+new"])]).unwrap();
+        assert_eq!((t.as_str(), spans), ("a\nb\nc\nnew\n", vec![(4, 1)]));
+        // A trailing empty context line may stand for the final newline.
+        let (t, _) = apply("a\nb", &[chunk(None, &["-b", "+B", " "])]).unwrap();
+        assert_eq!(t, "a\nB\n");
+        // Old lines not in the text: not applied.
+        assert_eq!(apply(base, &[chunk(None, &["-zz", "+y"])]), None);
+        assert_eq!(apply(base, &[chunk(Some("nope"), &["-b", "+y"])]), None);
+    }
+
+    #[test]
+    fn locates_new_lines_in_order() {
+        let chunks = [
+            chunk(None, &["-b", "+B"]),
+            chunk(None, &["-x"]),
+            chunk(None, &["-d", "+D", "+E"]),
+        ];
+        assert_eq!(locate("a\nB\nc\nD\nE\n", &chunks), vec![(2, 1), (4, 2)]);
+        assert_eq!(locate("a\nb\n", &chunks), vec![]);
+    }
+}

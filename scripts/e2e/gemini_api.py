@@ -1,0 +1,130 @@
+"""The Gemini API (generativelanguage v1beta), answered from a script.
+
+`POST /v1beta/models/MODEL:streamGenerateContent?alt=sse` (server-sent
+events) and `:generateContent` (one JSON body), and `:countTokens`. A
+request that offers tools is the agent's main loop and gets the script's
+next turn. A request that asks for JSON (`responseJsonSchema`) is one of
+gemini-cli's helpers: the model router (`complexity_score`, which must be
+at least 1), the next-speaker check (always the user: the script decides
+when the model acts), or another, answered with the schema's required
+fields. Anything else gets a short text.
+
+A turn is a list of parts built with `text(...)` and `call(name, args)`,
+or a function of the request returning one. Which turn answers a request
+is decided by the number of model messages already in it, so a resumed
+session (`--resume`) carries on where the script left off.
+"""
+
+import itertools
+import json
+
+from model import Response
+
+_ids = itertools.count(1)
+
+
+def text(s):
+    return {"text": s}
+
+
+def call(name, args):
+    """A function call part, with a made-up thought signature (Gemini 3
+    models send one with every call, and gemini-cli sends it back)."""
+    n = next(_ids)
+    return {"functionCall": {"name": name, "args": args, "id": "call_e2e_%04d" % n},
+            "thoughtSignature": "e2e-signature-%04d" % n}
+
+
+def function_responses(body):
+    """Every functionResponse part of a request, in order: (name, id,
+    response object)."""
+    out = []
+    for c in body.get("contents", []):
+        for p in c.get("parts", []) or []:
+            fr = p.get("functionResponse")
+            if fr:
+                out.append((fr.get("name"), fr.get("id"), fr.get("response") or {}))
+    return out
+
+
+def result_text(response):
+    """What a functionResponse's `response` object told the model: its
+    `output`, else its `error`, else the whole object."""
+    if "output" in response:
+        o = response["output"]
+        return o if isinstance(o, str) else json.dumps(o)
+    if "error" in response:
+        return "ERROR: " + str(response["error"])
+    return json.dumps(response)
+
+
+def user_text(body):
+    """Every text part of the user's messages, joined by newlines."""
+    out = []
+    for c in body.get("contents", []):
+        if c.get("role") != "user":
+            continue
+        for p in c.get("parts", []) or []:
+            if "text" in p:
+                out.append(p["text"])
+    return "\n".join(out)
+
+
+def _json_answer(schema):
+    props = (schema or {}).get("properties") or {}
+    if "complexity_score" in props:
+        return {"complexity_reasoning": "A scripted e2e model.", "complexity_score": 50}
+    if "next_speaker" in props:
+        return {"reasoning": "The script decides.", "next_speaker": "user"}
+    out = {}
+    for k in (schema or {}).get("required", []):
+        t = (props.get(k) or {}).get("type")
+        out[k] = {"number": 1, "integer": 1, "boolean": False, "array": [], "object": {}}.get(t, "")
+    return out
+
+
+class Gemini:
+    """A protocol for model.Server: the script `turns` (a list), answered in
+    order to main-loop requests. `main` collects those requests, `json`
+    the helpers' (router, next speaker), `side` the rest."""
+
+    def __init__(self, turns, model="gemini-3-pro-preview"):
+        self.turns = list(turns)
+        self.model = model
+        self.main = []
+        self.json = []
+        self.side = []
+
+    def handle(self, req):
+        path = req.path.split("?")[0]
+        body = req.json or {}
+        if path.endswith(":countTokens"):
+            return Response.json({"totalTokens": max(1, len(req.raw) // 4)})
+        if not (path.endswith(":streamGenerateContent") or path.endswith(":generateContent")):
+            return Response.json({"error": {"code": 404, "message": path, "status": "NOT_FOUND"}}, 404)
+        config = body.get("generationConfig") or {}
+        schema = config.get("responseJsonSchema") or config.get("responseSchema")
+        if body.get("tools"):
+            self.main.append(req)
+            n = sum(1 for c in body.get("contents", []) if c.get("role") == "model")
+            if n < len(self.turns):
+                turn = self.turns[n]
+                parts = turn(body) if callable(turn) else turn
+            else:
+                parts = [text("Done.")]
+        elif config.get("responseMimeType") == "application/json" or schema:
+            self.json.append(req)
+            parts = [text(json.dumps(_json_answer(schema)))]
+        else:
+            self.side.append(req)
+            parts = [text("ok")]
+        resp = {
+            "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": max(1, len(req.raw) // 4), "candidatesTokenCount": 10,
+                              "totalTokenCount": max(1, len(req.raw) // 4) + 10},
+            "modelVersion": self.model,
+            "responseId": "resp_e2e_%04d" % next(_ids),
+        }
+        if path.endswith(":streamGenerateContent"):
+            return Response(content_type="text/event-stream", chunks=["data: %s\r\n\r\n" % json.dumps(resp)])
+        return Response.json(resp)

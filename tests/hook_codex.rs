@@ -1,0 +1,462 @@
+//! fsview-hook codex, fed the payloads the real Codex 0.171.0 sent
+//! (tests/fixtures/hooks/codex-0.171.0, captured by `scripts/e2e-codex
+//! --save-fixtures`), answered with exact stdout JSON and exit codes.
+
+use serde_json::{json, Value};
+
+use crate::agent::{hook_path, line, partial, read_json, view, Agent, MODIFIED, NOT_READ};
+use crate::harness::{self, Env};
+
+/// The files as they were when the fixtures were captured.
+const A_TXT: &str = "one\ntwo\nthree\n";
+
+fn codex() -> Agent {
+    Agent::new("codex", "codex-0.171.0")
+}
+
+fn decision(verdict: &str, reason: &str) -> String {
+    line(json!({"hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": verdict,
+        "permissionDecisionReason": reason,
+    }}))
+}
+
+fn deny(reason: &str) -> String {
+    decision("deny", reason)
+}
+
+fn context(event: &str, text: &str) -> String {
+    line(json!({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}))
+}
+
+fn lines(n: usize) -> String {
+    (1..=n).map(|i| format!("line {i}\n")).collect()
+}
+
+fn big() -> String {
+    (1..=5000)
+        .map(|i| format!("line {i} of a big file with some words in it\n"))
+        .collect()
+}
+
+/// A payload of `fixture` with another command (a patch, a command line).
+fn with_command(a: &Agent, fixture: &str, command: &str) -> Value {
+    let mut p = a.payload(fixture);
+    p["tool_input"]["command"] = json!(command);
+    p
+}
+
+#[test]
+fn a_patch_of_a_file_never_read_is_denied() {
+    let a = codex();
+    a.env.write("a.txt", A_TXT);
+    a.hook("pre_patch_update", &[])
+        .expect(0, &deny(NOT_READ))
+        .stderr_is("");
+    assert!(!a.env.session.exists());
+    // Adding a file that is not there needs no read.
+    a.hook("pre_patch_add", &[]).expect(0, "");
+    // Nor does anything but a patch.
+    a.hook("pre_cat", &[]).expect(0, "");
+    a.hook("pre_other_command", &[]).expect(0, "");
+}
+
+#[test]
+fn cat_is_a_full_view_and_lets_patches_through() {
+    let a = codex();
+    a.env.write("a.txt", A_TXT);
+    a.hook("post_cat", &[]).expect(0, "").stderr_is("");
+    assert_eq!(a.view("a.txt"), view("full", "read", 1, 3, true));
+    a.hook("pre_patch_update", &[]).expect(0, "");
+    a.hook("pre_patch_update", &["--allow"])
+        .expect(0, &decision("allow", "The file may be changed."));
+    // *** Add File over it: a whole-file write, allowed after a whole read.
+    let add = "*** Begin Patch\n*** Add File: a.txt\n+new\n*** End Patch\n";
+    a.send(&with_command(&a, "pre_patch_add", add), &[])
+        .expect(0, "");
+    // cat prints a CRLF file's bytes as they are.
+    a.env.write("crlf.txt", "one\r\ntwo\r\n");
+    a.hook("post_cat_crlf", &[]).expect(0, "");
+    assert_eq!(a.view("crlf.txt"), view("full", "read", 1, 2, true));
+}
+
+#[test]
+fn ranges_heads_and_tails_are_the_lines_printed() {
+    let a = codex();
+    a.env.write("a.txt", A_TXT);
+    a.env.write("long.txt", lines(60));
+    a.hook("post_sed_range", &[]).expect(0, "");
+    assert_eq!(a.view("a.txt"), view("range", "read", 2, 2, true));
+    let add = "*** Begin Patch\n*** Add File: a.txt\n+new\n*** End Patch\n";
+    a.send(&with_command(&a, "pre_patch_add", add), &[])
+        .expect(0, &deny(&partial("lines 2-3 of 3")));
+    a.hook("post_nl_sed", &[]).expect(0, "");
+    a.hook("post_tail", &[]).expect(0, "");
+    assert_eq!(
+        a.views("long.txt"),
+        [
+            view("range", "read", 10, 3, true),
+            view("range", "read", 59, 2, true)
+        ]
+    );
+    let b = codex();
+    b.env.write("a.txt", A_TXT);
+    b.hook("post_head", &[]).expect(0, "");
+    assert_eq!(b.view("a.txt"), view("range", "read", 1, 2, true));
+    // A head that printed every line is the whole file.
+    b.send(&with_command(&b, "post_head", "head -n 5 a.txt"), &[])
+        .expect(0, "");
+    let mut p = with_command(&b, "post_head", "head -n 5 a.txt");
+    p["tool_response"] = json!(A_TXT);
+    b.send(&p, &[]).expect(0, "");
+    assert!(b.views("a.txt").contains(&view("full", "read", 1, 3, true)));
+}
+
+/// Codex cut a long output in the middle: the model saw its first lines.
+#[test]
+fn a_truncated_cat_is_a_start_view_of_its_whole_first_lines() {
+    let a = codex();
+    a.env.write("big.txt", big());
+    a.hook("post_cat_truncated", &[]).expect(0, "");
+    assert_eq!(a.view("big.txt"), view("start", "read", 1, 446, true));
+    let add = "*** Begin Patch\n*** Add File: big.txt\n+new\n*** End Patch\n";
+    a.send(&with_command(&a, "pre_patch_add", add), &[])
+        .expect(0, &deny(&partial("lines 1-446 of 5000")));
+}
+
+/// Output that is not the disk's bytes (an error, a file changed before
+/// the hook, a command misread) records nothing: never a false view.
+#[test]
+fn output_that_is_not_the_file_records_nothing() {
+    let a = codex();
+    a.hook("post_cat_missing", &[]).expect(0, "").stderr_is("");
+    std::fs::create_dir(a.env.path("dir")).unwrap();
+    let mut d = with_command(&a, "post_cat", "cat dir");
+    d["tool_response"] = json!("cat: dir: Is a directory\n");
+    a.send(&d, &[]).expect(0, "").stderr_is("");
+    a.hook("post_other_command", &[])
+        .expect(0, "")
+        .stderr_is("");
+    a.env.write("a.txt", "one\nTWO\nthree\n");
+    a.hook("post_cat", &[]).expect(0, "").stderr_is("");
+    a.hook("post_sed_range", &[]).expect(0, "").stderr_is("");
+    assert_eq!(a.views("a.txt"), []);
+    a.hook("pre_patch_update", &[]).expect(0, &deny(NOT_READ));
+    // An older view is not freshened by it: the change is still reported.
+    let b = codex();
+    b.env.write("a.txt", A_TXT);
+    b.hook("post_cat", &[]).expect(0, "");
+    b.env.write("a.txt", "one\nTWO\nthree\n");
+    b.hook("post_cat", &[]).expect(0, "");
+    b.hook("pre_patch_update", &[]).expect(0, &deny(MODIFIED));
+}
+
+#[test]
+fn an_applied_patch_is_the_whole_file_when_it_was_seen_whole() {
+    let a = codex();
+    a.env.write("a.txt", A_TXT);
+    a.hook("post_cat", &[]).expect(0, "");
+    a.env.write("a.txt", "one\nTWO\nthree\n");
+    a.hook("post_patch_update", &[]).expect(0, "").stderr_is("");
+    assert_eq!(a.view("a.txt"), view("full", "write", 1, 3, true));
+    // Never read: the lines the patch wrote.
+    let b = codex();
+    b.env.write("a.txt", "one\nTWO\nthree\n");
+    b.hook("post_patch_update", &[]).expect(0, "");
+    assert_eq!(b.view("a.txt"), view("range", "write", 1, 2, true));
+    // A formatter changed them after: nothing is taken as seen.
+    let c = codex();
+    c.env.write("a.txt", "one\nTwo\nthree\n");
+    c.hook("post_patch_update", &[]).expect(0, "");
+    assert_eq!(c.views("a.txt"), []);
+}
+
+#[test]
+fn added_moved_and_deleted_files() {
+    let a = codex();
+    a.env.write("b.txt", "bee\n");
+    a.hook("post_patch_add", &[]).expect(0, "");
+    assert_eq!(a.view("b.txt"), view("full", "write", 1, 1, true));
+    a.env.write("crlf.txt", "one\r\ntwo\r\n");
+    a.hook("post_cat_crlf", &[]).expect(0, "");
+    // b.txt moved to c.txt with a change, crlf.txt deleted.
+    std::fs::remove_file(a.env.path("b.txt")).unwrap();
+    std::fs::remove_file(a.env.path("crlf.txt")).unwrap();
+    a.env.write("c.txt", "sea\n");
+    a.hook("post_patch_move_delete", &[])
+        .expect(0, "")
+        .stderr_is("");
+    assert_eq!(a.view("c.txt"), view("full", "write", 1, 1, true));
+    // The agent moved and removed them itself: nothing to remind it of.
+    assert_eq!(a.views("b.txt"), []);
+    assert_eq!(a.views("crlf.txt"), []);
+    a.hook("user_prompt_submit", &[]).expect(0, "");
+}
+
+/// A patch Codex will apply without a PostToolUse (a here-document in the
+/// shell) is gated, and recorded as what it will make of the file: fresh
+/// only once the file holds exactly that.
+#[test]
+fn a_heredoc_patch_is_gated_and_held_to_what_it_will_write() {
+    let a = codex();
+    a.env.write("a.txt", A_TXT);
+    a.hook("pre_heredoc_patch", &[]).expect(0, &deny(NOT_READ));
+    a.hook("post_cat", &[]).expect(0, "");
+    a.hook("pre_heredoc_patch", &[]).expect(0, "").stderr_is("");
+    assert_eq!(a.view("a.txt"), view("full", "write", 1, 3, false));
+    // Codex writes the file in place.
+    std::fs::write(a.env.path("a.txt"), "one\ntwo\nTHREE\n").unwrap();
+    assert_eq!(a.view("a.txt"), view("full", "write", 1, 3, true));
+    a.hook("pre_patch_update", &[]).expect(0, "");
+    // The patch did not land (or something else did): not fresh.
+    let b = codex();
+    b.env.write("a.txt", A_TXT);
+    b.hook("post_sed_range", &[]).expect(0, "");
+    b.hook("pre_heredoc_patch", &[]).expect(0, "");
+    assert_eq!(b.view("a.txt"), view("range", "write", 3, 1, false));
+    std::fs::write(b.env.path("a.txt"), "one\ntwo\nthree!\n").unwrap();
+    b.hook("pre_patch_update", &[]).expect(0, &deny(MODIFIED));
+}
+
+#[test]
+fn a_patch_of_several_files_names_each_refused_one() {
+    let a = codex();
+    a.env.write("a.txt", A_TXT);
+    a.env.write("b.txt", "bee\n");
+    a.hook("post_cat", &[]).expect(0, "");
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** Update File: b.txt\n@@\n-bee\n+BEE\n*** Delete File: c.txt\n*** End Patch\n";
+    a.env.write("c.txt", "sea\n");
+    a.send(&with_command(&a, "pre_patch_update", patch), &[])
+        .expect(0, &deny(&format!("b.txt: {NOT_READ} c.txt: {NOT_READ}")));
+    // One refused file of several: still named.
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n*** Update File: b.txt\n@@\n-bee\n+BEE\n*** End Patch\n";
+    a.send(&with_command(&a, "pre_patch_update", patch), &[])
+        .expect(0, &deny(&format!("b.txt: {NOT_READ}")));
+}
+
+#[test]
+fn a_patch_fsview_cannot_read_is_refused() {
+    let a = codex();
+    let r = a.send(
+        &with_command(
+            &a,
+            "pre_patch_update",
+            "*** Begin Patch\n*** Frob File: a.txt\n*** End Patch\n",
+        ),
+        &[],
+    );
+    let why = "the patch is not in the apply_patch format (*** Begin Patch, *** Add/Update/Delete File: PATH, ..., *** End Patch)";
+    r.expect(
+        0,
+        &deny(&format!(
+            "fsview-hook could not check this change, so it is denied: {why}"
+        )),
+    )
+    .stderr_is(&format!("fsview-hook: {why}\n"));
+    // A failed patch (no "Success.") recorded nothing.
+    a.env.write("a.txt", A_TXT);
+    let mut p = a.payload("post_patch_update");
+    p["tool_response"] = json!("apply_patch verification failed: Failed to find expected lines");
+    a.send(&p, &[]).expect(0, "").stderr_is("");
+    assert!(!a.env.session.exists());
+}
+
+/// Codex gives additionalContext to the model verbatim: diffs with < and >
+/// are sent as they are.
+#[test]
+fn user_prompt_submit_tells_each_change_once_verbatim() {
+    let a = codex();
+    a.env.write("a.txt", A_TXT);
+    a.hook("post_cat", &[]).expect(0, "");
+    a.env.write("a.txt", "one\n<two>\nthree\n");
+    let reminder = "\
+These files changed since you last saw them:
+
+a.txt: modified (content)
+--- a.txt (as viewed)
++++ a.txt (now)
+@@ -1,3 +1,3 @@
+ one
+-two
++<two>
+ three
+";
+    a.hook("user_prompt_submit", &[])
+        .expect(0, &context("UserPromptSubmit", reminder))
+        .stderr_is("");
+    a.hook("user_prompt_submit", &[]).expect(0, "");
+}
+
+#[test]
+fn session_start_sends_only_what_codex_does_not_load() {
+    let a = codex();
+    a.env.write("AGENTS.md", "# Rules\nUse pnpm.\n");
+    a.env.write("CLAUDE.md", "Claude <rules>.\n");
+    a.hook("session_start_startup", &[])
+        .expect(0, "")
+        .stderr_is("");
+    let args = ["--also", "CLAUDE.md", "--also", "AGENTS.md"];
+    let text = format!(
+        "Instruction files read by fsview (--also CLAUDE.md, AGENTS.md):\n\nContents of {} (project):\n\nClaude <rules>.\n",
+        a.env.path("CLAUDE.md").display()
+    );
+    a.hook("session_start_startup", &args)
+        .expect(0, &context("SessionStart", &text))
+        .stderr_is("");
+    assert_eq!(a.view("CLAUDE.md"), view("full", "inject", 1, 1, true));
+    // No transcript to say what Codex gave of AGENTS.md: nothing recorded.
+    assert_eq!(a.views("AGENTS.md"), []);
+    // Codex adds a start's context again on resume: nothing is sent.
+    a.hook("session_start_resume", &args).expect(0, "");
+}
+
+/// A line of Codex's transcript (rollout) as 0.171.0 wrote it before
+/// SessionStart ran: the AGENTS.md it gave the model.
+fn transcript_line(dir: &std::path::Path, text: &str) -> String {
+    let t = format!(
+        "# AGENTS.md instructions for {}\n\n<INSTRUCTIONS>\n{text}\n</INSTRUCTIONS>",
+        dir.display()
+    );
+    json!({"timestamp": "2026-12-02T17:43:51.346Z", "ordinal": 3, "type": "response_item",
+        "payload": {"type": "message", "id": "msg_1", "role": "user", "content": [
+            {"type": "input_text", "text": t},
+            {"type": "input_text", "text": "<environment_context>...</environment_context>"}]}})
+    .to_string()
+}
+
+#[test]
+fn session_start_records_the_agents_md_codex_gave_the_model() {
+    let a = codex();
+    a.env.write("AGENTS.md", "# Rules\nUse pnpm.\n");
+    let p = a.payload("session_start_startup");
+    let transcript = std::path::PathBuf::from(p["transcript_path"].as_str().unwrap());
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    let meta = json!({"type": "session_meta", "payload": {"id": "x"}}).to_string();
+    std::fs::write(
+        &transcript,
+        format!(
+            "{meta}\n{}\n",
+            transcript_line(&a.env.work, "# Rules\nUse pnpm.\n")
+        ),
+    )
+    .unwrap();
+    a.send(&p, &[]).expect(0, "").stderr_is("");
+    assert_eq!(a.view("AGENTS.md"), view("full", "read", 1, 2, true));
+    let mut e = a.payload("pre_patch_update");
+    e["tool_input"]["command"] = json!(
+        "*** Begin Patch\n*** Update File: AGENTS.md\n@@\n-Use pnpm.\n+Use yarn.\n*** End Patch\n"
+    );
+    a.send(&e, &[]).expect(0, "");
+    // Not what the file holds (two files joined, a cut, a change since):
+    // nothing is taken as seen.
+    let b = codex();
+    b.env.write("AGENTS.md", "# Rules\nUse pnpm.\n");
+    let p = b.payload("session_start_startup");
+    let transcript = std::path::PathBuf::from(p["transcript_path"].as_str().unwrap());
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    std::fs::write(
+        &transcript,
+        transcript_line(
+            &b.env.work,
+            "# Rules\nUse pnpm.\n\nMore rules from sub/AGENTS.md\n",
+        ),
+    )
+    .unwrap();
+    b.send(&p, &[]).expect(0, "").stderr_is("");
+    assert_eq!(b.views("AGENTS.md"), []);
+}
+
+#[test]
+fn failures_fail_closed_for_the_gate_with_exit_2_outside_it() {
+    let a = codex();
+    let mut p = a.payload("pre_patch_update");
+    p["tool_input"].as_object_mut().unwrap().remove("command");
+    a.send(&p, &[])
+        .expect(
+            0,
+            &deny("fsview-hook could not check this change, so it is denied: the apply_patch payload has no tool_input.command string"),
+        )
+        .stderr_is("fsview-hook: the apply_patch payload has no tool_input.command string\n");
+    let mut s = a.payload("post_cat");
+    s["hook_event_name"] = json!("Stop");
+    a.send(&s, &[]).expect(0, "").stderr_is(
+        "fsview-hook: hook event \"Stop\" is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart and UserPromptSubmit only\n",
+    );
+    a.send(&s, &["--on-error", "closed"]).expect(2, "");
+}
+
+// -- fsview-hook install codex ----------------------------------------------
+
+fn wired(exe: &str) -> Value {
+    let entry = |cmd: String| json!([{"type": "command", "command": cmd}]);
+    json!({
+        "PreToolUse": [{"matcher": "^(apply_patch|Bash)$", "hooks": entry(format!("{exe} codex || exit 2"))}],
+        "PostToolUse": [{"matcher": "^(apply_patch|Bash)$", "hooks": entry(format!("{exe} codex"))}],
+        "SessionStart": [{"matcher": "^(startup|clear)$", "hooks": entry(format!("{exe} codex"))}],
+        "UserPromptSubmit": [{"hooks": entry(format!("{exe} codex"))}]
+    })
+}
+
+const TRUST: &str = "Codex runs hooks only once they are trusted: start codex here, trust this project and trust fsview's hooks in /hooks (they run no more after an edit of this file until trusted again), or run codex with --dangerously-bypass-hook-trust\n";
+
+#[test]
+fn install_codex_writes_hooks_json_and_says_how_to_trust_them() {
+    let env = Env::new();
+    let exe = hook_path();
+    let events = "PreToolUse, PostToolUse, SessionStart, UserPromptSubmit";
+    env.run("fsview-hook", &["install", "codex"]).expect(
+        0,
+        &format!(".codex/hooks.json: {events} now run {exe} codex\n{TRUST}"),
+    );
+    let file = env.path(".codex/hooks.json");
+    assert_eq!(read_json(&file), json!({"hooks": wired(&exe)}));
+    let text = std::fs::read_to_string(&file).unwrap();
+    env.run("fsview-hook", &["install", "codex", "--project"])
+        .expect(
+            0,
+            &format!(
+                ".codex/hooks.json: already runs {exe} codex ({events}); nothing changed\n{TRUST}"
+            ),
+        );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    // Others' hooks stay; uninstall takes only ours.
+    let mut doc = read_json(&file);
+    doc["hooks"]["Stop"] = json!([{"hooks": [{"type": "command", "command": "notify-send done"}]}]);
+    std::fs::write(&file, doc.to_string()).unwrap();
+    env.run(
+        "fsview-hook",
+        &["install", "codex", "--uninstall", "--quiet"],
+    )
+    .expect(0, "");
+    assert_eq!(
+        read_json(&file),
+        json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}})
+    );
+    env.run("fsview-hook", &["install", "codex", "--local"])
+        .expect(2, "")
+        .stderr_is("fsview-hook: Codex has no hook file for one user in one project; use --project or --user\n");
+}
+
+#[test]
+fn install_codex_for_the_user_follows_codex_home() {
+    let env = Env::new();
+    let home = env.root().join("codex-home");
+    let mut c = env.cmd(harness::bin("fsview-hook"));
+    c.args(["install", "codex", "--user", "--json"])
+        .env("CODEX_HOME", &home);
+    let r = harness::output(c, None);
+    let file = home.join("hooks.json");
+    assert_eq!(
+        r.json(),
+        [json!({"v": 1, "type": "install", "agent": "codex",
+            "file": file.display().to_string(), "action": "install", "changed": true,
+            "command": format!("{} codex", hook_path()),
+            "events": ["PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit"]})]
+    );
+    assert_eq!(read_json(&file), json!({"hooks": wired(&hook_path())}));
+    // Without CODEX_HOME: ~/.codex/hooks.json.
+    env.run("fsview-hook", &["install", "codex", "--user", "--quiet"])
+        .expect(0, "");
+    assert!(env.root().join("home/.codex/hooks.json").exists());
+}

@@ -1,0 +1,368 @@
+//! fsview-hook gemini, fed the payloads the real gemini-cli 0.61.0 sent
+//! (tests/fixtures/hooks/gemini-0.61.0, captured by `scripts/e2e-gemini
+//! --save-fixtures`), answered with exact stdout JSON and exit codes.
+
+use serde_json::{json, Value};
+
+use crate::agent::{
+    hook_path, line, partial, read_json, view, Agent, MODIFIED, NOT_READ, PROCESSED,
+};
+use crate::harness::{self, Env};
+
+/// The files as they were when the fixtures were captured.
+const A_TXT: &str = "one\ntwo\nthree\n";
+
+fn gemini() -> Agent {
+    Agent::new("gemini", "gemini-0.61.0")
+}
+
+fn deny(reason: &str) -> String {
+    line(json!({"decision": "deny", "reason": reason}))
+}
+
+fn context(event: &str, text: &str) -> String {
+    line(json!({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}))
+}
+
+fn lines(n: usize) -> String {
+    (1..=n).map(|i| format!("{i}\n")).collect()
+}
+
+#[test]
+fn a_replace_of_a_file_never_read_is_denied_in_gemini_clis_format() {
+    let a = gemini();
+    a.env.write("a.txt", A_TXT);
+    a.hook("before_replace", &[])
+        .expect(0, &deny(NOT_READ))
+        .stderr_is("");
+    // No session file is made just to answer a check.
+    assert!(!a.env.session.exists());
+    // A new file needs no read.
+    a.hook("before_write_create", &[]).expect(0, "");
+}
+
+#[test]
+fn a_whole_read_is_a_full_view_and_changes_get_no_opinion() {
+    let a = gemini();
+    a.env.write("a.txt", A_TXT);
+    a.hook("after_read_whole", &[]).expect(0, "").stderr_is("");
+    assert_eq!(a.view("a.txt"), view("full", "read", 1, 3, true));
+    a.hook("before_replace", &[]).expect(0, "");
+    a.hook("before_write_update", &[]).expect(0, "");
+    a.hook("before_replace", &["--allow"]).expect(
+        0,
+        &line(json!({"decision": "allow", "reason": "The file may be changed."})),
+    );
+}
+
+/// The lines under the "Status: Showing lines A-B" banner, as a range.
+#[test]
+fn a_range_read_is_the_lines_under_the_banner() {
+    let a = gemini();
+    a.env.write("a.txt", A_TXT);
+    a.hook("after_read_range", &[]).expect(0, "");
+    assert_eq!(a.view("a.txt"), view("range", "read", 2, 1, true));
+    a.hook("before_replace", &[]).expect(0, "");
+    a.hook("before_write_update", &[])
+        .expect(0, &deny(&partial("lines 2-2 of 3")));
+}
+
+/// Without a range, read_file shows 2,000 lines of a longer file.
+#[test]
+fn the_first_page_of_a_long_file_is_a_start_view() {
+    let a = gemini();
+    a.env.write("long.txt", lines(2500));
+    a.hook("after_read_first_page", &[]).expect(0, "");
+    assert_eq!(a.view("long.txt"), view("start", "read", 1, 2000, true));
+    let mut w = a.payload("before_write_update");
+    w["tool_input"]["file_path"] = json!(a.env.path("long.txt"));
+    a.send(&w, &[])
+        .expect(0, &deny(&partial("lines 1-2000 of 2500")));
+}
+
+/// A line over 2,000 characters is shown shortened: not the file's text.
+#[test]
+fn shortened_lines_are_a_processed_view() {
+    let a = gemini();
+    a.env
+        .write("wide.txt", format!("short\n{}\nend\n", "y".repeat(2500)));
+    a.hook("after_read_shortened", &[]).expect(0, "");
+    assert_eq!(a.view("wide.txt").0, "processed");
+    let mut e = a.payload("before_replace");
+    e["tool_input"]["file_path"] = json!(a.env.path("wide.txt"));
+    a.send(&e, &[]).expect(0, &deny(PROCESSED));
+}
+
+#[test]
+fn crlf_empty_and_nested_reads_are_full_views() {
+    let a = gemini();
+    a.env.write("crlf.txt", "one\r\ntwo\r\n");
+    a.env.write("empty.txt", "");
+    a.env.write("sub/GEMINI.md", "Nested rules.\n");
+    a.env.write("sub/x.txt", "x\n");
+    a.hook("after_read_crlf", &[]).expect(0, "");
+    a.hook("after_read_empty", &[]).expect(0, "");
+    // The instruction files gemini-cli found on the way are cut off.
+    a.hook("after_read_nested", &[]).expect(0, "").stderr_is("");
+    assert_eq!(a.view("crlf.txt"), view("full", "read", 1, 2, true));
+    assert_eq!(a.view("empty.txt"), view("full", "read", 1, 0, true));
+    assert_eq!(a.view("sub/x.txt"), view("full", "read", 1, 1, true));
+    // Shown as gemini-cli attached it (trimmed): nothing recorded.
+    assert_eq!(a.views("sub/GEMINI.md"), []);
+    // A read that failed showed nothing.
+    a.hook("after_read_missing", &[])
+        .expect(0, "")
+        .stderr_is("");
+}
+
+/// A change between read_file and its hook is reported, never taken as seen.
+#[test]
+fn a_change_before_the_read_hook_is_reported() {
+    let a = gemini();
+    a.env.write("a.txt", "one\nTWO\nthree\n");
+    a.hook("after_read_whole", &[]).expect(0, "");
+    assert_eq!(a.view("a.txt"), view("full", "read", 1, 3, false));
+    a.hook("before_replace", &[]).expect(0, &deny(MODIFIED));
+}
+
+#[test]
+fn replace_and_write_file_record_what_the_file_now_holds() {
+    let a = gemini();
+    // Read whole, then replaced: the whole new text is known.
+    a.env.write("a.txt", A_TXT);
+    a.hook("after_read_whole", &[]).expect(0, "");
+    a.env.write("a.txt", "one\nTWO\nthree\n");
+    a.hook("after_replace", &[]).expect(0, "").stderr_is("");
+    assert_eq!(a.view("a.txt"), view("full", "write", 1, 3, true));
+    a.hook("before_write_update", &[]).expect(0, "");
+    // Never read: only the line the replace wrote.
+    let b = gemini();
+    b.env.write("a.txt", "one\nTWO\nthree\n");
+    b.hook("after_replace", &[]).expect(0, "");
+    assert_eq!(b.view("a.txt"), view("range", "write", 2, 1, true));
+    b.hook("before_write_update", &[])
+        .expect(0, &deny(&partial("lines 2-2 of 3")));
+    // A write is the whole file, held against the disk.
+    b.env.write("b.txt", "bee\n");
+    b.hook("after_write_create", &[]).expect(0, "");
+    assert_eq!(b.view("b.txt"), view("full", "write", 1, 1, true));
+    b.env
+        .write("a.txt", "one\nTWO\nthree\nfour (a formatter)\n");
+    b.hook("after_write_update", &[]).expect(0, "");
+    assert_eq!(b.view("a.txt"), view("full", "write", 1, 4, false));
+}
+
+#[test]
+fn before_agent_tells_each_change_once_and_leaves_out_what_gemini_would_escape() {
+    let a = gemini();
+    a.env.write("a.txt", A_TXT);
+    a.hook("after_read_whole", &[]).expect(0, "");
+    let mut page = a.payload("after_read_whole");
+    page["tool_input"]["file_path"] = json!(a.env.path("page.html"));
+    page["tool_response"]["llmContent"] = json!("<p>hi</p>\n");
+    a.env.write("page.html", "<p>hi</p>\n");
+    a.send(&page, &[]).expect(0, "");
+    a.hook("before_agent", &[]).expect(0, "").stderr_is("");
+    a.env.write("a.txt", "one\ntwo\nthree\nfour\n");
+    a.env.write("page.html", "<p>bye</p>\n");
+    let reminder = "\
+These files changed since you last saw them:
+
+a.txt: modified (content)
+--- a.txt (as viewed)
++++ a.txt (now)
+@@ -1,3 +1,4 @@
+ one
+ two
+ three
++four
+page.html: modified (content)
+(its diff is left out: gemini-cli would escape its angle brackets; read the file to see the change)
+";
+    a.hook("before_agent", &[])
+        .expect(0, &context("BeforeAgent", reminder))
+        .stderr_is("");
+    a.hook("before_agent", &[]).expect(0, "");
+}
+
+/// gemini-cli loads GEMINI.md itself and no payload says which: nothing
+/// of them is recorded. Other names (--also) are sent and recorded as
+/// sent, unless gemini-cli would alter them; CLAUDE.md, which gemini-cli
+/// never loads, is not taken as seen.
+#[test]
+fn session_start_sends_only_what_gemini_does_not_load_and_alter() {
+    let a = gemini();
+    a.env.write("GEMINI.md", "Gemini rules.\n");
+    a.env.write("CLAUDE.md", "Claude rules.\n");
+    a.env.write("AGENTS.md", "Run make check.\n");
+    a.env.write("CONVENTIONS.md", "Mail ops@example.com.\n");
+    a.hook("session_start_startup", &[])
+        .expect(0, "")
+        .stderr_is("");
+    let args = [
+        "--also",
+        "AGENTS.md",
+        "--also",
+        "CONVENTIONS.md",
+        "--also",
+        "GEMINI.md",
+    ];
+    let text = format!(
+        "Instruction files read by fsview (--also AGENTS.md, CONVENTIONS.md, GEMINI.md):\n\nContents of {} (project):\n\nRun make check.\n\n\n{} is left out: gemini-cli would read the files its at-signs name into the prompt; read it before you follow it.",
+        a.env.path("AGENTS.md").display(),
+        a.env.path("CONVENTIONS.md").display()
+    );
+    a.hook("session_start_startup", &args)
+        .expect(0, &context("SessionStart", &text))
+        .stderr_is("");
+    assert_eq!(a.view("AGENTS.md"), view("full", "inject", 1, 1, true));
+    for f in ["GEMINI.md", "CLAUDE.md", "CONVENTIONS.md"] {
+        assert_eq!(a.views(f), [], "{f}");
+    }
+    // gemini-cli's --resume drops the first prompt, and the context in
+    // front of it: it is sent again.
+    a.hook("session_start_resume", &args)
+        .expect(0, &context("SessionStart", &text));
+}
+
+#[test]
+fn failures_fail_closed_for_the_gate_and_never_exit_1() {
+    let a = gemini();
+    // Not JSON: which event is unknown, so open; said to the user, not as
+    // a bare line gemini-cli would take for "allow".
+    let r = a.raw(b"not json", &[]);
+    assert_eq!(r.code, 0);
+    let out: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(out["systemMessage"]
+        .as_str()
+        .unwrap()
+        .starts_with("fsview-hook: the hook payload is not JSON ("));
+    assert!(r
+        .stderr
+        .starts_with("fsview-hook: the hook payload is not JSON ("));
+    // The gate without a file_path: denied, saying why.
+    let mut p = a.payload("before_replace");
+    p["tool_input"].as_object_mut().unwrap().remove("file_path");
+    a.send(&p, &[])
+        .expect(
+            0,
+            &deny("fsview-hook could not check this change, so it is denied: the replace payload has no tool_input.file_path string"),
+        )
+        .stderr_is("fsview-hook: the replace payload has no tool_input.file_path string\n");
+    // An event fsview does not answer: open.
+    let mut e = a.payload("before_agent");
+    e["hook_event_name"] = json!("AfterAgent");
+    let r = a.send(&e, &[]);
+    assert_eq!(r.code, 0);
+    assert!(r.stdout.contains("\"systemMessage\""));
+    // Closed outside the gate: exit 2, gemini-cli's blocking error.
+    let r = a.send(&e, &["--on-error", "closed"]);
+    assert_eq!((r.code, r.stdout.as_str()), (2, ""));
+    // An unusable session file fails the gate closed.
+    a.env.write("a.txt", A_TXT);
+    std::fs::write(&a.env.session, "not a session file, just text\n").unwrap();
+    let r = a.hook("before_replace", &[]);
+    assert_eq!(r.code, 0);
+    assert!(r
+        .stdout
+        .contains("fsview-hook could not check this change, so it is denied: "));
+}
+
+// -- fsview-hook install gemini ---------------------------------------------
+
+fn wired(exe: &str) -> Value {
+    let open = format!("{exe} gemini || {{ s=$?; [ $s -lt 126 ] && exit $s; exit 0; }}");
+    let entry = |cmd: &str| json!([{"type": "command", "command": cmd, "name": "fsview"}]);
+    json!({
+        "BeforeTool": [{"matcher": "^(replace|write_file)$", "hooks": entry(&format!("{exe} gemini || exit 2"))}],
+        "AfterTool": [{"matcher": "^(read_file|replace|write_file)$", "hooks": entry(&open)}],
+        "SessionStart": [{"hooks": entry(&open)}],
+        "BeforeAgent": [{"hooks": entry(&open)}]
+    })
+}
+
+const TRUST: &str = "gemini-cli runs a project's hooks only in a trusted folder: trust this folder when gemini-cli asks (or list it in ~/.gemini/trustedFolders.json)\n";
+
+#[test]
+fn install_gemini_merges_into_the_project_settings_once() {
+    let env = Env::new();
+    let exe = hook_path();
+    let file = env.write(
+        ".gemini/settings.json",
+        json!({"model": {"name": "gemini-3-pro"}, "hooks": {"BeforeTool": [
+            {"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "./guard.sh"}]}]}})
+        .to_string(),
+    );
+    let events = "BeforeTool, AfterTool, SessionStart, BeforeAgent";
+    env.run("fsview-hook", &["install", "gemini"]).expect(
+        0,
+        &format!(".gemini/settings.json: {events} now run {exe} gemini\n{TRUST}"),
+    );
+    let mut want = wired(&exe);
+    want["BeforeTool"] = json!([
+        {"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "./guard.sh"}]},
+        want["BeforeTool"][0].clone()
+    ]);
+    assert_eq!(
+        read_json(&file),
+        json!({"model": {"name": "gemini-3-pro"}, "hooks": want})
+    );
+    env.run("fsview-hook", &["install", "gemini", "--project"])
+        .expect(
+            0,
+            &format!(
+            ".gemini/settings.json: already runs {exe} gemini ({events}); nothing changed\n{TRUST}"
+        ),
+        );
+    env.run("fsview-hook", &["install", "gemini", "--uninstall"])
+        .expect(
+            0,
+            ".gemini/settings.json: fsview-hook's hooks removed; everything else kept\n",
+        );
+    assert_eq!(
+        read_json(&file),
+        json!({"model": {"name": "gemini-3-pro"}, "hooks": {"BeforeTool": [
+            {"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "./guard.sh"}]}]}})
+    );
+    // gemini-cli has no settings for one user in one project.
+    env.run("fsview-hook", &["install", "gemini", "--local"])
+        .expect(2, "")
+        .stderr_is("fsview-hook: gemini-cli has no settings for one user in one project; use --project or --user\n");
+}
+
+#[test]
+fn install_gemini_for_the_user_follows_gemini_cli_home() {
+    let env = Env::new();
+    let home = env.root().join("gemini-home");
+    let mut c = env.cmd(harness::bin("fsview-hook"));
+    c.args(["install", "gemini", "--user"])
+        .env("GEMINI_CLI_HOME", &home);
+    let r = harness::output(c, None);
+    let file = home.join(".gemini/settings.json");
+    r.expect(
+        0,
+        &format!(
+            "{}: BeforeTool, AfterTool, SessionStart, BeforeAgent now run {} gemini\n",
+            file.display(),
+            hook_path()
+        ),
+    );
+    assert_eq!(read_json(&file), json!({"hooks": wired(&hook_path())}));
+}
+
+/// The fail-open suffix: a hook that cannot start exits 0 (gemini-cli
+/// would block on 127), fsview-hook's own exit codes are kept.
+#[test]
+fn the_fail_open_suffix_keeps_fsview_hooks_codes_and_opens_on_a_missing_binary() {
+    let env = Env::new();
+    let suffix = "|| { s=$?; [ $s -lt 126 ] && exit $s; exit 0; }";
+    for (cmd, code) in [
+        ("true", 0),
+        ("exit 2", 2),
+        ("/nonexistent/fsview-hook gemini", 0),
+        ("/dev/null gemini", 0),
+    ] {
+        let r = env.sh(&format!("{cmd} {suffix}"));
+        assert_eq!(r.code, code, "{cmd}: {}", r.stderr);
+    }
+}
