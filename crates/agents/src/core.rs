@@ -15,6 +15,9 @@
 //!   the instruction files the agent does not load itself.
 //! - [`Event::Prompt`]: the files that changed since the agent saw them,
 //!   each told once ([`remind`](crate::remind)).
+//! - [`Event::Edited`]: a targeted change reported as what it replaced:
+//!   applied to the agent's last view of the file ([`edited`](crate::edited)),
+//!   recorded as [`Event::Changed`] would be; nothing when it does not apply.
 //!
 //! The core knows no agent's name: what differs between agents is in their
 //! modules, behind [`Agent`](crate::Agent).
@@ -30,7 +33,7 @@ use fsview_store::paths::{self, Resolved};
 use fsview_store::{fingerprint, gate, location, Kind, Source, Store};
 use serde_json::Value;
 
-use crate::event::{Answer, Changed, Event, Shown, Start, Who};
+use crate::event::{Answer, Changed, Edited, Event, Extent, Shown, ShownText, Stage, Start, Who};
 use crate::hold::{self, Held};
 use crate::{remind, Agent, Problem};
 
@@ -95,7 +98,8 @@ pub fn handle(
             instructions_for(opts, &session, path).map(|()| Answer::Nothing)
         }
         Event::SessionStart(start) => session_start(agent, opts, &session, *start),
-        Event::Prompt => prompt(opts, &session),
+        Event::Prompt => prompt(agent, opts, &session),
+        Event::Edited(e) => edited(&session, e).map(|()| Answer::Nothing),
         Event::Ignored => Ok(Answer::Nothing),
     }
 }
@@ -389,7 +393,7 @@ fn sibling(opts: &Options, name: &str, args: &[OsString], cwd: &Path) -> Result<
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-fn prompt(opts: &Options, s: &Session<'_>) -> Result<Answer, Problem> {
+fn prompt(agent: &dyn Agent, opts: &Options, s: &Session<'_>) -> Result<Answer, Problem> {
     let Some(store) = s.open_existing()? else {
         return Ok(Answer::Nothing);
     };
@@ -412,8 +416,64 @@ fn prompt(opts: &Options, s: &Session<'_>) -> Result<Answer, Problem> {
             c.change.as_str()
         ));
         if let Some(d) = &c.diff {
-            text.push_str(d);
+            match agent.alters(Stage::Prompt, d) {
+                None => text.push_str(d),
+                Some(why) => text.push_str(&format!(
+                    "(its diff is left out: {why}; read the file to see the change)\n"
+                )),
+            }
         }
     }
     Ok(Answer::Context(text))
+}
+
+/// A targeted change reported as what it replaced: the agent's last view
+/// of the file with the change applied, recorded as a change it made (a
+/// `full` view when that view was the whole file, else a `range` over the
+/// view's lines), held against the disk. Nothing is recorded when no view
+/// with kept text takes the change exactly.
+fn edited(s: &Session<'_>, e: &Edited) -> Result<(), Problem> {
+    let canonical = existing(s.cwd(), &e.path)?;
+    let Some(store) = s.open_existing()? else {
+        return Ok(());
+    };
+    let Some(file) = store.file_by_path(&s.sid, &canonical)? else {
+        return Ok(());
+    };
+    let mut views = store.views(file.id)?;
+    // The whole file first: then the agent knows all of it afterwards.
+    views.sort_by_key(|v| v.kind != Kind::Full);
+    for v in views.iter().filter(|v| v.kind != Kind::Processed) {
+        let Some(kept) = v.text_hash.map(|h| store.text(&h)).transpose()?.flatten() else {
+            continue;
+        };
+        let Ok(kept) = String::from_utf8(kept) else {
+            continue;
+        };
+        let Some(after) = crate::edited::apply(&kept, v.offset, &e.change) else {
+            continue;
+        };
+        let held = if v.kind == Kind::Full {
+            let c = Changed {
+                path: canonical.clone(),
+                text: after,
+                before: Some(kept),
+                whole: false,
+            };
+            hold::changed(&canonical, &c, true)?
+        } else {
+            let shown = Shown {
+                path: canonical.clone(),
+                text: ShownText::Lines(after),
+                offset: v.offset,
+                extent: Extent::Range,
+            };
+            match hold::shown(&canonical, &shown)? {
+                Some(h) => h,
+                None => return Ok(()),
+            }
+        };
+        return record(s, &store, &held, Source::Write, "written");
+    }
+    Ok(())
 }

@@ -41,6 +41,9 @@ pub enum Event {
     SessionStart(Start),
     /// The user sent a prompt: the moment to tell what changed.
     Prompt,
+    /// The agent changed a file with a targeted edit its tool reports as
+    /// what it replaced, not as the file's new text.
+    Edited(Edited),
     /// Nothing fsview watches (another tool, an answer with nothing to
     /// record, a change that was not applied).
     Ignored,
@@ -68,6 +71,10 @@ pub enum ShownText {
     /// The cells of a Jupyter notebook: each cell's id (when it has one)
     /// and its source text.
     Cells(Vec<Cell>),
+    /// Lines as [`Lines`](ShownText::Lines), each with its trailing
+    /// whitespace removed (Qwen Code's read_file): the file's lines when,
+    /// trimmed the same way, they are these.
+    Trimmed(String),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,6 +107,24 @@ pub struct Changed {
     /// The agent wrote every byte (a whole-file write), so it knows all of
     /// the file whatever it saw before.
     pub whole: bool,
+}
+
+/// A targeted change as the agent's tool reports it: what it replaced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edited {
+    pub path: PathBuf,
+    pub change: Change,
+}
+
+/// What a targeted change replaced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// `old` became `new`: its one occurrence (the tool refuses an `old`
+    /// that is not unique), or every one with `all`.
+    Replace { old: String, new: String, all: bool },
+    /// A unified diff of the file (`@@ -A,B +C,D @@` hunks), as the tool
+    /// applied it.
+    Patch(String),
 }
 
 /// Why a conversation starts.
@@ -150,7 +175,7 @@ impl Event {
         match self {
             Event::Shown(_) | Event::InstructionsFor(_) => Stage::Shown,
             Event::AboutToChange { .. } => Stage::AboutToChange,
-            Event::Changed(_) => Stage::Changed,
+            Event::Changed(_) | Event::Edited(_) => Stage::Changed,
             Event::SessionStart(_) => Stage::SessionStart,
             Event::Prompt => Stage::Prompt,
             Event::Ignored => Stage::Other,

@@ -19,10 +19,14 @@
 //! wrong.
 
 pub mod claude;
+pub mod copilot;
 pub mod core;
+pub mod edited;
 pub mod event;
 pub mod hold;
 pub mod install;
+pub mod opencode;
+pub mod qwen;
 pub mod remind;
 
 use event::{Answer, Event, Stage, Who};
@@ -90,6 +94,14 @@ pub trait Agent {
     /// session start must not send them again).
     fn loads_itself(&self, _file_name: &str) -> bool {
         false
+    }
+
+    /// Why the agent would not give `text`, sent as context at `stage`, to
+    /// the model exactly as it is (it escapes or expands parts of it);
+    /// `None` when it would. What it would alter is left out, with this
+    /// reason, rather than shown to the model altered.
+    fn alters(&self, _stage: Stage, _text: &str) -> Option<&'static str> {
+        None
     }
 }
 
