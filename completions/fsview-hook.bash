@@ -19,20 +19,38 @@ _fsview__hook() {
             fsview__hook,claude)
                 cmd="fsview__hook__subcmd__claude"
                 ;;
+            fsview__hook,copilot)
+                cmd="fsview__hook__subcmd__copilot"
+                ;;
             fsview__hook,help)
                 cmd="fsview__hook__subcmd__help"
                 ;;
             fsview__hook,install)
                 cmd="fsview__hook__subcmd__install"
                 ;;
+            fsview__hook,opencode)
+                cmd="fsview__hook__subcmd__opencode"
+                ;;
+            fsview__hook,qwen)
+                cmd="fsview__hook__subcmd__qwen"
+                ;;
             fsview__hook__subcmd__help,claude)
                 cmd="fsview__hook__subcmd__help__subcmd__claude"
+                ;;
+            fsview__hook__subcmd__help,copilot)
+                cmd="fsview__hook__subcmd__help__subcmd__copilot"
                 ;;
             fsview__hook__subcmd__help,help)
                 cmd="fsview__hook__subcmd__help__subcmd__help"
                 ;;
             fsview__hook__subcmd__help,install)
                 cmd="fsview__hook__subcmd__help__subcmd__install"
+                ;;
+            fsview__hook__subcmd__help,opencode)
+                cmd="fsview__hook__subcmd__help__subcmd__opencode"
+                ;;
+            fsview__hook__subcmd__help,qwen)
+                cmd="fsview__hook__subcmd__help__subcmd__qwen"
                 ;;
             *)
                 ;;
@@ -41,7 +59,7 @@ _fsview__hook() {
 
     case "${cmd}" in
         fsview__hook)
-            opts="-h -V --help --version claude install help"
+            opts="-h -V --help --version claude qwen opencode copilot install help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -92,8 +110,50 @@ _fsview__hook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        fsview__hook__subcmd__copilot)
+            opts="-h --event --session --sid --on-error --allow --also --diff-lines --total-diff-lines --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --event)
+                    COMPREPLY=($(compgen -W "preToolUse postToolUse userPromptSubmitted" -- "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-error)
+                    COMPREPLY=($(compgen -W "open closed" -- "${cur}"))
+                    return 0
+                    ;;
+                --also)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --total-diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         fsview__hook__subcmd__help)
-            opts="claude install help"
+            opts="claude qwen opencode copilot install help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -107,6 +167,20 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__help__subcmd__claude)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__hook__subcmd__help__subcmd__copilot)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -148,14 +222,118 @@ _fsview__hook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        fsview__hook__subcmd__help__subcmd__opencode)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__hook__subcmd__help__subcmd__qwen)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         fsview__hook__subcmd__install)
-            opts="-q -h --project --local --user --uninstall --also --json --quiet --help claude"
+            opts="-q -h --project --local --user --uninstall --also --json --quiet --help claude qwen opencode copilot"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --also)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__hook__subcmd__opencode)
+            opts="-h --session --sid --on-error --allow --also --diff-lines --total-diff-lines --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-error)
+                    COMPREPLY=($(compgen -W "open closed" -- "${cur}"))
+                    return 0
+                    ;;
+                --also)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --total-diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__hook__subcmd__qwen)
+            opts="-h --session --sid --on-error --allow --also --diff-lines --total-diff-lines --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-error)
+                    COMPREPLY=($(compgen -W "open closed" -- "${cur}"))
+                    return 0
+                    ;;
+                --also)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --total-diff-lines)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

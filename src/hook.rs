@@ -133,7 +133,7 @@ fired before each model call with tool results) tells the files changed
 since they were seen, each change once; Qwen Code escapes < and > in hook
 context, so a diff holding them is left out with a note to read the file.
 SessionStart sends and records nothing: Qwen Code loads QWEN.md and
-AGENTS.md itself.";
+AGENTS.md itself (so --also has no effect here).";
 
 const QWEN_EXAMPLES: &str = "\
 Examples:
@@ -157,7 +157,9 @@ when fsview-hook cannot run. tool.execute.after records what read showed
 (metadata.display, never a line it cut), what write wrote, and an edit's
 diff applied to the agent's last view of the file, held against the disk.
 chat.message answers {\"context\": TEXT}, added to the user's message:
-the files changed since they were seen, each change once.";
+the files changed since they were seen, each change once. Nothing is sent
+at a session's start (--also has no effect here), and opencode's own
+permissions decide what the gate lets through (--allow has none either).";
 
 const OPENCODE_EXAMPLES: &str = "\
 Examples:
@@ -180,7 +182,9 @@ the whole-file gate: a refused change gets {\"permissionDecision\":
 showed (the file's text exactly; nothing for a file too large to show or a
 directory), what create wrote, and an edit's replacement applied to the
 agent's last view of the file, held against the disk. userPromptSubmitted
-tells the files changed since they were seen, with diffs, each change once.";
+tells the files changed since they were seen, with diffs, each change once.
+sessionStart is not wired: Copilot CLI loads its instruction files itself
+(so --also has no effect here).";
 
 const COPILOT_EXAMPLES: &str = "\
 Examples:

@@ -32,7 +32,7 @@
 //! - `chat.message`, once per user message: the reminder.
 //!
 //! Nothing at a session's start: opencode loads its instruction files
-//! (AGENTS.md, else CLAUDE.md) itself and says nothing of what it gave the
+//! (AGENTS.md, CLAUDE.md, CONTEXT.md) itself and says nothing of what it gave the
 //! model. A subagent (the task tool) works in a session of its own, which
 //! is its own fsview session.
 
@@ -114,7 +114,7 @@ impl Agent for Opencode {
     }
 
     fn loads_itself(&self, name: &str) -> bool {
-        matches!(name, "AGENTS.md" | "CLAUDE.md")
+        matches!(name, "AGENTS.md" | "CLAUDE.md" | "CONTEXT.md")
     }
 }
 

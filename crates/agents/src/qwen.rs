@@ -112,7 +112,7 @@ impl Agent for Qwen {
     }
 }
 
-fn tool<'a>(payload: &'a Value) -> Result<(&'a str, &'a Value), Problem> {
+fn tool(payload: &Value) -> Result<(&str, &Value), Problem> {
     let name = payload
         .get("tool_name")
         .and_then(Value::as_str)
