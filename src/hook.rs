@@ -127,8 +127,9 @@ the edit gate, on write_file the whole-file gate: a refused change gets
 permissionDecision \"deny\", whose reason the model receives verbatim.
 PostToolUse records what read_file showed (its \"Showing lines A-B of N\"
 banner, the lines with their trailing whitespace trimmed as Qwen Code shows
-them, never a line it cut) and what edit and write_file wrote
-(returnDisplay.newContent), held against the disk. UserPromptSubmit (also
+them, never a line it cut; a notebook's cells as it renders them) and
+what edit, write_file and notebook_edit wrote (returnDisplay.newContent),
+held against the disk. UserPromptSubmit (also
 fired before each model call with tool results) tells the files changed
 since they were seen, each change once; Qwen Code escapes < and > in hook
 context, so a diff holding them is left out with a note to read the file.

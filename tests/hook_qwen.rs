@@ -264,7 +264,7 @@ fn qwen_install_merges_into_qwen_settings_by_absolute_path() {
                 {"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "lint"}]},
                 {"matcher": "edit|write_file|notebook_edit", "hooks": cmd(true)}
             ],
-            "PostToolUse": [{"matcher": "read_file|edit|write_file", "hooks": cmd(false)}],
+            "PostToolUse": [{"matcher": "read_file|edit|write_file|notebook_edit", "hooks": cmd(false)}],
             "UserPromptSubmit": [{"hooks": cmd(false)}]
         }
     });
@@ -291,4 +291,36 @@ fn qwen_install_merges_into_qwen_settings_by_absolute_path() {
     assert!(env.root().join("home/.qwen/settings.json").exists());
     let r = env.run("fsview-hook", &["install", "qwen", "--local"]);
     r.expect(2, "").stderr_is("fsview-hook: Qwen Code has no local settings file; use --project (.qwen/settings.json) or --user (~/.qwen/settings.json)\n");
+}
+
+const NOTEBOOK: &str = "{\n \"cells\": [\n  {\n   \"cell_type\": \"code\",\n   \"id\": \"c1\",\n   \"metadata\": {},\n   \"source\": [\n    \"print(1)\\n\",\n    \"x = 2\"\n   ],\n   \"outputs\": [],\n   \"execution_count\": null\n  }\n ],\n \"metadata\": {},\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}\n";
+
+/// A notebook read shows its cells rendered: held against the disk's cells.
+#[test]
+fn qwen_a_notebook_read_is_its_cells_and_notebook_edit_goes_through() {
+    let q = qwen();
+    q.env.write("nb.ipynb", NOTEBOOK);
+    q.hook("pre_notebook_edit", &[]).expect(0, &deny(NOT_READ));
+    q.hook("post_read_notebook", &[])
+        .expect(0, "")
+        .stderr_is("");
+    assert_eq!(q.view("nb.ipynb"), view("full", "read", 1, 18, true));
+    q.hook("pre_notebook_edit", &[]).expect(0, "");
+    q.env.write(
+        "nb.ipynb",
+        NOTEBOOK.replace(
+            "    \"print(1)\\n\",\n    \"x = 2\"\n",
+            "    \"print(42)\"\n",
+        ),
+    );
+    q.hook("post_notebook_edit", &[])
+        .expect(0, "")
+        .stderr_is("");
+    assert_eq!(q.view("nb.ipynb"), view("full", "write", 1, 17, true));
+    // Another cell source on disk than the one shown: not seen.
+    let r = qwen();
+    r.env.write("nb.ipynb", NOTEBOOK.replace("x = 2", "x = 3"));
+    r.hook("post_read_notebook", &[]).expect(0, "");
+    assert_eq!(r.view("nb.ipynb").map(|v| v.4), Some(false));
+    r.hook("pre_notebook_edit", &[]).expect(0, &deny(MODIFIED));
 }

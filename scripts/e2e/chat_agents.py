@@ -191,7 +191,8 @@ class Qwen(Agent):
             json.dump({"hooks": hooks}, f, indent=2)
 
     def succeeded(self, r):
-        return (r.startswith("The file: ") and " has been updated." in r) or r.startswith("Successfully ")
+        return ((r.startswith(("The file: ", "Notebook ")) and " has been updated." in r)
+                or r.startswith("Successfully "))
 
     def read(self, path, first=None, count=None):
         a = {"file_path": path}

@@ -23,6 +23,9 @@ from openai_chat import Chat, call, text, tool_results
 
 AGENT = None  # the agent's class, set by main()
 BINARY = None
+NOTEBOOK = json.dumps({"cells": [{"cell_type": "code", "id": "c1", "metadata": {}, "source": ["print(1)\n", "x = 2"],
+                                   "outputs": [], "execution_count": None}],
+                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
 NOT_READ = "File has not been read yet. Read it first before writing to it."
 MODIFIED = ("File has been modified since read, either by the user or by a linter. "
             "Read it again before attempting to write it.")
@@ -258,6 +261,7 @@ def normal_work(run):
     ws.write("a.py", "def f():\n    return 1\n")
     ws.write("crlf.txt", b"one\r\ntwo\r\n")
     ws.write("trail.txt", "keep   \nthese\t\nends\n")
+    ws.write("nb.ipynb", NOTEBOOK)
     ws.commit()
     with agent(run, []) as (proto, a):
         P = ws.path
@@ -273,6 +277,9 @@ def normal_work(run):
             ("Read a CRLF file, edit it", [a.read(P("crlf.txt")), a.edit(P("crlf.txt"), "two", "TWO")]),
             ("Read lines 2-3 of 3, edit line 2", [a.read(P("trail.txt"), 2, 2), a.edit(P("trail.txt"), "these", "those")]),
         ]
+        if a.name == "qwen":
+            groups.append(("Read a notebook, notebook_edit a cell", [a.read(P("nb.ipynb")), (
+                "notebook_edit", {"notebook_path": P("nb.ipynb"), "cell_id": "c1", "new_source": "print(42)"})]))
         calls = [(name, [tool(s) for s in specs]) for name, specs in groups]
         proto.turns = [[c] for _, group in calls for c in group] + [[text("done")]]
         wire(run, a)

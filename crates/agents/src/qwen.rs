@@ -22,9 +22,12 @@
 //!   was not shown whole, so it is not recorded. A full re-read of an
 //!   unchanged file shows a stub ("[File X unchanged since last read ...]",
 //!   `returnDisplay` "Unchanged: X"): nothing new was shown.
-//! - `PostToolUse` of `edit` and `write_file`: `returnDisplay.newContent`
-//!   is the whole file as the tool wrote it, after
-//!   `returnDisplay.originalContent`.
+//! - `PostToolUse` of `edit`, `write_file` and `notebook_edit`:
+//!   `returnDisplay.newContent` is the whole file as the tool wrote it,
+//!   after `returnDisplay.originalContent`. A notebook read shows its cells
+//!   rendered (`--- Code Cell ID ---`, the source fenced): held against the
+//!   disk's cells, and not recorded when the rendering cannot be read back
+//!   cell by cell.
 //! - `UserPromptSubmit`: the reminder of files changed since they were
 //!   seen. Qwen Code fires it for each prompt and again before each model
 //!   call that carries tool results (`prompt` empty); a change is told
@@ -42,7 +45,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::claude::{self, Claude};
-use crate::event::{Answer, Changed, Event, Extent, Shown, ShownText, Stage};
+use crate::event::{Answer, Cell, Changed, Event, Extent, Shown, ShownText, Stage};
 use crate::install::{Hook, Installer, Scope};
 use crate::{Agent, Parsed, Problem, Reply};
 
@@ -153,7 +156,7 @@ fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
 
 fn post_tool_use(payload: &Value) -> Result<Event, Problem> {
     let (name, input) = tool(payload)?;
-    if !matches!(name, "read_file" | "edit" | "write_file") {
+    if !matches!(name, "read_file" | "edit" | "write_file" | "notebook_edit") {
         return Ok(Event::Ignored);
     }
     let path = path(name, input)?;
@@ -203,6 +206,17 @@ fn read(path: PathBuf, input: &Value, response: &Value) -> Result<Event, Problem
     if display.starts_with("Unchanged: ") {
         return Ok(Event::Ignored);
     }
+    if display.starts_with("Read notebook: ") {
+        return Ok(match notebook_cells(content) {
+            Some(cells) => Event::Shown(Shown {
+                path,
+                text: ShownText::Cells(cells),
+                offset: 1,
+                extent: Extent::Whole,
+            }),
+            None => Event::Ignored,
+        });
+    }
     let asked = number(input, "offset")?.is_some() || number(input, "limit")?.is_some();
     let (offset, mut text, extent) = match banner(content) {
         Some((first, body)) => (
@@ -247,7 +261,72 @@ fn read(path: PathBuf, input: &Value, response: &Value) -> Result<Event, Problem
     }))
 }
 
-/// edit and write_file: the file as the tool wrote it.
+/// The cells of a notebook as read_file renders it: a `Jupyter Notebook
+/// (LANG, N cells)` line, then each cell under `--- Code Cell ID ---`
+/// (with ` [n]` when it ran), its source fenced and any `Output:` after,
+/// or `--- Markdown Cell ID ---` and its source. `None` when the text is
+/// not exactly that (a truncated notebook, a source that holds a cell
+/// header or a fence): what was shown is then not known cell by cell.
+fn notebook_cells(text: &str) -> Option<Vec<Cell>> {
+    let (header, rest) = text.split_once("\n\n")?;
+    let count: usize = header
+        .strip_prefix("Jupyter Notebook (")?
+        .strip_suffix(" cells)")?
+        .rsplit_once(", ")?
+        .1
+        .parse()
+        .ok()?;
+    let mut cells = Vec::new();
+    let mut cur: Option<(String, bool, Vec<&str>)> = None;
+    for line in rest.split('\n') {
+        let head = line
+            .strip_prefix("--- ")
+            .and_then(|l| l.strip_suffix(" ---"))
+            .and_then(|l| {
+                let (kind, id) = l.split_once("Cell ")?;
+                Some((kind == "Code ", id.split(" [").next()?))
+            });
+        match head {
+            Some((code, id)) => {
+                if let Some(c) = cur.take() {
+                    cells.push(notebook_cell(c)?);
+                }
+                cur = Some((id.to_string(), code, Vec::new()));
+            }
+            None => cur.as_mut()?.2.push(line),
+        }
+    }
+    cells.push(notebook_cell(cur?)?);
+    (cells.len() == count).then_some(cells)
+}
+
+/// One rendered cell: its id, whether it is code, its lines.
+fn notebook_cell((id, code, mut lines): (String, bool, Vec<&str>)) -> Option<Cell> {
+    // The blank line that separates it from the next cell.
+    if lines.last() == Some(&"") {
+        lines.pop();
+    }
+    let source = if code {
+        let end = lines.iter().rposition(|l| *l == "```")?;
+        let after = &lines[end + 1..];
+        if !(after.is_empty() || after.first() == Some(&"Output:")) {
+            return None;
+        }
+        let body = &lines[..end];
+        if !body.first()?.starts_with("```") || body[1..].iter().any(|l| l.starts_with("```")) {
+            return None;
+        }
+        body[1..].join("\n")
+    } else {
+        lines.join("\n")
+    };
+    Some(Cell {
+        id: Some(id),
+        source,
+    })
+}
+
+/// edit, write_file and notebook_edit: the file as the tool wrote it.
 fn written(tool: &str, path: PathBuf, response: &Value) -> Result<Event, Problem> {
     let display = response.get("returnDisplay").filter(|v| v.is_object());
     let field = |k: &str| display.and_then(|d| d.get(k)).and_then(Value::as_str);
@@ -278,7 +357,7 @@ pub const HOOKS: &[Hook] = &[
     },
     Hook {
         event: "PostToolUse",
-        matcher: Some("read_file|edit|write_file"),
+        matcher: Some("read_file|edit|write_file|notebook_edit"),
         fail_closed: false,
     },
     Hook {
@@ -330,6 +409,33 @@ impl Installer for QwenInstaller {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // As Qwen Code 0.24.4 rendered notebooks.
+    #[test]
+    fn notebooks_as_rendered() {
+        let c = |id: &str, source: &str| Cell {
+            id: Some(id.into()),
+            source: source.into(),
+        };
+        assert_eq!(
+            notebook_cells("Jupyter Notebook (python, 1 cells)\n\n--- Code Cell c1 ---\n```python\nprint(1)\nx = 2\n```"),
+            Some(vec![c("c1", "print(1)\nx = 2")])
+        );
+        assert_eq!(
+            notebook_cells("Jupyter Notebook (python, 2 cells)\n\n--- Markdown Cell m ---\n# Title\n\n--- Code Cell cell-1 [3] ---\n```python\n1 + 1\n```\nOutput:\n2"),
+            Some(vec![c("m", "# Title"), c("cell-1", "1 + 1")])
+        );
+        // Truncated, or a fence inside a source: not known cell by cell.
+        assert_eq!(
+            notebook_cells("Jupyter Notebook (python, 3 cells)\n\n--- Code Cell a ---\n```python\nx\n```\n\n... [2 remaining cells truncated, total 3 cells. Use shell]"),
+            None
+        );
+        assert_eq!(
+            notebook_cells("Jupyter Notebook (python, 1 cells)\n\n--- Code Cell a ---\n```python\ns = \"\"\"\n```\n\"\"\"\n```"),
+            None
+        );
+        assert_eq!(notebook_cells("(empty notebook)"), None);
+    }
 
     #[test]
     fn banners() {
