@@ -195,7 +195,7 @@ fn banner(text: &str) -> Option<(u64, &str)> {
 }
 
 fn read(path: PathBuf, input: &Value, response: &Value) -> Result<Event, Problem> {
-    // Images, PDFs and notebooks come as parts, not text.
+    // Images and PDFs come as parts, not text.
     let Some(content) = response.get("llmContent").and_then(Value::as_str) else {
         return Ok(Event::Ignored);
     };
@@ -231,6 +231,7 @@ fn read(path: PathBuf, input: &Value, response: &Value) -> Result<Event, Problem
         ),
         None => (1, content, Extent::Whole),
     };
+    let mut extent = extent;
     if display.ends_with("(truncated)") {
         // The last line was cut at the character cap (or replaced by the
         // marker, the line before it cut): only the lines before are whole.
@@ -242,16 +243,9 @@ fn read(path: PathBuf, input: &Value, response: &Value) -> Result<Event, Problem
             return Ok(Event::Ignored);
         }
         text = &text[..lines.iter().map(|l| l.len() + 1).sum::<usize>() - 1];
-        return Ok(Event::Shown(Shown {
-            path,
-            text: ShownText::Trimmed(text.to_string()),
-            offset,
-            extent: if extent == Extent::Whole {
-                Extent::Start
-            } else {
-                extent
-            },
-        }));
+        if extent == Extent::Whole {
+            extent = Extent::Start;
+        }
     }
     Ok(Event::Shown(Shown {
         path,
