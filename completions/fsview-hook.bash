@@ -22,6 +22,9 @@ _fsview__hook() {
             fsview__hook,codex)
                 cmd="fsview__hook__subcmd__codex"
                 ;;
+            fsview__hook,copilot)
+                cmd="fsview__hook__subcmd__copilot"
+                ;;
             fsview__hook,gemini)
                 cmd="fsview__hook__subcmd__gemini"
                 ;;
@@ -31,11 +34,20 @@ _fsview__hook() {
             fsview__hook,install)
                 cmd="fsview__hook__subcmd__install"
                 ;;
+            fsview__hook,opencode)
+                cmd="fsview__hook__subcmd__opencode"
+                ;;
+            fsview__hook,qwen)
+                cmd="fsview__hook__subcmd__qwen"
+                ;;
             fsview__hook__subcmd__help,claude)
                 cmd="fsview__hook__subcmd__help__subcmd__claude"
                 ;;
             fsview__hook__subcmd__help,codex)
                 cmd="fsview__hook__subcmd__help__subcmd__codex"
+                ;;
+            fsview__hook__subcmd__help,copilot)
+                cmd="fsview__hook__subcmd__help__subcmd__copilot"
                 ;;
             fsview__hook__subcmd__help,gemini)
                 cmd="fsview__hook__subcmd__help__subcmd__gemini"
@@ -46,6 +58,12 @@ _fsview__hook() {
             fsview__hook__subcmd__help,install)
                 cmd="fsview__hook__subcmd__help__subcmd__install"
                 ;;
+            fsview__hook__subcmd__help,opencode)
+                cmd="fsview__hook__subcmd__help__subcmd__opencode"
+                ;;
+            fsview__hook__subcmd__help,qwen)
+                cmd="fsview__hook__subcmd__help__subcmd__qwen"
+                ;;
             *)
                 ;;
         esac
@@ -53,7 +71,7 @@ _fsview__hook() {
 
     case "${cmd}" in
         fsview__hook)
-            opts="-h -V --help --version claude gemini codex install help"
+            opts="-h -V --help --version claude gemini codex qwen opencode copilot install help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -142,6 +160,48 @@ _fsview__hook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        fsview__hook__subcmd__copilot)
+            opts="-h --event --session --sid --on-error --allow --also --diff-lines --total-diff-lines --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --event)
+                    COMPREPLY=($(compgen -W "preToolUse postToolUse userPromptSubmitted" -- "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-error)
+                    COMPREPLY=($(compgen -W "open closed" -- "${cur}"))
+                    return 0
+                    ;;
+                --also)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --total-diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         fsview__hook__subcmd__gemini)
             opts="-h --session --sid --on-error --allow --also --diff-lines --total-diff-lines --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -181,7 +241,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__help)
-            opts="claude gemini codex install help"
+            opts="claude gemini codex qwen opencode copilot install help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -209,6 +269,20 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__help__subcmd__codex)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__hook__subcmd__help__subcmd__copilot)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -264,14 +338,118 @@ _fsview__hook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        fsview__hook__subcmd__help__subcmd__opencode)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__hook__subcmd__help__subcmd__qwen)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         fsview__hook__subcmd__install)
-            opts="-q -h --project --local --user --uninstall --also --json --quiet --help claude gemini codex"
+            opts="-q -h --project --local --user --uninstall --also --json --quiet --help claude gemini codex qwen opencode copilot"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --also)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__hook__subcmd__opencode)
+            opts="-h --session --sid --on-error --allow --also --diff-lines --total-diff-lines --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-error)
+                    COMPREPLY=($(compgen -W "open closed" -- "${cur}"))
+                    return 0
+                    ;;
+                --also)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --total-diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__hook__subcmd__qwen)
+            opts="-h --session --sid --on-error --allow --also --diff-lines --total-diff-lines --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-error)
+                    COMPREPLY=($(compgen -W "open closed" -- "${cur}"))
+                    return 0
+                    ;;
+                --also)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --total-diff-lines)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

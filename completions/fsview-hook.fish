@@ -29,6 +29,9 @@ complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -s V -l version -d
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "claude" -d 'Answer one Claude Code hook payload (JSON on stdin)'
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "gemini" -d 'Answer one gemini-cli hook payload (JSON on stdin)'
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "codex" -d 'Answer one Codex hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "qwen" -d 'Answer one Qwen Code hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "opencode" -d 'Answer what fsview\'s opencode plugin sends (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "copilot" -d 'Answer one GitHub Copilot CLI hook payload (JSON on stdin)'
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "install" -d 'Wire fsview-hook into an agent\'s settings, by its absolute path'
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
@@ -58,16 +61,49 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l diff-l
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l total-diff-lines -d 'At a prompt: most diff lines shown in all' -r
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l allow -d 'Approve the changes the gate lets through (Claude Code and Codex: permissionDecision "allow"; gemini-cli: decision "allow"), skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l sid -d 'The fsview session to use instead of the payload\'s session_id (a subagent\'s views are ID/AGENT_ID)' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
+closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l also -d 'SessionStart: another instruction file name for ctx-build to read; files of names the agent does not load itself are sent to the model' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l diff-lines -d 'At a prompt (UserPromptSubmit, BeforeAgent): most diff lines shown per file' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l total-diff-lines -d 'At a prompt: most diff lines shown in all' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l allow -d 'Approve the changes the gate lets through (Claude Code and Codex: permissionDecision "allow"; gemini-cli: decision "allow"), skipping the agent\'s own permission prompt, instead of no opinion'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l sid -d 'The fsview session to use instead of the payload\'s session_id (a subagent\'s views are ID/AGENT_ID)' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
+closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l also -d 'SessionStart: another instruction file name for ctx-build to read; files of names the agent does not load itself are sent to the model' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l diff-lines -d 'At a prompt (UserPromptSubmit, BeforeAgent): most diff lines shown per file' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l total-diff-lines -d 'At a prompt: most diff lines shown in all' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l allow -d 'Approve the changes the gate lets through (Claude Code and Codex: permissionDecision "allow"; gemini-cli: decision "allow"), skipping the agent\'s own permission prompt, instead of no opinion'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l event -d 'The hook event the payload is [default: told by its fields]' -r -f -a "preToolUse\t''
+postToolUse\t''
+userPromptSubmitted\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l sid -d 'The fsview session to use instead of the payload\'s session_id (a subagent\'s views are ID/AGENT_ID)' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
+closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l also -d 'SessionStart: another instruction file name for ctx-build to read; files of names the agent does not load itself are sent to the model' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l diff-lines -d 'At a prompt (UserPromptSubmit, BeforeAgent): most diff lines shown per file' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l total-diff-lines -d 'At a prompt: most diff lines shown in all' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l allow -d 'Approve the changes the gate lets through (Claude Code and Codex: permissionDecision "allow"; gemini-cli: decision "allow"), skipping the agent\'s own permission prompt, instead of no opinion'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l also -d 'Have each hook pass --also NAME (instruction files of other names for the model at session start)' -r
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l project -d 'The project\'s settings, checked in (.claude/settings.json, .gemini/settings.json, .codex/hooks.json in the current directory) [default for gemini and codex]'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l local -d 'Claude Code: the project\'s settings for you only, not checked in (.claude/settings.local.json in the current directory) [default for claude]'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l user -d 'Your settings for every project ($CLAUDE_CONFIG_DIR/settings.json, else ~/.claude/settings.json; $GEMINI_CLI_HOME/.gemini/settings.json, else ~/.gemini/settings.json; $CODEX_HOME/hooks.json, else ~/.codex/hooks.json)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l project -d 'The project\'s settings, checked in (claude: .claude/settings.json, gemini: .gemini/settings.json, codex: .codex/hooks.json, qwen: .qwen/settings.json, in the current directory; opencode: .opencode/plugins/fsview.js and copilot: .github/hooks/fsview.json at the top of the git work tree) [default for every agent but claude]'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l local -d 'The project\'s settings for you only, not checked in (claude only: .claude/settings.local.json in the current directory) [default for claude]'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l user -d 'Your settings for every project (claude: $CLAUDE_CONFIG_DIR, else ~/.claude; gemini: $GEMINI_CLI_HOME/.gemini, else ~/.gemini; codex: $CODEX_HOME/hooks.json, else ~/.codex/hooks.json; qwen: ~/.qwen/settings.json; opencode: ~/.config/opencode/plugins/; copilot: $COPILOT_HOME, else ~/.copilot, /hooks/)'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l uninstall -d 'Remove fsview-hook\'s hooks (and nothing else)'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l json -d 'Write one JSON object to stdout saying what was done (see fsview-json(7))'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -s q -l quiet -d 'Print nothing when it worked'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex install help" -f -a "claude" -d 'Answer one Claude Code hook payload (JSON on stdin)'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex install help" -f -a "gemini" -d 'Answer one gemini-cli hook payload (JSON on stdin)'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex install help" -f -a "codex" -d 'Answer one Codex hook payload (JSON on stdin)'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex install help" -f -a "install" -d 'Wire fsview-hook into an agent\'s settings, by its absolute path'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex install help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode copilot install help" -f -a "claude" -d 'Answer one Claude Code hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode copilot install help" -f -a "gemini" -d 'Answer one gemini-cli hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode copilot install help" -f -a "codex" -d 'Answer one Codex hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode copilot install help" -f -a "qwen" -d 'Answer one Qwen Code hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode copilot install help" -f -a "opencode" -d 'Answer what fsview\'s opencode plugin sends (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode copilot install help" -f -a "copilot" -d 'Answer one GitHub Copilot CLI hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode copilot install help" -f -a "install" -d 'Wire fsview-hook into an agent\'s settings, by its absolute path'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode copilot install help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

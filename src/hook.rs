@@ -14,9 +14,12 @@ use serde_json::Value;
 
 use fsview_agents::claude::{Claude, ClaudeInstaller};
 use fsview_agents::codex::{Codex, CodexInstaller};
+use fsview_agents::copilot::{self, Copilot};
 use fsview_agents::core::Options;
 use fsview_agents::gemini::{Gemini, GeminiInstaller};
-use fsview_agents::install::{self, Installer, Scope};
+use fsview_agents::install::{self, Done, Installer, Scope};
+use fsview_agents::opencode::{self, Opencode};
+use fsview_agents::qwen::{Qwen, QwenInstaller};
 use fsview_agents::{Agent, Reply};
 use fsview_store::changes::Limits;
 use fsview_store::error::plain_io;
@@ -34,6 +37,9 @@ Examples:
   fsview-hook install gemini               ... into .gemini/settings.json
   fsview-hook install codex                ... into .codex/hooks.json (then trust them in Codex)
   fsview-hook install claude --uninstall   remove them again
+  fsview-hook install qwen                 .qwen/settings.json (Qwen Code)
+  fsview-hook install opencode             a plugin in .opencode/plugins/ (opencode)
+  fsview-hook install copilot              .github/hooks/fsview.json (Copilot CLI)
   fsview-hook claude < payload.json        answer one Claude Code hook payload (JSON on stdin)
   fsview-hook gemini < payload.json        ... one gemini-cli hook payload
   fsview-hook codex < payload.json         ... one Codex hook payload
@@ -53,12 +59,14 @@ exits 1.";
 
 /// Answer an agent's command hooks with the fsview tools, or wire them in.
 ///
-/// `fsview-hook claude`, `fsview-hook gemini` and `fsview-hook codex` each
-/// read one hook payload (JSON) of that agent on stdin and answer it in the
-/// agent's protocol: the edit gate before a change, a record of what each
-/// read showed and each change wrote (from what the agent's tool reports),
-/// the files changed since they were seen at each prompt, and instruction
-/// files the agent does not load itself at a session's start. Each
+/// Each agent has a subcommand that reads one of its hook payloads on
+/// stdin and answers in its protocol: claude (Claude Code), gemini
+/// (gemini-cli), codex (Codex), qwen (Qwen Code), opencode (through the
+/// plugin `install opencode` writes), copilot (GitHub Copilot CLI). Each
+/// gates the agent's edit and write tools, records what its reads showed
+/// and what it wrote, as the tool reports them, tells the files changed
+/// since the agent saw them at its next prompt, and gives at a session's
+/// start only instruction files the agent does not load itself. Each
 /// subcommand's --help says how it reads its agent's events.
 ///
 /// `fsview-hook claude` reads one Claude Code hook payload (JSON) on stdin
@@ -143,6 +151,15 @@ pub enum Cmd {
     /// resume.
     #[command(after_help = CODEX_EXAMPLES)]
     Codex(HookArgs),
+    /// Answer one Qwen Code hook payload (JSON on stdin)
+    #[command(after_help = QWEN_EXAMPLES, long_about = QWEN_ABOUT)]
+    Qwen(HookArgs),
+    /// Answer what fsview's opencode plugin sends (JSON on stdin)
+    #[command(after_help = OPENCODE_EXAMPLES, long_about = OPENCODE_ABOUT)]
+    Opencode(HookArgs),
+    /// Answer one GitHub Copilot CLI hook payload (JSON on stdin)
+    #[command(after_help = COPILOT_EXAMPLES, long_about = COPILOT_ABOUT)]
+    Copilot(CopilotArgs),
     /// Wire fsview-hook into an agent's settings, by its absolute path
     #[command(after_help = INSTALL_EXAMPLES)]
     Install(InstallArgs),
@@ -181,6 +198,83 @@ Exit codes:
   0  answered (a deny is an answer: JSON on stdout), or failed open
   2  bad arguments, or failed closed outside the gate (Codex's blocking
      error, its message the one line on stderr)";
+const QWEN_ABOUT: &str = "\
+Answer one Qwen Code hook payload (JSON on stdin).
+
+Qwen Code's hooks are Claude Code's (the same events, envelope and
+answers); its tools are its own. PreToolUse on edit and notebook_edit runs
+the edit gate, on write_file the whole-file gate: a refused change gets
+permissionDecision \"deny\", whose reason the model receives verbatim.
+PostToolUse records what read_file showed (its \"Showing lines A-B of N\"
+banner, the lines with their trailing whitespace trimmed as Qwen Code shows
+them, never a line it cut; a notebook's cells as it renders them) and
+what edit, write_file and notebook_edit wrote (returnDisplay.newContent),
+held against the disk. UserPromptSubmit (also
+fired before each model call with tool results) tells the files changed
+since they were seen, each change once; Qwen Code escapes < and > in hook
+context, so a diff holding them is left out with a note to read the file.
+SessionStart sends and records nothing: Qwen Code loads QWEN.md and
+AGENTS.md itself (so --also has no effect here).";
+
+const QWEN_EXAMPLES: &str = "\
+Examples:
+  fsview-hook install qwen                 wire it into .qwen/settings.json
+  fsview-hook qwen < payload.json          answer one payload: JSON on stdout, or nothing
+
+Exit codes:
+  0  answered (a deny is an answer: JSON on stdout), or failed open
+  2  bad arguments, or failed closed outside the gate (Qwen Code's blocking
+     error, its message the one line on stderr)";
+
+const OPENCODE_ABOUT: &str = "\
+Answer what fsview's opencode plugin sends (JSON on stdin).
+
+opencode runs JavaScript plugins, not commands: `fsview-hook install
+opencode` writes one (.opencode/plugins/fsview.js) that sends each hook's
+objects as {\"event\", \"directory\", \"input\", \"output\"}. On
+tool.execute.before of edit and write the gate answers {\"deny\": REASON},
+which the plugin throws (the model receives REASON); the plugin denies too
+when fsview-hook cannot run. tool.execute.after records what read showed
+(metadata.display, never a line it cut), what write wrote, and an edit's
+diff applied to the agent's last view of the file, held against the disk.
+chat.message answers {\"context\": TEXT}, added to the user's message:
+the files changed since they were seen, each change once. Nothing is sent
+at a session's start (--also has no effect here), and opencode's own
+permissions decide what the gate lets through (--allow has none either).";
+
+const OPENCODE_EXAMPLES: &str = "\
+Examples:
+  fsview-hook install opencode             write .opencode/plugins/fsview.js
+  fsview-hook opencode < payload.json      answer one plugin payload
+
+Exit codes:
+  0  answered (a deny is an answer: JSON on stdout), or failed open
+  2  bad arguments, or failed closed outside the gate";
+
+const COPILOT_ABOUT: &str = "\
+Answer one GitHub Copilot CLI hook payload (JSON on stdin).
+
+Copilot CLI's camelCase hooks (.github/hooks/*.json) send payloads that do
+not name their event: --event says it (the installed hooks pass it), else
+the payload's fields do. preToolUse on edit runs the edit gate, on create
+the whole-file gate: a refused change gets {\"permissionDecision\":
+\"deny\", \"permissionDecisionReason\": REASON}, and the model receives
+\"Denied by preToolUse hook: REASON\". postToolUse records what view
+showed (the file's text exactly; nothing for a file too large to show or a
+directory), what create wrote, and an edit's replacement applied to the
+agent's last view of the file, held against the disk. userPromptSubmitted
+tells the files changed since they were seen, with diffs, each change once.
+sessionStart is not wired: Copilot CLI loads its instruction files itself
+(so --also has no effect here).";
+
+const COPILOT_EXAMPLES: &str = "\
+Examples:
+  fsview-hook install copilot              write .github/hooks/fsview.json
+  fsview-hook copilot --event preToolUse < payload.json
+
+Exit codes:
+  0  answered (a deny is an answer: JSON on stdout), or failed open
+  2  bad arguments, or failed closed outside the gate";
 
 const INSTALL_EXAMPLES: &str = "\
 Examples:
@@ -192,6 +286,9 @@ Examples:
   fsview-hook install gemini --user        $GEMINI_CLI_HOME/.gemini/settings.json, else ~/.gemini/...
   fsview-hook install codex                .codex/hooks.json (this project)
   fsview-hook install codex --user         $CODEX_HOME/hooks.json, else ~/.codex/hooks.json
+  fsview-hook install qwen                 .qwen/settings.json (--user: ~/.qwen/settings.json)
+  fsview-hook install opencode             .opencode/plugins/fsview.js at the top of the work tree
+  fsview-hook install copilot              .github/hooks/fsview.json at the top of the work tree
 
 Exit codes:
   0  installed, uninstalled, or already as asked
@@ -250,6 +347,27 @@ pub struct HookArgs {
     pub total_diff_lines: usize,
 }
 
+/// A Copilot CLI hook event fsview-hook answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CopilotEvent {
+    #[value(name = "preToolUse")]
+    PreToolUse,
+    #[value(name = "postToolUse")]
+    PostToolUse,
+    #[value(name = "userPromptSubmitted")]
+    UserPromptSubmitted,
+}
+
+#[derive(ClapArgs, Debug)]
+pub struct CopilotArgs {
+    /// The hook event the payload is [default: told by its fields]
+    #[arg(long, value_enum, value_name = "EVENT")]
+    pub event: Option<CopilotEvent>,
+
+    #[command(flatten)]
+    pub hook: HookArgs,
+}
+
 /// The agents whose settings `install` knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum InstallAgent {
@@ -259,6 +377,12 @@ pub enum InstallAgent {
     Gemini,
     /// Codex (.codex/hooks.json)
     Codex,
+    /// Qwen Code (.qwen/settings.json)
+    Qwen,
+    /// opencode (a plugin in .opencode/plugins/)
+    Opencode,
+    /// GitHub Copilot CLI (.github/hooks/fsview.json)
+    Copilot,
 }
 
 #[derive(ClapArgs, Debug)]
@@ -267,22 +391,25 @@ pub struct InstallArgs {
     #[arg(value_enum, value_name = "AGENT")]
     pub agent: InstallAgent,
 
-    /// The project's settings, checked in (.claude/settings.json,
-    /// .gemini/settings.json, .codex/hooks.json in the current directory)
-    /// [default for gemini and codex]
+    /// The project's settings, checked in (claude: .claude/settings.json,
+    /// gemini: .gemini/settings.json, codex: .codex/hooks.json, qwen:
+    /// .qwen/settings.json, in the current directory; opencode:
+    /// .opencode/plugins/fsview.js and copilot: .github/hooks/fsview.json at
+    /// the top of the git work tree) [default for every agent but claude]
     #[arg(long, group = "scope")]
     pub project: bool,
 
-    /// Claude Code: the project's settings for you only, not checked in
-    /// (.claude/settings.local.json in the current directory) [default for
+    /// The project's settings for you only, not checked in (claude only:
+    /// .claude/settings.local.json in the current directory) [default for
     /// claude]
     #[arg(long, group = "scope")]
     pub local: bool,
 
-    /// Your settings for every project ($CLAUDE_CONFIG_DIR/settings.json,
-    /// else ~/.claude/settings.json; $GEMINI_CLI_HOME/.gemini/settings.json,
-    /// else ~/.gemini/settings.json; $CODEX_HOME/hooks.json, else
-    /// ~/.codex/hooks.json)
+    /// Your settings for every project (claude: $CLAUDE_CONFIG_DIR, else
+    /// ~/.claude; gemini: $GEMINI_CLI_HOME/.gemini, else ~/.gemini; codex:
+    /// $CODEX_HOME/hooks.json, else ~/.codex/hooks.json; qwen:
+    /// ~/.qwen/settings.json; opencode: ~/.config/opencode/plugins/;
+    /// copilot: $COPILOT_HOME, else ~/.copilot, /hooks/)
     #[arg(long, group = "scope")]
     pub user: bool,
 
@@ -315,6 +442,15 @@ pub fn main() -> ExitCode {
         Cmd::Claude(a) => answer(&Claude, a),
         Cmd::Gemini(a) => answer(&Gemini, a),
         Cmd::Codex(a) => answer(&Codex, a),
+        Cmd::Qwen(a) => answer(&Qwen, a),
+        Cmd::Opencode(a) => answer(&Opencode, a),
+        Cmd::Copilot(a) => {
+            let event = a
+                .event
+                .and_then(|e| e.to_possible_value())
+                .map(|v| v.get_name().to_string());
+            answer(&Copilot { event }, &a.hook)
+        }
         Cmd::Install(a) => common::finish(TOOL, install(a)),
     }
 }
@@ -389,12 +525,79 @@ fn emit(reply: &Reply) -> ExitCode {
     ExitCode::from(reply.code)
 }
 
+/// Where and how `install` wires an agent.
+enum Wiring {
+    /// Hooks merged into the agent's settings file (Claude Code's shape).
+    Settings(&'static dyn Installer),
+    /// A file of fsview-hook's own: opencode's plugin.
+    Opencode,
+    /// A file of fsview-hook's own: Copilot CLI's hooks file.
+    Copilot,
+}
+
+impl Wiring {
+    fn of(agent: InstallAgent) -> Wiring {
+        match agent {
+            InstallAgent::Claude => Wiring::Settings(&ClaudeInstaller),
+            InstallAgent::Gemini => Wiring::Settings(&GeminiInstaller),
+            InstallAgent::Codex => Wiring::Settings(&CodexInstaller),
+            InstallAgent::Qwen => Wiring::Settings(&QwenInstaller),
+            InstallAgent::Opencode => Wiring::Opencode,
+            InstallAgent::Copilot => Wiring::Copilot,
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Wiring::Settings(i) => i.agent(),
+            Wiring::Opencode => "opencode",
+            Wiring::Copilot => "copilot",
+        }
+    }
+
+    fn default_scope(&self) -> Scope {
+        match self {
+            Wiring::Settings(i) => i.default_scope(),
+            Wiring::Opencode | Wiring::Copilot => Scope::Project,
+        }
+    }
+
+    fn next_step(&self, scope: Scope) -> Option<String> {
+        match self {
+            Wiring::Settings(i) => i.next_step(scope),
+            Wiring::Opencode => Some("opencode loads the plugin when it next starts (not with --pure); it needs no other setting.".into()),
+            Wiring::Copilot => Some("Copilot CLI runs a folder's hooks once the folder is trusted: answer its trust prompt, or run it with --trust-folder (or COPILOT_ALLOW_ALL=true).".into()),
+        }
+    }
+
+    fn install(
+        &self,
+        scope: Scope,
+        uninstall: bool,
+        exe: &Path,
+        extra: &[String],
+        cwd: &Path,
+    ) -> Result<Done, fsview_agents::Problem> {
+        match self {
+            Wiring::Settings(i) => install::install(*i, scope, uninstall, exe, extra, cwd),
+            Wiring::Opencode => {
+                opencode::install(scope, uninstall, &exe.to_string_lossy(), extra, cwd)
+            }
+            Wiring::Copilot => {
+                let mut command =
+                    format!("{} copilot", install::shell_quote(&exe.to_string_lossy()));
+                for a in extra {
+                    command.push(' ');
+                    command.push_str(&install::shell_quote(a));
+                }
+                copilot::install(scope, uninstall, &command, cwd)
+            }
+        }
+    }
+}
+
 fn install(args: &InstallArgs) -> Result<Outcome, Stop> {
-    let installer: &dyn Installer = match args.agent {
-        InstallAgent::Claude => &ClaudeInstaller,
-        InstallAgent::Gemini => &GeminiInstaller,
-        InstallAgent::Codex => &CodexInstaller,
-    };
+    let wiring = Wiring::of(args.agent);
     let scope = if args.project {
         Scope::Project
     } else if args.user {
@@ -402,7 +605,7 @@ fn install(args: &InstallArgs) -> Result<Outcome, Stop> {
     } else if args.local {
         Scope::Local
     } else {
-        installer.default_scope()
+        wiring.default_scope()
     };
     let cwd = common::current_dir()?;
     let exe = std::env::current_exe()
@@ -413,13 +616,14 @@ fn install(args: &InstallArgs) -> Result<Outcome, Stop> {
         .iter()
         .flat_map(|n| ["--also".to_string(), n.clone()])
         .collect();
-    let done = install::install(installer, scope, args.uninstall, &exe, &extra, &cwd)
+    let done = wiring
+        .install(scope, args.uninstall, &exe, &extra, &cwd)
         .map_err(|p| Error::new(p.0))?;
     let shown = fsview_store::paths::display(&cwd, &done.file);
     let mut out = Out::new(TOOL, args.quiet);
     if args.json {
         let mut m = json::object("install");
-        m.insert("agent".into(), installer.agent().into());
+        m.insert("agent".into(), wiring.name().into());
         json::put_path(&mut m, "file", &done.file);
         m.insert(
             "action".into(),
@@ -455,7 +659,7 @@ fn install(args: &InstallArgs) -> Result<Outcome, Stop> {
             (true, false) => format!("{file}: no fsview-hook hooks; nothing changed\n"),
         };
         out.write(&line)?;
-        if let (false, Some(next)) = (args.uninstall, installer.next_step(scope)) {
+        if let (false, Some(next)) = (args.uninstall, wiring.next_step(scope)) {
             out.write(&format!("{next}\n"))?;
         }
     }

@@ -206,7 +206,7 @@ fn decision(verdict: &str, reason: &str) -> Value {
     })
 }
 
-fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
+pub(crate) fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
     let session = payload
         .get("session_id")
         .and_then(Value::as_str)

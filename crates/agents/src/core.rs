@@ -18,7 +18,10 @@
 //! - [`Event::Patched`]: record what the agent's patch makes of a file
 //!   ([`hold::patched`]); [`Event::Removed`]: forget a file the agent
 //!   removed; [`Event::Each`]: the gate for every file of a change, then
-//!   the records.
+//!   the records; [`Event::Edited`]: a targeted change reported as what it
+//!   replaced, applied to the agent's last view of the file
+//!   ([`edited`](crate::edited)), recorded as [`Event::Changed`] would be;
+//!   nothing when it does not apply.
 //! - [`Event::AgentStart`]: create the subagent's own views, empty or a
 //!   copy of its launcher's; [`Event::Launching`]: note that an agent
 //!   launches such a copying subagent; [`Event::AgentDone`]: tell the agent
@@ -46,7 +49,8 @@ use fsview_store::{fingerprint, gate, location, Kind, Source, Store};
 use serde_json::Value;
 
 use crate::event::{
-    AgentStart, Answer, Changed, Event, Extent, Patched, Shown, ShownText, Stage, Start, Who,
+    AgentStart, Answer, Changed, Edited, Event, Extent, Patched, Shown, ShownText, Stage, Start,
+    Who,
 };
 use crate::hold::{self, Held};
 use crate::{Agent, Problem};
@@ -143,6 +147,7 @@ pub fn handle(
         Event::Patched(p) => patched(&session, p).map(|()| Answer::Nothing),
         Event::Removed(path) => removed(&session, path).map(|()| Answer::Nothing),
         Event::Each(events) => each(agent, opts, who, events),
+        Event::Edited(e) => edited(&session, e).map(|()| Answer::Nothing),
         Event::Ignored => Ok(Answer::Nothing),
     }
 }
@@ -672,4 +677,55 @@ fn prompt(agent: &dyn Agent, opts: &Options, s: &Session<'_>) -> Result<Answer, 
         }
     }
     Ok(Answer::Context(remind::render(s.cwd(), &found)))
+}
+
+/// A targeted change reported as what it replaced: the agent's last view
+/// of the file with the change applied, recorded as a change it made (a
+/// `full` view when that view was the whole file, else a `range` over the
+/// view's lines), held against the disk. Nothing is recorded when no view
+/// with kept text takes the change exactly.
+fn edited(s: &Session<'_>, e: &Edited) -> Result<(), Problem> {
+    let canonical = existing(s.cwd(), &e.path)?;
+    let Some(store) = s.open_existing()? else {
+        return Ok(());
+    };
+    let Some(file) = store.file_by_path(&s.sid, &canonical)? else {
+        return Ok(());
+    };
+    let mut views = store.views(file.id)?;
+    // The whole file first: then the agent knows all of it afterwards.
+    views.sort_by_key(|v| v.kind != Kind::Full);
+    for v in views.iter().filter(|v| v.kind != Kind::Processed) {
+        let Some(kept) = v.text_hash.map(|h| store.text(&h)).transpose()?.flatten() else {
+            continue;
+        };
+        let Ok(kept) = String::from_utf8(kept) else {
+            continue;
+        };
+        let Some(after) = crate::edited::apply(&kept, v.offset, &e.change) else {
+            continue;
+        };
+        let held = if v.kind == Kind::Full {
+            let c = Changed {
+                path: canonical.clone(),
+                text: after,
+                before: Some(kept),
+                whole: false,
+            };
+            hold::changed(&canonical, &c, true)?
+        } else {
+            let shown = Shown {
+                path: canonical.clone(),
+                text: ShownText::Lines(after),
+                offset: v.offset,
+                extent: Extent::Range,
+            };
+            match hold::shown(&canonical, &shown)? {
+                Some(h) => h,
+                None => return Ok(()),
+            }
+        };
+        return record(s, &store, &held, Source::Write, "written");
+    }
+    Ok(())
 }

@@ -70,6 +70,9 @@ pub enum Event {
     /// refusal refuses them all and nothing else is acted on; then the
     /// rest, in order.
     Each(Vec<Event>),
+    /// The agent changed a file with a targeted edit its tool reports as
+    /// what it replaced, not as the file's new text.
+    Edited(Edited),
     /// Nothing fsview watches (another tool, an answer with nothing to
     /// record, a change that was not applied).
     Ignored,
@@ -105,6 +108,10 @@ pub enum ShownText {
     /// A rendering of the lines that is not the file's text (lines the tool
     /// shortened): a `processed` view, which lets no change through.
     Processed(String),
+    /// Lines as [`Lines`](ShownText::Lines), each with its trailing
+    /// whitespace removed (Qwen Code's read_file): the file's lines when,
+    /// trimmed the same way, they are these.
+    Trimmed(String),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -171,6 +178,24 @@ pub struct Patched {
     pub applied: bool,
 }
 
+/// A targeted change as the agent's tool reports it: what it replaced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edited {
+    pub path: PathBuf,
+    pub change: Change,
+}
+
+/// What a targeted change replaced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// `old` became `new`: its one occurrence (the tool refuses an `old`
+    /// that is not unique), or every one with `all`.
+    Replace { old: String, new: String, all: bool },
+    /// A unified diff of the file (`@@ -A,B +C,D @@` hunks), as the tool
+    /// applied it.
+    Patch(String),
+}
+
 /// Why a conversation starts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Start {
@@ -224,6 +249,7 @@ impl Event {
             | Event::Removed(_) => Stage::Changed,
             Event::Patched(_) => Stage::AboutToChange,
             Event::Each(events) => events.first().map_or(Stage::Other, Event::stage),
+            Event::Edited(_) => Stage::Changed,
             Event::SessionStart(_) => Stage::SessionStart,
             Event::Prompt => Stage::Prompt,
             // Answered where a tool's result is (after the launch tool).

@@ -129,6 +129,7 @@ pub fn shown(canonical: &Path, s: &Shown) -> Result<Option<Held>, Problem> {
         ShownText::Printed(text) => lines(canonical, text, offset, s.extent, true),
         ShownText::Processed(text) => processed(canonical, text, offset),
         ShownText::Cells(cells) => notebook(canonical, cells),
+        ShownText::Trimmed(text) => trimmed(canonical, text, s.offset.max(1), s.extent),
     }
 }
 
@@ -150,6 +151,92 @@ fn tail_offset(canonical: &Path, n: u64) -> Result<Option<u64>, Problem> {
         return Ok(None);
     }
     Ok(Some(disk.lines - n + 1))
+}
+
+/// `text` without the trailing whitespace of each of its lines, as a tool
+/// that trims them shows it (`\r` of a `\r\n` is trailing whitespace too).
+fn trim_lines(text: &[u8]) -> Vec<u8> {
+    String::from_utf8_lossy(text)
+        .split('\n')
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+        .into_bytes()
+}
+
+/// Lines shown with their trailing whitespace trimmed: the view holds the
+/// disk's lines (as [`lines`] would) when, trimmed the same way, they are
+/// the lines shown; otherwise the shown text, never fresh. The model saw
+/// every character of those lines but the invisible ends, as a tool that
+/// shows `\r\n` as `\n` hides the `\r`.
+fn trimmed(
+    canonical: &Path,
+    text: &str,
+    mut offset: u64,
+    extent: Extent,
+) -> Result<Option<Held>, Problem> {
+    let text = text.as_bytes();
+    let n = show::count_lines(text);
+    if n == 0 && (extent != Extent::Whole || offset > 1) {
+        return Ok(None); // nothing was shown
+    }
+    if extent == Extent::Tail {
+        match tail_offset(canonical, n)? {
+            Some(o) => offset = o,
+            None => return Ok(None),
+        }
+    }
+    let req = match extent {
+        Extent::Whole => Request::whole(READ_CAP),
+        Extent::Start | Extent::Range | Extent::Tail => Request {
+            offset: Some(offset),
+            limit: Some(n),
+            cap: READ_CAP,
+        },
+    };
+    let disk = match show::read(canonical, &req) {
+        Ok(d) => d,
+        Err(ReadError::Binary) => return Ok(None),
+        Err(e) => return Err(read_problem(canonical, e)),
+    };
+    let seen = trim_lines(&disk.bytes);
+    let same = match extent {
+        Extent::Whole => seen == text && disk.kind == Kind::Full,
+        Extent::Start | Extent::Range | Extent::Tail => {
+            seen == text
+                || trim_lines(disk.bytes.strip_suffix(b"\n").unwrap_or(&disk.bytes)) == text
+        }
+    };
+    let kind = match extent {
+        Extent::Whole => Kind::Full,
+        Extent::Start => Kind::Start,
+        Extent::Range | Extent::Tail if same => disk.kind,
+        Extent::Range | Extent::Tail => Kind::Range,
+    };
+    if same {
+        return Ok(Some(Held {
+            canonical: canonical.to_path_buf(),
+            kind,
+            offset: disk.offset,
+            lines: disk.lines,
+            total_lines: disk.total_lines,
+            shown: disk.bytes,
+            fingerprint: disk.fingerprint,
+            keep_text: true,
+            moved: false,
+        }));
+    }
+    Ok(Some(Held {
+        canonical: canonical.to_path_buf(),
+        kind,
+        offset,
+        lines: n,
+        total_lines: None,
+        fingerprint: never_fresh(&disk.fingerprint, text),
+        shown: text.to_vec(),
+        keep_text: true,
+        moved: true,
+    }))
 }
 
 /// `exact`: the text must be what the disk holds, else nothing is recorded.

@@ -156,10 +156,16 @@ fn read_settings(file: &Path) -> Result<Option<Value>, Problem> {
 /// Write `doc` to `file` whole or not at all (a temporary file renamed over
 /// it), keeping the file's permissions.
 fn write_settings(file: &Path, doc: &Value) -> Result<(), Problem> {
-    let dir = file.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| fsview_store::Error::io("create", dir, &e))?;
     let mut text = serde_json::to_string_pretty(doc).expect("a JSON value serializes");
     text.push('\n');
+    write_text(file, &text)
+}
+
+/// Write `text` to `file` whole or not at all (a temporary file renamed
+/// over it), keeping the file's permissions.
+fn write_text(file: &Path, text: &str) -> Result<(), Problem> {
+    let dir = file.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| fsview_store::Error::io("create", dir, &e))?;
     let name = file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -301,6 +307,47 @@ pub fn merge(
         root.remove("hooks");
     }
     Ok(changed)
+}
+
+/// Make `file`, a file fsview-hook owns whole (an agent that reads hooks
+/// from every file of a directory, a plugin file), hold `text`, or remove
+/// it (`None`). `ours` tells a file fsview-hook wrote from one it did not,
+/// which is never overwritten or removed. Returns whether anything
+/// changed.
+pub fn own_file(
+    file: &Path,
+    text: Option<String>,
+    ours: impl Fn(&str) -> bool,
+) -> Result<bool, Problem> {
+    let target = target_of(file);
+    let now = match std::fs::read_to_string(&target) {
+        Ok(t) => Some(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(fsview_store::Error::io("read", file, &e).into()),
+    };
+    if let Some(now) = &now {
+        if text.as_deref() == Some(now.as_str()) {
+            return Ok(false);
+        }
+        if !ours(now) {
+            return Err(Problem::new(format!(
+                "{} is not one fsview-hook wrote; move it away first, nothing was changed",
+                quote(file)
+            )));
+        }
+    }
+    match (text, now) {
+        (Some(t), _) => write_text(&target, &t).map(|()| true),
+        (None, None) => Ok(false),
+        (None, Some(_)) => std::fs::remove_file(&target)
+            .map(|()| true)
+            .map_err(|e| fsview_store::Error::io("remove", file, &e).into()),
+    }
+}
+
+/// Whether a shell command runs `fsview-hook AGENT` (any path to it).
+pub fn runs_fsview_hook(command: &str, agent: &str) -> bool {
+    is_ours(&json!({ "command": command }), agent)
 }
 
 fn ours_in(group: &Value, agent: &str) -> usize {

@@ -21,12 +21,16 @@
 
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod core;
+pub mod edited;
 pub mod event;
 pub mod gemini;
 pub mod hold;
 pub mod install;
+pub mod opencode;
 pub mod patch;
+pub mod qwen;
 pub mod shell;
 
 use event::{Answer, Event, Stage, Who};

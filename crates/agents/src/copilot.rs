@@ -1,0 +1,386 @@
+//! GitHub Copilot CLI's command hooks, as fsview's common events.
+//!
+//! Fields as Copilot CLI 1.0.102 sends them (fixtures captured from the
+//! real binary, run against a local model with `COPILOT_PROVIDER_BASE_URL`:
+//! `tests/fixtures/hooks/copilot-1.0.102/`). Hooks live in
+//! `.github/hooks/*.json` as `{"version": 1, "hooks": {EVENT: [{"type":
+//! "command", "bash": C, "timeoutSec": N}]}}`. With camelCase event names
+//! (these) a payload is `{sessionId, timestamp, cwd, ...}` and does not
+//! name its event, so the installed command says it (`--event`); without
+//! it the event is told by the payload's fields.
+//!
+//! - `preToolUse` of `edit` (`toolArgs.path`): a targeted edit; of
+//!   `create`: a whole-file write (the tool refuses an existing file, and
+//!   the gate says `new_file`). A refusal is `{"permissionDecision":
+//!   "deny", "permissionDecisionReason": R}`; the model receives "Denied by
+//!   preToolUse hook: R". Copilot CLI denies the tool when a preToolUse
+//!   hook fails in any way (any exit but 0, a hook that cannot start).
+//! - `postToolUse` of `view`: `toolResult.textResultForLlm` is the file's
+//!   text exactly as the model got it: the bytes of the whole file, or of
+//!   lines A-B of `view_range: [A, B]` (`B` = -1: to the end) joined by
+//!   newlines, the last one's left out unless the range reaches the end.
+//!   Over 20 KB a whole-file view shows only "File too large to read at
+//!   once (...)": nothing of the file. A directory shows a listing.
+//! - `postToolUse` of `edit`: "File X updated with changes.": the tool
+//!   replaced the one `old_str` with `new_str`, and says nothing else; the
+//!   agent's last view with that replacement applied is what it now knows
+//!   ([`Event::Edited`]). Of `create`: `file_text` is the whole file.
+//! - `userPromptSubmitted`: the reminder, as `additionalContext`, which the
+//!   model receives verbatim inside `<system_reminder>` after the prompt.
+//! - `sessionStart`: nothing. Copilot CLI loads its own instruction files,
+//!   and the payload does not say what it gave the model.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::event::{Answer, Change, Changed, Edited, Event, Extent, Shown, ShownText, Stage, Who};
+use crate::install::{Done, Scope};
+use crate::{Agent, Parsed, Problem, Reply};
+
+/// The hook events fsview-hook answers, as Copilot CLI names them.
+pub const EVENTS: &[&str] = &["preToolUse", "postToolUse", "userPromptSubmitted"];
+
+/// Copilot CLI, answering `event` (told by the payload when `None`).
+pub struct Copilot {
+    pub event: Option<String>,
+}
+
+type Failed = (Stage, Problem);
+
+impl Agent for Copilot {
+    fn parse(&self, payload: &[u8]) -> Result<Parsed, Failed> {
+        let payload: Value = serde_json::from_slice(payload)
+            .ok()
+            .filter(Value::is_object)
+            .ok_or_else(|| {
+                (
+                    Stage::Other,
+                    Problem::new("the hook payload is not a JSON object; fsview-hook copilot reads one Copilot CLI hook payload on stdin"),
+                )
+            })?;
+        let event = match &self.event {
+            Some(e) => e.as_str(),
+            None => event_of(&payload),
+        };
+        let stage = match event {
+            "preToolUse" => Stage::AboutToChange,
+            "postToolUse" => Stage::Shown,
+            "userPromptSubmitted" => Stage::Prompt,
+            "sessionStart" => Stage::SessionStart,
+            other => {
+                return Err((
+                    Stage::Other,
+                    Problem::new(format!("hook event {other:?} is not one fsview-hook copilot answers; wire it to preToolUse, postToolUse and userPromptSubmitted only")),
+                ))
+            }
+        };
+        let who = who(&payload, event).map_err(|p| (stage, p))?;
+        let parsed = match stage {
+            Stage::AboutToChange => pre_tool_use(&payload),
+            Stage::Shown => post_tool_use(&payload, &who.cwd),
+            Stage::Prompt => Ok(Event::Prompt),
+            _ => Ok(Event::Ignored),
+        }
+        .map_err(|p| (stage, p))?;
+        Ok(Parsed { who, event: parsed })
+    }
+
+    fn reply(&self, _stage: Stage, answer: Answer) -> Reply {
+        let out = match answer {
+            Answer::Nothing => return Reply::nothing(),
+            Answer::Allow(reason) => decision("allow", &reason),
+            Answer::Deny(reason) => decision("deny", &reason),
+            Answer::Context(text) => json!({ "additionalContext": text }),
+        };
+        Reply {
+            stdout: Some(out.to_string()),
+            stderr: None,
+            code: 0,
+        }
+    }
+
+    fn fail(&self, stage: Stage, msg: &str, closed: bool) -> Reply {
+        if !closed {
+            return Reply {
+                stdout: None,
+                stderr: Some(msg.to_string()),
+                code: 0,
+            };
+        }
+        if stage == Stage::AboutToChange {
+            // A deny with the reason, which the model sees (a failing hook
+            // is denied too, but as "hook errored", without it).
+            return Reply {
+                stdout: Some(
+                    decision(
+                        "deny",
+                        &format!("fsview-hook could not check this change, so it is denied: {msg}"),
+                    )
+                    .to_string(),
+                ),
+                stderr: Some(msg.to_string()),
+                code: 0,
+            };
+        }
+        Reply {
+            stdout: None,
+            stderr: Some(msg.to_string()),
+            code: 2,
+        }
+    }
+
+    fn loads_itself(&self, name: &str) -> bool {
+        matches!(
+            name,
+            "AGENTS.md" | "CLAUDE.md" | "GEMINI.md" | "copilot-instructions.md"
+        )
+    }
+}
+
+/// The event a camelCase payload is, by its fields.
+fn event_of(payload: &Value) -> &'static str {
+    let has = |k: &str| payload.get(k).is_some();
+    if has("toolResult") {
+        "postToolUse"
+    } else if has("error") && has("toolName") {
+        "postToolUseFailure"
+    } else if has("toolName") {
+        "preToolUse"
+    } else if has("prompt") {
+        "userPromptSubmitted"
+    } else if has("source") {
+        "sessionStart"
+    } else {
+        "unknown"
+    }
+}
+
+fn decision(verdict: &str, reason: &str) -> Value {
+    json!({"permissionDecision": verdict, "permissionDecisionReason": reason})
+}
+
+fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
+    let get = |k: &str| {
+        payload
+            .get(k)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
+    let session = get("sessionId").ok_or_else(|| {
+        Problem::new(format!(
+            "the {event} payload has no sessionId string; pass --sid ID to name the session"
+        ))
+    })?;
+    let cwd =
+        get("cwd").ok_or_else(|| Problem::new(format!("the {event} payload has no cwd string")))?;
+    Ok(Who {
+        session: session.to_string(),
+        agent: None,
+        cwd: PathBuf::from(cwd),
+    })
+}
+
+/// The tool's name and arguments (an object, or an object as a JSON
+/// string, as the documentation shows it).
+fn tool(payload: &Value) -> Result<(&str, Value), Problem> {
+    let name = payload
+        .get("toolName")
+        .and_then(Value::as_str)
+        .ok_or_else(|| Problem::new("the payload has no toolName string"))?;
+    let args = match payload.get("toolArgs") {
+        Some(Value::String(s)) => serde_json::from_str(s).ok(),
+        Some(v) => Some(v.clone()),
+        None => None,
+    }
+    .filter(Value::is_object)
+    .ok_or_else(|| Problem::new(format!("the {name} payload has no toolArgs object")))?;
+    Ok((name, args))
+}
+
+fn path(tool: &str, args: &Value) -> Result<PathBuf, Problem> {
+    args.get("path")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+        .ok_or_else(|| Problem::new(format!("the {tool} payload has no toolArgs.path string")))
+}
+
+fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
+    let (name, args) = tool(payload)?;
+    let whole = match name {
+        "create" => true,
+        "edit" => false,
+        _ => return Ok(Event::Ignored),
+    };
+    Ok(Event::AboutToChange {
+        path: path(name, &args)?,
+        whole,
+    })
+}
+
+fn post_tool_use(payload: &Value, cwd: &Path) -> Result<Event, Problem> {
+    let (name, args) = tool(payload)?;
+    if !matches!(name, "view" | "edit" | "create") {
+        return Ok(Event::Ignored);
+    }
+    let path = path(name, &args)?;
+    let result = payload.get("toolResult").filter(|v| v.is_object());
+    let kind = result
+        .and_then(|r| r.get("resultType"))
+        .and_then(Value::as_str);
+    if kind != Some("success") {
+        return Ok(Event::Ignored);
+    }
+    let text = result
+        .and_then(|r| r.get("textResultForLlm"))
+        .and_then(Value::as_str);
+    let string = |k: &str| args.get(k).and_then(Value::as_str);
+    match name {
+        "view" => {
+            let text = text.ok_or_else(|| {
+                Problem::new("the view response has no toolResult.textResultForLlm, so nothing was recorded")
+            })?;
+            view(path, &args, text, cwd)
+        }
+        "create" => Ok(Event::Changed(Changed {
+            path,
+            text: string("file_text")
+                .ok_or_else(|| {
+                    Problem::new(
+                        "the create payload has no toolArgs.file_text, so nothing was recorded",
+                    )
+                })?
+                .to_string(),
+            before: None,
+            whole: true,
+        })),
+        _ => match (string("old_str"), string("new_str")) {
+            (Some(old), new) => Ok(Event::Edited(Edited {
+                path,
+                change: Change::Replace {
+                    old: old.to_string(),
+                    new: new.unwrap_or("").to_string(),
+                    all: false,
+                },
+            })),
+            (None, _) => Err(Problem::new(
+                "the edit payload has no toolArgs.old_str, so what it changed is unknown and nothing was recorded",
+            )),
+        },
+    }
+}
+
+fn view(path: PathBuf, args: &Value, text: &str, cwd: &Path) -> Result<Event, Problem> {
+    // A directory's listing, or the stub of a file too large to show: no
+    // file's text was shown.
+    if cwd.join(&path).is_dir() || text.starts_with("File too large to read at once (") {
+        return Ok(Event::Ignored);
+    }
+    let range = args.get("view_range").and_then(Value::as_array);
+    let (offset, extent) = match range.map(|r| r.as_slice()) {
+        None => (1, Extent::Whole),
+        Some([first, _last]) => match first.as_u64() {
+            Some(f) => (f.max(1), Extent::Range),
+            None => return Ok(Event::Ignored),
+        },
+        Some(_) => return Ok(Event::Ignored),
+    };
+    Ok(Event::Shown(Shown {
+        path,
+        text: ShownText::Lines(text.to_string()),
+        offset,
+        extent,
+    }))
+}
+
+/// Where Copilot CLI reads hooks: `.github/hooks/` at the top of the git
+/// work tree (else the current directory) for a project, the user's
+/// `$COPILOT_HOME/hooks/` (else `~/.copilot/hooks/`).
+pub fn hooks_file(scope: Scope, cwd: &Path) -> Result<PathBuf, Problem> {
+    let dir = match scope {
+        Scope::Project => git_top(cwd)
+            .unwrap_or_else(|| cwd.to_path_buf())
+            .join(".github")
+            .join("hooks"),
+        Scope::User => std::env::var_os("COPILOT_HOME")
+            .filter(|h| !h.is_empty())
+            .map(|h| cwd.join(h))
+            .or_else(|| {
+                std::env::var_os("HOME")
+                    .filter(|h| !h.is_empty())
+                    .map(|h| PathBuf::from(h).join(".copilot"))
+            })
+            .ok_or_else(|| {
+                Problem::new(
+                    "neither COPILOT_HOME nor HOME is set, so the user's hooks cannot be found; use --project",
+                )
+            })?
+            .join("hooks"),
+        Scope::Local => {
+            return Err(Problem::new(
+                "Copilot CLI has no local hooks file; use --project (.github/hooks/) or --user (~/.copilot/hooks/)",
+            ))
+        }
+    };
+    Ok(dir.join("fsview.json"))
+}
+
+/// The top of the git work tree holding `dir`, found by its `.git`.
+fn git_top(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+/// The hooks file fsview-hook owns: every event it answers, each running
+/// `command --event EVENT`.
+pub fn hooks_document(command: &str) -> Value {
+    let mut hooks = serde_json::Map::new();
+    for e in EVENTS {
+        hooks.insert(
+            (*e).to_string(),
+            json!([{
+                "type": "command",
+                "bash": format!("{command} --event {e}"),
+                "timeoutSec": 30,
+            }]),
+        );
+    }
+    json!({"version": 1, "hooks": hooks})
+}
+
+/// Write (or remove) `.github/hooks/fsview.json`: a file of its own, so
+/// nothing else of the user's is touched; a file there that fsview-hook
+/// did not write is left alone.
+pub fn install(scope: Scope, uninstall: bool, command: &str, cwd: &Path) -> Result<Done, Problem> {
+    let file = hooks_file(scope, cwd)?;
+    let want = hooks_document(command);
+    let changed = crate::install::own_file(
+        &file,
+        (!uninstall).then(|| {
+            let mut t = serde_json::to_string_pretty(&want).expect("JSON serializes");
+            t.push('\n');
+            t
+        }),
+        |text| {
+            serde_json::from_str::<Value>(text).is_ok_and(|v| {
+                v.get("hooks").and_then(Value::as_object).is_some_and(|h| {
+                    h.values()
+                        .flat_map(|l| l.as_array().into_iter().flatten())
+                        .all(|e| {
+                            e.get("bash")
+                                .and_then(Value::as_str)
+                                .is_some_and(|b| crate::install::runs_fsview_hook(b, "copilot"))
+                        })
+                })
+            })
+        },
+    )?;
+    Ok(Done {
+        file,
+        changed,
+        command: command.to_string(),
+        events: EVENTS.to_vec(),
+    })
+}

@@ -1,0 +1,447 @@
+//! Qwen Code's command hooks, as fsview's common events.
+//!
+//! Fields as Qwen Code 0.24.4 sends them (fixtures captured from the real
+//! binary: `tests/fixtures/hooks/qwen-0.24.4/`). The hooks are Claude
+//! Code's: the same events, the same envelope (`session_id`, `cwd`,
+//! `hook_event_name`, `agent_id` in a subagent) and the same answers, so
+//! the envelope and the replies are [`claude`](crate::claude)'s. The tools
+//! are Qwen Code's own (it descends from gemini-cli):
+//!
+//! - `PreToolUse` of `edit` (`file_path`) and `notebook_edit`
+//!   (`notebook_path`): a targeted edit; of `write_file`: a whole-file
+//!   write. A refusal is `permissionDecision: "deny"`; the model receives
+//!   its reason as the tool's result, verbatim.
+//! - `PostToolUse` of `read_file`: `tool_response.llmContent` is what the
+//!   model got. A whole file is its lines, each with its trailing
+//!   whitespace removed (a `\r` too), without line numbers. A part starts
+//!   with `Showing lines A-B of N total lines.` and a `---` line: the
+//!   first 1,000 lines when no range was asked, or the range asked
+//!   (`offset` counts from 0, with `limit`); N counts the empty piece after
+//!   a final newline. A line cut at the 25,000-character cap ends in
+//!   `... [truncated]` and `returnDisplay` ends in `(truncated)`: that line
+//!   was not shown whole, so it is not recorded. A full re-read of an
+//!   unchanged file shows a stub ("[File X unchanged since last read ...]",
+//!   `returnDisplay` "Unchanged: X"): nothing new was shown.
+//! - `PostToolUse` of `edit`, `write_file` and `notebook_edit`:
+//!   `returnDisplay.newContent` is the whole file as the tool wrote it,
+//!   after `returnDisplay.originalContent`. A notebook read shows its cells
+//!   rendered (`--- Code Cell ID ---`, the source fenced): held against the
+//!   disk's cells, and not recorded when the rendering cannot be read back
+//!   cell by cell.
+//! - `UserPromptSubmit`: the reminder of files changed since they were
+//!   seen. Qwen Code fires it for each prompt and again before each model
+//!   call that carries tool results (`prompt` empty); a change is told
+//!   once either way. Qwen Code escapes `<` and `>` in hook context, so a
+//!   diff holding either is left out (read the file) rather than shown
+//!   altered.
+//! - `SessionStart`: nothing. Qwen Code loads its own instruction files
+//!   (QWEN.md, AGENTS.md, QWEN.local.md) and its payloads do not say what
+//!   text it gave the model, so nothing is sent and nothing recorded; an
+//!   edit of QWEN.md needs a read first. `/clear` starts a new session id,
+//!   so a cleared conversation is a new fsview session.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::claude::{self, Claude};
+use crate::event::{Answer, Cell, Changed, Event, Extent, Shown, ShownText, Stage};
+use crate::install::{Hook, Installer, Scope};
+use crate::{Agent, Parsed, Problem, Reply};
+
+/// Qwen Code.
+pub struct Qwen;
+
+type Failed = (Stage, Problem);
+
+impl Agent for Qwen {
+    fn parse(&self, payload: &[u8]) -> Result<Parsed, Failed> {
+        let payload: Value = serde_json::from_slice(payload)
+            .ok()
+            .filter(Value::is_object)
+            .ok_or_else(|| {
+                (
+                    Stage::Other,
+                    Problem::new("the hook payload is not a JSON object; fsview-hook qwen reads one Qwen Code hook payload on stdin"),
+                )
+            })?;
+        let name = payload
+            .get("hook_event_name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| {
+                (
+                    Stage::Other,
+                    Problem::new("the hook payload has no hook_event_name string"),
+                )
+            })?;
+        let stage = match name {
+            "PreToolUse" => Stage::AboutToChange,
+            "PostToolUse" => Stage::Shown,
+            "UserPromptSubmit" => Stage::Prompt,
+            "SessionStart" => Stage::SessionStart,
+            other => {
+                return Err((
+                    Stage::Other,
+                    Problem::new(format!("hook event {other:?} is not one fsview-hook qwen answers; wire it to PreToolUse, PostToolUse and UserPromptSubmit only")),
+                ))
+            }
+        };
+        let who = claude::who(&payload, name).map_err(|p| (stage, p))?;
+        let event = match stage {
+            Stage::AboutToChange => pre_tool_use(&payload),
+            Stage::Shown => post_tool_use(&payload),
+            Stage::Prompt => Ok(Event::Prompt),
+            _ => Ok(Event::Ignored),
+        }
+        .map_err(|p| (stage, p))?;
+        Ok(Parsed { who, event })
+    }
+
+    fn reply(&self, stage: Stage, answer: Answer) -> Reply {
+        Claude.reply(stage, answer)
+    }
+
+    fn fail(&self, stage: Stage, msg: &str, closed: bool) -> Reply {
+        Claude.fail(stage, msg, closed)
+    }
+
+    fn loads_itself(&self, name: &str) -> bool {
+        matches!(name, "QWEN.md" | "AGENTS.md" | "QWEN.local.md")
+    }
+
+    fn alters(&self, _stage: Stage, text: &str) -> Option<&'static str> {
+        text.contains(['<', '>'])
+            .then_some("Qwen Code escapes angle brackets in hook context")
+    }
+}
+
+fn tool(payload: &Value) -> Result<(&str, &Value), Problem> {
+    let name = payload
+        .get("tool_name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| Problem::new("the payload has no tool_name string"))?;
+    let input = payload
+        .get("tool_input")
+        .filter(|v| v.is_object())
+        .ok_or_else(|| Problem::new(format!("the {name} payload has no tool_input object")))?;
+    Ok((name, input))
+}
+
+fn path(tool: &str, input: &Value) -> Result<PathBuf, Problem> {
+    let key = if tool == "notebook_edit" {
+        "notebook_path"
+    } else {
+        "file_path"
+    };
+    input
+        .get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+        .ok_or_else(|| Problem::new(format!("the {tool} payload has no tool_input.{key} string")))
+}
+
+fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
+    let (name, input) = tool(payload)?;
+    let whole = match name {
+        "write_file" => true,
+        "edit" | "notebook_edit" => false,
+        _ => return Ok(Event::Ignored),
+    };
+    Ok(Event::AboutToChange {
+        path: path(name, input)?,
+        whole,
+    })
+}
+
+fn post_tool_use(payload: &Value) -> Result<Event, Problem> {
+    let (name, input) = tool(payload)?;
+    if !matches!(name, "read_file" | "edit" | "write_file" | "notebook_edit") {
+        return Ok(Event::Ignored);
+    }
+    let path = path(name, input)?;
+    let response = payload
+        .get("tool_response")
+        .filter(|v| v.is_object())
+        .ok_or_else(|| {
+            Problem::new(format!(
+                "the {name} payload has no tool_response object, so nothing was recorded"
+            ))
+        })?;
+    match name {
+        "read_file" => read(path, input, response),
+        _ => written(name, path, response),
+    }
+}
+
+/// A number from the input: JSON integers, `null` for none.
+fn number(input: &Value, key: &str) -> Result<Option<u64>, Problem> {
+    match input.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .map(Some)
+            .ok_or_else(|| Problem::new(format!("{key} is {v}, not a line number"))),
+    }
+}
+
+/// `Showing lines A-B of N total lines.\n\n---\n\n`: (A, the rest).
+fn banner(text: &str) -> Option<(u64, &str)> {
+    let rest = text.strip_prefix("Showing lines ")?;
+    let (head, body) = rest.split_once(" total lines.\n\n---\n\n")?;
+    let (range, _total) = head.split_once(" of ")?;
+    let (first, _last) = range.split_once('-')?;
+    Some((first.parse().ok()?, body))
+}
+
+fn read(path: PathBuf, input: &Value, response: &Value) -> Result<Event, Problem> {
+    // Images and PDFs come as parts, not text.
+    let Some(content) = response.get("llmContent").and_then(Value::as_str) else {
+        return Ok(Event::Ignored);
+    };
+    let display = response
+        .get("returnDisplay")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if display.starts_with("Unchanged: ") {
+        return Ok(Event::Ignored);
+    }
+    if display.starts_with("Read notebook: ") {
+        return Ok(match notebook_cells(content) {
+            Some(cells) => Event::Shown(Shown {
+                path,
+                text: ShownText::Cells(cells),
+                offset: 1,
+                extent: Extent::Whole,
+            }),
+            None => Event::Ignored,
+        });
+    }
+    let asked = number(input, "offset")?.is_some() || number(input, "limit")?.is_some();
+    let (offset, mut text, extent) = match banner(content) {
+        Some((first, body)) => (
+            first,
+            body,
+            if asked { Extent::Range } else { Extent::Start },
+        ),
+        None if asked => (
+            number(input, "offset")?.unwrap_or(0) + 1,
+            content,
+            Extent::Range,
+        ),
+        None => (1, content, Extent::Whole),
+    };
+    let mut extent = extent;
+    if display.ends_with("(truncated)") {
+        // The last line was cut at the character cap (or replaced by the
+        // marker, the line before it cut): only the lines before are whole.
+        let mut lines: Vec<&str> = text.split('\n').collect();
+        if lines.pop() == Some("... [truncated]") {
+            lines.pop();
+        }
+        if lines.is_empty() {
+            return Ok(Event::Ignored);
+        }
+        text = &text[..lines.iter().map(|l| l.len() + 1).sum::<usize>() - 1];
+        if extent == Extent::Whole {
+            extent = Extent::Start;
+        }
+    }
+    Ok(Event::Shown(Shown {
+        path,
+        text: ShownText::Trimmed(text.to_string()),
+        offset,
+        extent,
+    }))
+}
+
+/// The cells of a notebook as read_file renders it: a `Jupyter Notebook
+/// (LANG, N cells)` line, then each cell under `--- Code Cell ID ---`
+/// (with ` [n]` when it ran), its source fenced and any `Output:` after,
+/// or `--- Markdown Cell ID ---` and its source. `None` when the text is
+/// not exactly that (a truncated notebook, a source that holds a cell
+/// header or a fence): what was shown is then not known cell by cell.
+fn notebook_cells(text: &str) -> Option<Vec<Cell>> {
+    let (header, rest) = text.split_once("\n\n")?;
+    let count: usize = header
+        .strip_prefix("Jupyter Notebook (")?
+        .strip_suffix(" cells)")?
+        .rsplit_once(", ")?
+        .1
+        .parse()
+        .ok()?;
+    let mut cells = Vec::new();
+    let mut cur: Option<(String, bool, Vec<&str>)> = None;
+    for line in rest.split('\n') {
+        let head = line
+            .strip_prefix("--- ")
+            .and_then(|l| l.strip_suffix(" ---"))
+            .and_then(|l| {
+                let (kind, id) = l.split_once("Cell ")?;
+                Some((kind == "Code ", id.split(" [").next()?))
+            });
+        match head {
+            Some((code, id)) => {
+                if let Some(c) = cur.take() {
+                    cells.push(notebook_cell(c)?);
+                }
+                cur = Some((id.to_string(), code, Vec::new()));
+            }
+            None => cur.as_mut()?.2.push(line),
+        }
+    }
+    cells.push(notebook_cell(cur?)?);
+    (cells.len() == count).then_some(cells)
+}
+
+/// One rendered cell: its id, whether it is code, its lines.
+fn notebook_cell((id, code, mut lines): (String, bool, Vec<&str>)) -> Option<Cell> {
+    // The blank line that separates it from the next cell.
+    if lines.last() == Some(&"") {
+        lines.pop();
+    }
+    let source = if code {
+        let end = lines.iter().rposition(|l| *l == "```")?;
+        let after = &lines[end + 1..];
+        if !(after.is_empty() || after.first() == Some(&"Output:")) {
+            return None;
+        }
+        let body = &lines[..end];
+        if !body.first()?.starts_with("```") || body[1..].iter().any(|l| l.starts_with("```")) {
+            return None;
+        }
+        body[1..].join("\n")
+    } else {
+        lines.join("\n")
+    };
+    Some(Cell {
+        id: Some(id),
+        source,
+    })
+}
+
+/// edit, write_file and notebook_edit: the file as the tool wrote it.
+fn written(tool: &str, path: PathBuf, response: &Value) -> Result<Event, Problem> {
+    let display = response.get("returnDisplay").filter(|v| v.is_object());
+    let field = |k: &str| display.and_then(|d| d.get(k)).and_then(Value::as_str);
+    let text = field("newContent").ok_or_else(|| {
+        Problem::new(format!(
+            "the {tool} response has no returnDisplay.newContent, so what the file now holds is unknown and nothing was recorded"
+        ))
+    })?;
+    let before = field("originalContent").map(String::from);
+    Ok(Event::Changed(Changed {
+        path,
+        text: text.to_string(),
+        whole: tool == "write_file" || before.as_deref() == Some(""),
+        before,
+    }))
+}
+
+/// Qwen Code's settings files and the hooks fsview wires into them.
+pub struct QwenInstaller;
+
+/// The gate before every change (closed when the hook cannot run), a
+/// record after every read and change, and each prompt.
+pub const HOOKS: &[Hook] = &[
+    Hook {
+        event: "PreToolUse",
+        matcher: Some("edit|write_file|notebook_edit"),
+        fail_closed: true,
+    },
+    Hook {
+        event: "PostToolUse",
+        matcher: Some("read_file|edit|write_file|notebook_edit"),
+        fail_closed: false,
+    },
+    Hook {
+        event: "UserPromptSubmit",
+        matcher: None,
+        fail_closed: false,
+    },
+];
+
+impl Installer for QwenInstaller {
+    fn agent(&self) -> &'static str {
+        "qwen"
+    }
+
+    /// Qwen Code reads a workspace's settings from `.qwen/settings.json`
+    /// in the directory it starts in, and the user's from
+    /// `~/.qwen/settings.json`; it has no per-user file inside a project.
+    fn settings_file(&self, scope: Scope, cwd: &std::path::Path) -> Result<PathBuf, Problem> {
+        match scope {
+            Scope::Project => Ok(cwd.join(".qwen").join("settings.json")),
+            Scope::User => std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| PathBuf::from(h).join(".qwen").join("settings.json"))
+                .ok_or_else(|| {
+                    Problem::new("HOME is not set, so the user's settings cannot be found; use --project")
+                }),
+            Scope::Local => Err(Problem::new(
+                "Qwen Code has no local settings file; use --project (.qwen/settings.json) or --user (~/.qwen/settings.json)",
+            )),
+        }
+    }
+
+    fn hooks(&self) -> &'static [Hook] {
+        HOOKS
+    }
+
+    fn default_scope(&self) -> Scope {
+        Scope::Project
+    }
+
+    fn next_step(&self, scope: Scope) -> Option<String> {
+        (scope == Scope::Project).then(|| {
+            "Qwen Code runs a project's hooks only in a trusted folder: with folder trust on (security.folderTrust.enabled), trust this one; `qwen hooks` lists them."
+                .to_string()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // As Qwen Code 0.24.4 rendered notebooks.
+    #[test]
+    fn notebooks_as_rendered() {
+        let c = |id: &str, source: &str| Cell {
+            id: Some(id.into()),
+            source: source.into(),
+        };
+        assert_eq!(
+            notebook_cells("Jupyter Notebook (python, 1 cells)\n\n--- Code Cell c1 ---\n```python\nprint(1)\nx = 2\n```"),
+            Some(vec![c("c1", "print(1)\nx = 2")])
+        );
+        assert_eq!(
+            notebook_cells("Jupyter Notebook (python, 2 cells)\n\n--- Markdown Cell m ---\n# Title\n\n--- Code Cell cell-1 [3] ---\n```python\n1 + 1\n```\nOutput:\n2"),
+            Some(vec![c("m", "# Title"), c("cell-1", "1 + 1")])
+        );
+        // Truncated, or a fence inside a source: not known cell by cell.
+        assert_eq!(
+            notebook_cells("Jupyter Notebook (python, 3 cells)\n\n--- Code Cell a ---\n```python\nx\n```\n\n... [2 remaining cells truncated, total 3 cells. Use shell]"),
+            None
+        );
+        assert_eq!(
+            notebook_cells("Jupyter Notebook (python, 1 cells)\n\n--- Code Cell a ---\n```python\ns = \"\"\"\n```\n\"\"\"\n```"),
+            None
+        );
+        assert_eq!(notebook_cells("(empty notebook)"), None);
+    }
+
+    #[test]
+    fn banners() {
+        assert_eq!(
+            banner("Showing lines 2-2 of 4 total lines.\n\n---\n\ntwo"),
+            Some((2, "two"))
+        );
+        assert_eq!(
+            banner("Showing lines 1-1000 of at least 5000 total lines.\n\n---\n\nx"),
+            Some((1, "x"))
+        );
+        assert_eq!(banner("Showing lines of a file\n"), None);
+        assert_eq!(banner("one\ntwo\n"), None);
+    }
+}

@@ -1,0 +1,397 @@
+"""End-to-end scenarios for the agents that call an OpenAI-compatible Chat
+Completions API (chat_agents.py): Qwen Code, opencode, Copilot CLI.
+
+Each scenario runs once with the agent alone and once with fsview wired
+in by `fsview-hook install AGENT`, against a scripted model
+(openai_chat.py), and records what the agent did in a table. The checks
+are on what the model received (tool results, context) and on the files.
+`main()` is the command line of scripts/e2e-qwen, e2e-opencode and
+e2e-copilot.
+"""
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import sys
+
+import chat_agents
+from harness import ROOT, Skip, fsview_bin_dir, run_scenarios, table
+from model import Server
+from openai_chat import Chat, call, text, tool_results
+
+AGENT = None  # the agent's class, set by main()
+BINARY = None
+NOTEBOOK = json.dumps({"cells": [{"cell_type": "code", "id": "c1", "metadata": {}, "source": ["print(1)\n", "x = 2"],
+                                   "outputs": [], "execution_count": None}],
+                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+NOT_READ = "File has not been read yet. Read it first before writing to it."
+MODIFIED = ("File has been modified since read, either by the user or by a linter. "
+            "Read it again before attempting to write it.")
+
+
+@contextlib.contextmanager
+def agent(run, turns):
+    """A model server playing `turns`, and the agent talking to it."""
+    proto = Chat(turns)
+    with Server(proto) as srv:
+        a = AGENT(BINARY, run.ws, srv.url)
+        yield proto, a
+        run.check(not srv.errors, "model server errors: %s" % srv.errors)
+
+
+def wire(run, a, *extra):
+    if run.fsview:
+        a.install_fsview(*extra)
+
+
+def tool(spec):
+    name, args = spec
+    return call(name, args)
+
+
+def result_of(proto, c):
+    """The tool result the model got for call `c`, or None."""
+    for req in reversed(proto.main):
+        for tid, body in tool_results(req.json):
+            if tid == c["id"]:
+                return body
+    return None
+
+
+def outcome(a, proto, c):
+    r = result_of(proto, c)
+    if r is None:
+        return "never ran"
+    if a.succeeded(r):
+        return "applied"
+    first = r.strip().splitlines()[0] if r.strip() else "(empty)"
+    return "refused: " + (first if len(first) <= 150 else first[:147] + "...")
+
+
+def applied(run, a, proto, c, want, what):
+    got = outcome(a, proto, c)
+    run.check(got.startswith(want), "%s: %s, want %s" % (what, got, want))
+    return got
+
+
+def lines(n, fmt="line %d"):
+    return "".join((fmt % i) + "\n" for i in range(1, n + 1))
+
+
+def request_text(req):
+    """Every message of a request as text."""
+    out = []
+    for m in req.json.get("messages", []):
+        c = m.get("content")
+        if isinstance(c, list):
+            c = "\n".join(p.get("text", "") for p in c if isinstance(p, dict))
+        out.append(c or "")
+    return "\n".join(out)
+
+
+def views(a, sid):
+    p = a.fsview("fsview-session", "show", "--sid", sid, "--json")
+    out = {}
+    for line in p.stdout.splitlines():
+        v = json.loads(line)
+        out.setdefault(v["path"], []).append(v)
+    return out
+
+
+def only_session(a):
+    p = a.fsview("fsview-session", "list", "--json")
+    sids = [json.loads(x)["sid"] for x in p.stdout.splitlines()]
+    return sids[0] if len(sids) == 1 else None
+
+
+# -- scenarios ---------------------------------------------------------------
+
+
+def same_size_change_before_edit(run):
+    """A same-size change with the old mtime put back (cp -p, rsync -t)."""
+    ws = run.ws
+    ws.write("conf.ini", "timeout = 30\n")
+    ws.commit()
+    with agent(run, []) as (proto, a):
+        read = tool(a.read(ws.path("conf.ini")))
+        edit = tool(a.edit(ws.path("conf.ini"), "timeout", "max_wait"))
+
+        def change(body):
+            ws.write("conf.ini", "timeout = 99\n", mtime_of=ws.times("conf.ini"))
+            return [edit]
+
+        proto.turns = [[read], change, [text("done")]]
+        wire(run, a)
+        a.prompt("edit conf.ini")
+        got = applied(run, a, proto, edit, "refused" if run.fsview else "applied", "Edit")
+        if run.fsview:
+            run.check(MODIFIED in got, "the gate's wording: " + got)
+        run.step("Stale edit: same-size change, old mtime put back, between read and edit", got)
+
+
+def changed_before_edit(run):
+    """The user changes the file after the read: an ordinary change."""
+    ws = run.ws
+    ws.write("notes.txt", "alpha\nbeta\n")
+    ws.commit()
+    with agent(run, []) as (proto, a):
+        read = tool(a.read(ws.path("notes.txt")))
+        edit = tool(a.edit(ws.path("notes.txt"), "beta", "gamma"))
+
+        def change(body):
+            ws.write("notes.txt", "alpha\nbeta\nuser's line\n")
+            return [edit]
+
+        proto.turns = [[read], change, [text("done")]]
+        wire(run, a)
+        a.prompt("edit notes.txt")
+        got = applied(run, a, proto, edit, "refused" if run.fsview else "", "Edit")
+        run.step("Stale edit: file changed (new size) between read and edit", got)
+
+
+def edit_unread(run):
+    ws = run.ws
+    ws.write("never_read.py", "x = 1\n")
+    ws.commit()
+    with agent(run, []) as (proto, a):
+        edit = tool(a.edit(ws.path("never_read.py"), "x = 1", "x = 2"))
+        proto.turns = [[edit], [text("done")]]
+        wire(run, a)
+        a.prompt("edit never_read.py")
+        got = applied(run, a, proto, edit, "refused" if run.fsview else "", "Edit")
+        run.step("Edit of a file never read", got)
+
+
+def write_after_partial_read(run):
+    """Lines 1-5 of 50 read, then the whole file replaced: 45 lines the model
+    never saw."""
+    ws = run.ws
+    ws.write("app.log", lines(50))
+    ws.commit()
+    with agent(run, []) as (proto, a):
+        read = tool(a.read(ws.path("app.log"), 1, 5))
+        write = tool(a.write(ws.path("app.log"), "line 1 only\n"))
+        proto.turns = [[read], [write], [text("done")]]
+        wire(run, a)
+        a.prompt("rewrite app.log")
+        got = outcome(a, proto, write)
+        if run.fsview:
+            run.check(got.startswith("refused"), "Write after a partial read: " + got)
+            if a.name != "copilot":
+                run.check("(lines 1-5 of 50)" in got, "names the lines seen: " + got)
+        lost = got == "applied" and ws.read("app.log") == "line 1 only\n"
+        run.step("Whole-file write after reading lines 1-5 of 50", got + (" (45 unseen lines gone)" if lost else ""))
+
+
+def write_after_capped_read(run):
+    """A whole-file read the agent caps (Qwen Code: 1,000 lines; opencode:
+    2,000 lines or 50 KB), then the whole file replaced."""
+    ws = run.ws
+    ws.write("long.txt", lines(2500, fmt="%d"))
+    ws.commit()
+    with agent(run, []) as (proto, a):
+        read = tool(a.read(ws.path("long.txt")))
+        write = tool(a.write(ws.path("long.txt"), "short now\n"))
+        seen = {}
+
+        def look(body):
+            if run.fsview:
+                seen.update(views(a, only_session(a)))
+            return [write]
+
+        proto.turns = [[read], look, [text("done")]]
+        wire(run, a)
+        a.prompt("rewrite long.txt")
+        shown = result_of(proto, read) or ""
+        last = re.findall(r"^(?:(\d+): )?(\d+)$", shown, re.M)
+        last = int(last[-1][1]) if last else 0
+        run.check(0 < last < 2500, "a first page only (to line %d)" % last)
+        got = applied(run, a, proto, write, "refused" if run.fsview else "applied", "Write")
+        run.step("Read of 2,500 lines without a range", "lines 1-%d shown" % last)
+        run.step("... then a whole-file write", got)
+        if run.fsview:
+            v = (seen.get("long.txt") or [{}])[0]
+            run.eq((v.get("kind"), v.get("offset"), v.get("lines")), ("start", 1, last), "the read's view")
+
+
+def prompt_reminder(run):
+    """A file the agent read changes; the next prompt tells it, once, in a
+    form the agent does not alter."""
+    ws = run.ws
+    body = lines(12)
+    ws.write("notes.txt", body)
+    ws.commit()
+    with agent(run, []) as (proto, a):
+        read = tool(a.read(ws.path("notes.txt")))
+        proto.turns = [[read], [text("read it")], [text("ok")], [text("ok again")]]
+        wire(run, a)
+        r = a.prompt("read notes.txt")
+        run.check(r.session_id, "a session id: %s" % r.stderr[-300:])
+        ws.write("notes.txt", body.replace("line 6\n", "line six: if a < b\n"))
+        a.prompt("anything new?", resume=r.session_id)
+        n = len(proto.main)
+        ctx = request_text(proto.main[-1])
+        told = "notes.txt: modified (content)" in ctx
+        run.check(told == run.fsview, "fsview's reminder at the next prompt: %s" % told)
+        reminder = ctx.partition("These files changed since you last saw them:")[2]
+        run.check("&lt;" not in reminder and "&gt;" not in reminder, "no escaped markup in the reminder")
+        diff = "+line six: if a < b" in ctx
+        if run.fsview:
+            if a.name == "qwen":
+                run.check(not diff and "(its diff is left out: Qwen Code escapes angle brackets in hook context; "
+                          "read the file to see the change)" in reminder, "Qwen Code: the diff with < left out, with why")
+            else:
+                run.check(diff and "-line 6" in ctx, "the diff, verbatim")
+        what = "nothing said"
+        if told:
+            what = "told, with the diff" if diff else "told; diff left out (the agent would escape its <)"
+        run.step("A file it read changed; next prompt", what)
+        a.prompt("and now?", resume=r.session_id)
+        again = request_text(proto.main[-1]).count("notes.txt: modified") > (1 if told else 0)
+        run.check(not again, "not told twice")
+        run.check(len(proto.main) >= n + 1, "a request for the third prompt")
+        run.step("... the prompt after", "told again" if again else "not repeated")
+
+
+def normal_work(run):
+    """Ordinary work goes through: no false refusals."""
+    ws = run.ws
+    ws.write("a.py", "def f():\n    return 1\n")
+    ws.write("crlf.txt", b"one\r\ntwo\r\n")
+    ws.write("trail.txt", "keep   \nthese\t\nends\n")
+    ws.write("nb.ipynb", NOTEBOOK)
+    ws.commit()
+    with agent(run, []) as (proto, a):
+        P = ws.path
+        whole = a.name != "copilot"  # Copilot CLI's create refuses an existing file
+        groups = [
+            ("Read a.py, edit it", [a.read(P("a.py")), a.edit(P("a.py"), "return 1", "return 2")]),
+            ("... edit it again", [a.edit(P("a.py"), "return 2", "return 3")]),
+        ]
+        if whole:
+            groups.append(("... write it whole", [a.write(P("a.py"), "def f():\n    return 4\n")]))
+        groups += [
+            ("Write a new file, edit it", [a.write(P("new.py"), "x = 1\n"), a.edit(P("new.py"), "x = 1", "x = 2")]),
+            ("Read a CRLF file, edit it", [a.read(P("crlf.txt")), a.edit(P("crlf.txt"), "two", "TWO")]),
+            ("Read lines 2-3 of 3, edit line 2", [a.read(P("trail.txt"), 2, 2), a.edit(P("trail.txt"), "these", "those")]),
+        ]
+        if a.name == "qwen":
+            groups.append(("Read a notebook, notebook_edit a cell", [a.read(P("nb.ipynb")), (
+                "notebook_edit", {"notebook_path": P("nb.ipynb"), "cell_id": "c1", "new_source": "print(42)"})]))
+        calls = [(name, [tool(s) for s in specs]) for name, specs in groups]
+        proto.turns = [[c] for _, group in calls for c in group] + [[text("done")]]
+        wire(run, a)
+        r = a.prompt("work")
+        run.eq(r.code, 0, "exit code (stderr: %s)" % r.stderr[-300:])
+        for name, group in calls:
+            got = [outcome(a, proto, c) for c in group]
+            changes = [g for c, g in zip(group, got) if c["name"] not in ("read_file", "read", "view")]
+            bad = [g for g in changes if g != "applied"]
+            run.check(not bad, "%s: %s" % (name, bad))
+            run.step(name, "all applied" if not bad else "; ".join(bad))
+        want = "def f():\n    return %d\n" % (4 if whole else 3)
+        run.eq(ws.read("a.py"), want, "a.py at the end")
+        if run.fsview and r.session_id:
+            v = views(a, r.session_id)
+            fresh = {p: all(x["fresh"] for x in vs) for p, vs in v.items()}
+            run.check(fresh and all(fresh.values()), "every view fresh at the end: %s" % fresh)
+
+
+def hook_missing(run):
+    """The installed fsview-hook gone: the gate fails closed."""
+    if not run.fsview:
+        return
+    ws = run.ws
+    ws.write("x.txt", "x = 1\n")
+    ws.commit()
+    with agent(run, []) as (proto, a):
+        read = tool(a.read(ws.path("x.txt")))
+        edit = tool(a.edit(ws.path("x.txt"), "x = 1", "x = 2"))
+        proto.turns = [[read], [edit], [text("done")]]
+        tmp = os.path.join(ws.root, "bin")
+        os.makedirs(tmp)
+        shutil.copy(os.path.join(fsview_bin_dir(), "fsview-hook"), tmp)
+        a.install_fsview(binary=os.path.join(tmp, "fsview-hook"))
+        shutil.rmtree(tmp)
+        a.prompt("edit x.txt")
+        got = applied(run, a, proto, edit, "refused", "Edit with the hook gone")
+        run.eq(ws.read("x.txt"), "x = 1\n", "x.txt after the refused edit")
+        run.step("Read, then edit with the installed fsview-hook deleted", got)
+
+
+SCENARIOS = [
+    ("same-size-change-before-edit", same_size_change_before_edit),
+    ("changed-before-edit", changed_before_edit),
+    ("edit-unread", edit_unread),
+    ("write-after-partial-read", write_after_partial_read),
+    ("write-after-capped-read", write_after_capped_read),
+    ("prompt-reminder", prompt_reminder),
+    ("normal-work", normal_work),
+    ("hook-missing", hook_missing),
+]
+
+
+def main(argv, name, capture, doc):
+    """The command line of scripts/e2e-NAME."""
+    global AGENT, BINARY
+    AGENT = chat_agents.AGENTS[name]
+    jobs, keep, table_file, save, only = 3, False, None, False, []
+    args = list(argv)
+    while args:
+        x = args.pop(0)
+        if x == "-j":
+            jobs = int(args.pop(0))
+        elif x == "--keep":
+            keep = True
+        elif x == "--table":
+            table_file = args.pop(0)
+        elif x == "--save-fixtures":
+            save = True
+        elif x in ("-h", "--help"):
+            print(doc.strip())
+            return 0
+        elif x.startswith("-"):
+            print("e2e-%s: unknown option %s (see --help)" % (name, x), file=sys.stderr)
+            return 2
+        else:
+            only.append(x)
+    try:
+        BINARY = chat_agents.ensure(AGENT, log=sys.stderr)
+    except Skip as e:
+        print("e2e-%s: skipped: %s" % (name, e))
+        return 0
+    fsview_bin_dir()
+    scenarios = [(n, f, (False, True)) for n, f in SCENARIOS if AGENT.name != "copilot" or n != "write-after-capped-read"]
+    if save:
+        scenarios.append(("capture", capture, (False,)))
+    runs = run_scenarios(scenarios, jobs=jobs, keep=keep, only=only)
+    t = table(runs, AGENT.label)
+    print("%s %s, %s\n" % (AGENT.label, AGENT.version, BINARY))
+    print(t)
+    if table_file:
+        with open(table_file, "w") as f:
+            f.write(t + "\n")
+    failures = [f for r in runs for f in r.failures]
+    for f in failures:
+        print("FAIL: " + f, file=sys.stderr)
+    print("e2e-%s: %d runs, %d failed checks" % (name, len(runs), len(failures)), file=sys.stderr)
+    return 1 if failures else 0
+
+
+def save_fixtures(run, fixtures, ws, sid):
+    """Write captured payloads to tests/fixtures/hooks/NAME-VERSION/, the
+    workspace, home and session id replaced by @CWD@, @HOME@, @SID@."""
+    dest = os.path.join(ROOT, "tests", "fixtures", "hooks", "%s-%s" % (AGENT.name, AGENT.version))
+    os.makedirs(dest, exist_ok=True)
+    for key, d in sorted(fixtures.items()):
+        if isinstance(d.get("transcript_path"), str):
+            d["transcript_path"] = re.sub(r"/projects/[^/]+/", "/projects/@PROJECT@/", d["transcript_path"])
+        s = json.dumps(d, indent=2, ensure_ascii=False) + "\n"
+        s = s.replace(ws.work, "@CWD@").replace(ws.home, "@HOME@")
+        if sid:
+            s = s.replace(sid, "@SID@")
+        with open(os.path.join(dest, key + ".json"), "w") as f:
+            f.write(s)
+    run.step("captured", "%d fixtures in %s" % (len(fixtures), os.path.relpath(dest, ROOT)))

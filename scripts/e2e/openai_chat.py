@@ -1,0 +1,123 @@
+"""The OpenAI Chat Completions API, answered from a script.
+
+`POST .../chat/completions` with `stream: true` (server-sent `data:`
+chunks, a final chunk with `finish_reason` and `usage`, then `data:
+[DONE]`), or a plain JSON body. `GET .../models` lists the one model. A
+request that offers tools is the agent's main loop and gets the script's
+next turn; any other request (a title, a summary, a next-speaker check)
+gets a short text, so a scenario only scripts what the model does in the
+conversation. Qwen Code, opencode and other agents with an
+"OpenAI-compatible" provider call this API.
+
+A turn is a list of parts built with `text(...)` and `call(name,
+arguments)`, or a function of the request returning one. Which turn
+answers a request is decided by the number of assistant messages already
+in it, so a resumed conversation carries on where the script left off, and
+a retried request gets the same answer.
+"""
+
+import itertools
+import json
+import time
+
+from model import Response
+
+_ids = itertools.count(1)
+
+
+def text(s):
+    return {"type": "text", "text": s}
+
+
+def call(name, arguments, id=None):
+    """A tool call (a function call with JSON arguments)."""
+    return {"type": "call", "id": id or "call_e2e_%04d" % next(_ids), "name": name, "arguments": arguments}
+
+
+def message_text(content):
+    """The text of a message's content: a string or a list of parts."""
+    if isinstance(content, str):
+        return content
+    return "\n".join(p.get("text", "") for p in content or [] if isinstance(p, dict))
+
+
+def tool_results(body):
+    """Every tool message of a request, in order: (tool_call_id, text)."""
+    return [(m.get("tool_call_id"), message_text(m.get("content")))
+            for m in body.get("messages", []) if m.get("role") == "tool"]
+
+
+def assistant_turns(body):
+    return sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
+
+
+def tokens_of(body):
+    return max(1, len(json.dumps(body.get("messages", []))) // 4)
+
+
+class Chat:
+    """A protocol for model.Server: the script `turns` (a list), answered in
+    order to main-loop requests. `main` collects those requests, `side` the
+    others."""
+
+    def __init__(self, turns, model="e2e-model"):
+        self.turns = list(turns)
+        self.model = model
+        self.main = []
+        self.side = []
+
+    def handle(self, req):
+        path = req.path.split("?")[0].rstrip("/")
+        if req.method == "GET" and path.endswith("/models"):
+            return Response.json({"object": "list", "data": [
+                {"id": self.model, "object": "model", "created": 0, "owned_by": "e2e"}]})
+        if not path.endswith("/chat/completions"):
+            return Response.json({"error": {"message": "no such route: %s %s" % (req.method, path),
+                                            "type": "invalid_request_error"}}, 404)
+        body = req.json or {}
+        if body.get("tools"):
+            self.main.append(req)
+            n = assistant_turns(body)
+            if n < len(self.turns):
+                turn = self.turns[n]
+                parts = turn(body) if callable(turn) else turn
+            else:
+                parts = [text("Done.")]
+        else:
+            self.side.append(req)
+            parts = [text("ok")]
+        calls = [p for p in parts if p["type"] == "call"]
+        content = "".join(p["text"] for p in parts if p["type"] == "text")
+        finish = "tool_calls" if calls else "stop"
+        cid = "chatcmpl-e2e-%04d" % next(_ids)
+        model = body.get("model") or self.model
+        usage = {"prompt_tokens": tokens_of(body), "completion_tokens": 10,
+                 "total_tokens": tokens_of(body) + 10}
+        if body.get("stream"):
+            return Response(content_type="text/event-stream",
+                            chunks=list(self._sse(cid, model, content, calls, finish, usage)))
+        msg = {"role": "assistant", "content": content or None}
+        if calls:
+            msg["tool_calls"] = [{"id": c["id"], "type": "function", "function": {
+                "name": c["name"], "arguments": json.dumps(c["arguments"])}} for c in calls]
+        return Response.json({"id": cid, "object": "chat.completion", "created": int(time.time()), "model": model,
+                              "choices": [{"index": 0, "message": msg, "finish_reason": finish}],
+                              "usage": usage})
+
+    def _sse(self, cid, model, content, calls, finish, usage):
+        created = int(time.time())
+
+        def chunk(delta, finish_reason=None, **extra):
+            d = {"id": cid, "object": "chat.completion.chunk", "created": created, "model": model,
+                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
+            d.update(extra)
+            return "data: %s\n\n" % json.dumps(d)
+
+        yield chunk({"role": "assistant", "content": ""})
+        if content:
+            yield chunk({"content": content})
+        for i, c in enumerate(calls):
+            yield chunk({"tool_calls": [{"index": i, "id": c["id"], "type": "function", "function": {
+                "name": c["name"], "arguments": json.dumps(c["arguments"])}}]})
+        yield chunk({}, finish, usage=usage)
+        yield "data: [DONE]\n\n"

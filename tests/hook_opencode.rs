@@ -1,0 +1,216 @@
+//! fsview-hook opencode, fed what fsview's opencode plugin sent from the
+//! real opencode 1.18.33 (tests/fixtures/hooks/opencode-1.18.33, captured
+//! by `scripts/e2e-opencode --save-fixtures`): opencode's own hook objects
+//! as `{"event", "directory", "input", "output"}`.
+
+use serde_json::{json, Value};
+
+use crate::hook_fixtures::{big, partial, reminder, view, Fixtures, MODIFIED, NOT_READ};
+
+const A_TXT: &str = "one\ntwo\nthree\n";
+
+fn opencode() -> Fixtures {
+    Fixtures::new("opencode", "opencode-1.18.33")
+}
+
+fn deny(reason: &str) -> String {
+    format!("{}\n", json!({ "deny": reason }))
+}
+
+#[test]
+fn opencode_edit_and_write_before_any_read_are_denied() {
+    let o = opencode();
+    o.env.write("a.txt", A_TXT);
+    o.hook("before_edit", &[])
+        .expect(0, &deny(NOT_READ))
+        .stderr_is("");
+    o.hook("before_write_update", &[])
+        .expect(0, &deny(NOT_READ));
+    o.hook("before_write_create", &[]).expect(0, "");
+}
+
+/// display.text leaves out the last line's newline: the lines from line 1
+/// that the disk holds whole are the whole file.
+#[test]
+fn opencode_a_whole_read_is_a_full_view() {
+    let o = opencode();
+    o.env.write("a.txt", A_TXT);
+    o.hook("after_read_whole", &[]).expect(0, "").stderr_is("");
+    assert_eq!(o.view("a.txt"), view("full", "read", 1, 3, true));
+    o.hook("before_edit", &[]).expect(0, "");
+    o.hook("before_write_update", &[]).expect(0, "");
+    // Without a final newline, the same text is the whole file too.
+    let p = opencode();
+    p.env.write("a.txt", "one\ntwo\nthree");
+    p.hook("after_read_whole", &[]).expect(0, "");
+    assert_eq!(p.view("a.txt"), view("full", "read", 1, 3, true));
+    // A line added before the hook ran: the lines shown, no more.
+    let q = opencode();
+    q.env.write("a.txt", "one\ntwo\nthree\nfour\n");
+    q.hook("after_read_whole", &[]).expect(0, "");
+    assert_eq!(q.view("a.txt"), view("range", "read", 1, 3, true));
+    q.hook("before_write_update", &[])
+        .expect(0, &deny(&partial("lines 1-3 of 4")));
+    // CRLF is shown as LF; an empty file is shown whole.
+    o.env.write("crlf.txt", "one\r\ntwo\r\n");
+    o.hook("after_read_crlf", &[]).expect(0, "");
+    assert_eq!(o.view("crlf.txt"), view("full", "read", 1, 2, true));
+    o.env.write("empty.txt", "");
+    o.hook("after_read_empty", &[]).expect(0, "");
+    assert_eq!(o.view("empty.txt"), view("full", "read", 1, 0, true));
+}
+
+#[test]
+fn opencode_a_range_or_capped_read_records_its_lines() {
+    let o = opencode();
+    o.env.write("a.txt", A_TXT);
+    o.hook("after_read_range", &[]).expect(0, "");
+    assert_eq!(o.view("a.txt"), view("range", "read", 2, 1, true));
+    o.hook("before_write_update", &[])
+        .expect(0, &deny(&partial("lines 2-2 of 3")));
+    o.env
+        .write("big.txt", big(2500, |i| format!("line {i} of a big file")));
+    o.hook("after_read_capped", &[]).expect(0, "");
+    assert_eq!(o.view("big.txt"), view("start", "read", 1, 2000, true));
+}
+
+/// "... (line truncated to 2000 chars)": that line, and those after it,
+/// were not shown as they are.
+#[test]
+fn opencode_a_cut_line_is_not_recorded() {
+    let o = opencode();
+    o.env
+        .write("long.txt", format!("{}\nshort\n", "x".repeat(3000)));
+    o.hook("after_read_long_line", &[])
+        .expect(0, "")
+        .stderr_is("");
+    assert_eq!(o.view("long.txt"), None);
+    let mut p = o.payload("after_read_long_line");
+    p["output"]["metadata"]["display"]["text"] = json!(format!(
+        "short\n{}... (line truncated to 2000 chars)",
+        "y".repeat(2000)
+    ));
+    o.env
+        .write("long.txt", format!("short\n{}\n", "y".repeat(3000)));
+    o.send(&p, &[]).expect(0, "");
+    assert_eq!(o.view("long.txt"), view("start", "read", 1, 1, true));
+}
+
+/// An edit reports only its diff: applied to the agent's view.
+#[test]
+fn opencode_an_edit_applies_its_diff_to_the_view_it_had() {
+    let o = opencode();
+    o.env.write("a.txt", A_TXT);
+    o.hook("after_read_whole", &[]).expect(0, "");
+    o.env.write("a.txt", "one\nTWO\nthree\n");
+    o.hook("after_edit", &[]).expect(0, "").stderr_is("");
+    assert_eq!(o.view("a.txt"), view("full", "write", 1, 3, true));
+    o.hook("before_write_update", &[]).expect(0, "");
+    // A formatter ran after the edit: the agent does not know its change.
+    let p = opencode();
+    p.env.write("a.txt", A_TXT);
+    p.hook("after_read_whole", &[]).expect(0, "");
+    p.env.write("a.txt", "one\nTWO\nthree\n// formatted\n");
+    p.hook("after_edit", &[]).expect(0, "");
+    assert_eq!(p.view("a.txt").map(|v| v.4), Some(false));
+    p.hook("before_edit", &[]).expect(0, &deny(MODIFIED));
+    // No view: nothing known, nothing recorded, no noise.
+    let q = opencode();
+    q.env.write("a.txt", "one\nTWO\nthree\n");
+    q.hook("after_edit", &[]).expect(0, "").stderr_is("");
+    assert_eq!(q.view("a.txt"), None);
+}
+
+#[test]
+fn opencode_a_write_is_a_full_view() {
+    let o = opencode();
+    o.env.write("a.txt", "one\nTWO\nthree\nfour\n");
+    o.hook("after_write_update", &[]).expect(0, "");
+    assert_eq!(o.view("a.txt"), view("full", "write", 1, 4, true));
+    o.env.write("b.txt", "bee\n");
+    o.hook("after_write_create", &[]).expect(0, "");
+    assert_eq!(o.view("b.txt"), view("full", "write", 1, 1, true));
+}
+
+/// The plugin adds the context to the user's message as it is: a diff
+/// with < and > is sent whole.
+#[test]
+fn opencode_a_change_is_told_at_the_next_message_verbatim() {
+    let o = opencode();
+    o.env.write("a.txt", A_TXT);
+    o.hook("after_read_whole", &[]).expect(0, "");
+    o.hook("chat_message", &[]).expect(0, "");
+    o.env.write("a.txt", "one\nVec<u8>\nthree\n");
+    let diff =
+        "--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n-two\n+Vec<u8>\n three\n";
+    o.hook("chat_message", &[]).expect(
+        0,
+        &format!("{}\n", json!({ "context": reminder("a.txt", diff) })),
+    );
+    o.hook("chat_message", &[]).expect(0, "");
+}
+
+#[test]
+fn opencode_the_gate_fails_closed_in_the_plugins_terms() {
+    let o = opencode();
+    o.env.write("a.txt", A_TXT);
+    let mut p = o.payload("before_edit");
+    p.as_object_mut().unwrap().remove("directory");
+    o.send(&p, &[])
+        .expect(0, &deny("fsview-hook could not check this change, so it is denied: the tool.execute.before payload has no directory string"))
+        .stderr_is("fsview-hook: the tool.execute.before payload has no directory string\n");
+    // Outside the gate: open.
+    let mut p = o.payload("after_read_whole");
+    p.as_object_mut().unwrap().remove("directory");
+    o.send(&p, &[])
+        .expect(0, "")
+        .stderr_is("fsview-hook: the tool.execute.after payload has no directory string\n");
+    o.raw(br#"{"event": "session.idle"}"#, &[]).expect(0, "").stderr_is(
+        "fsview-hook: plugin event \"session.idle\" is not one fsview-hook opencode answers (tool.execute.before, tool.execute.after, chat.message)\n",
+    );
+}
+
+#[test]
+fn opencode_install_writes_the_plugin_and_leaves_a_foreign_one_alone() {
+    let env = crate::harness::Env::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    let exe = std::fs::canonicalize(crate::harness::bin("fsview-hook")).unwrap();
+    let exe = exe.display().to_string();
+    env.run("fsview-hook", &["install", "opencode"]).expect(
+        0,
+        &format!(".opencode/plugins/fsview.js: tool.execute.before, tool.execute.after, chat.message now run {exe} opencode\nopencode loads the plugin when it next starts (not with --pure); it needs no other setting.\n"),
+    );
+    let file = env.path(".opencode/plugins/fsview.js");
+    let js = std::fs::read_to_string(&file).unwrap();
+    assert!(js.contains(&format!("const HOOK = {};", Value::from(exe.as_str()))));
+    assert!(js.contains("const ARGS = [];"));
+    env.run("fsview-hook", &["install", "opencode", "--quiet"])
+        .expect(0, "");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), js);
+    env.run(
+        "fsview-hook",
+        &["install", "opencode", "--also", "X.md", "--quiet"],
+    )
+    .expect(0, "");
+    assert!(std::fs::read_to_string(&file)
+        .unwrap()
+        .contains(r#"const ARGS = ["--also","X.md"];"#));
+    env.run("fsview-hook", &["install", "opencode", "--uninstall"])
+        .expect(
+            0,
+            ".opencode/plugins/fsview.js: fsview-hook's hooks removed; everything else kept\n",
+        );
+    assert!(!file.exists());
+    env.write(
+        ".opencode/plugins/fsview.js",
+        "export const Mine = async () => ({});\n",
+    );
+    env.run("fsview-hook", &["install", "opencode", "--uninstall"])
+        .expect(2, "")
+        .stderr_is(&format!("fsview-hook: {} is not one fsview-hook wrote; move it away first, nothing was changed\n", file.display()));
+    let mut c = env.cmd(crate::harness::bin("fsview-hook"));
+    c.args(["install", "opencode", "--user", "--quiet"])
+        .env("XDG_CONFIG_HOME", env.root().join("xdg"));
+    crate::harness::output(c, None).expect(0, "");
+    assert!(env.root().join("xdg/opencode/plugins/fsview.js").exists());
+}

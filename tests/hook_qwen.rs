@@ -1,0 +1,326 @@
+//! fsview-hook qwen, fed the payloads the real Qwen Code 0.24.4 sent
+//! (tests/fixtures/hooks/qwen-0.24.4, captured by `scripts/e2e-qwen
+//! --save-fixtures`), answered with exact stdout JSON and exit codes.
+
+use serde_json::{json, Value};
+
+use crate::hook_fixtures::{big, partial, reminder, view, Fixtures, MODIFIED, NOT_READ};
+
+const A_TXT: &str = "one\ntwo\nthree\n";
+
+fn qwen() -> Fixtures {
+    Fixtures::new("qwen", "qwen-0.24.4")
+}
+
+fn big_txt() -> String {
+    big(2500, |i| format!("line {i} of a big file"))
+}
+
+/// Qwen Code's answers are Claude Code's.
+fn deny(reason: &str) -> String {
+    format!(
+        "{}\n",
+        json!({"hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        }})
+    )
+}
+
+fn context(text: &str) -> String {
+    format!(
+        "{}\n",
+        json!({"hookSpecificOutput": {
+            "hookEventName": "UserPromptSubmit",
+            "additionalContext": text,
+        }})
+    )
+}
+
+#[test]
+fn qwen_edit_and_write_before_any_read_are_denied() {
+    let q = qwen();
+    q.env.write("a.txt", A_TXT);
+    q.hook("pre_edit", &[])
+        .expect(0, &deny(NOT_READ))
+        .stderr_is("");
+    q.hook("pre_write_update", &[]).expect(0, &deny(NOT_READ));
+    // Creating a file needs no read.
+    q.hook("pre_write_create", &[]).expect(0, "").stderr_is("");
+    assert!(!q.env.session.exists());
+}
+
+#[test]
+fn qwen_a_whole_read_is_a_full_view() {
+    let q = qwen();
+    q.env.write("a.txt", A_TXT);
+    q.hook("post_read_whole", &[]).expect(0, "").stderr_is("");
+    assert_eq!(q.view("a.txt"), view("full", "read", 1, 3, true));
+    q.hook("pre_edit", &[]).expect(0, "");
+    q.hook("pre_write_update", &[]).expect(0, "");
+}
+
+/// `offset: 1, limit: 1` (from 0): "Showing lines 2-2 of 4 total lines."
+#[test]
+fn qwen_a_range_read_records_its_lines_and_a_write_is_denied() {
+    let q = qwen();
+    q.env.write("a.txt", A_TXT);
+    q.hook("post_read_range", &[]).expect(0, "");
+    assert_eq!(q.view("a.txt"), view("range", "read", 2, 1, true));
+    q.hook("pre_edit", &[]).expect(0, "");
+    q.hook("pre_write_update", &[])
+        .expect(0, &deny(&partial("lines 2-2 of 3")));
+}
+
+/// A whole-file read of 2,500 lines shows the first 1,000.
+#[test]
+fn qwen_a_capped_read_is_a_start_view_of_the_lines_shown() {
+    let q = qwen();
+    q.env.write("big.txt", big_txt());
+    q.hook("post_read_capped", &[]).expect(0, "");
+    assert_eq!(q.view("big.txt"), view("start", "read", 1, 1000, true));
+    let mut w = q.payload("pre_write_update");
+    w["tool_input"]["file_path"] = json!(q.env.path("big.txt"));
+    q.send(&w, &[])
+        .expect(0, &deny(&partial("lines 1-1000 of 2500")));
+}
+
+/// Qwen Code shows each line without its trailing whitespace (`\r`
+/// included): the disk's lines, trimmed so, are what was shown.
+#[test]
+fn qwen_trimmed_lines_are_the_files_lines() {
+    let q = qwen();
+    q.env.write("crlf.txt", "one\r\ntwo\r\n");
+    q.hook("post_read_crlf", &[]).expect(0, "");
+    assert_eq!(q.view("crlf.txt"), view("full", "read", 1, 2, true));
+    q.env.write("trail.txt", "trail   \n\tx\n");
+    q.hook("post_read_trailing_whitespace", &[]).expect(0, "");
+    assert_eq!(q.view("trail.txt"), view("full", "read", 1, 2, true));
+    // A file whose visible text is not what was shown: not seen.
+    let r = qwen();
+    r.env.write("trail.txt", "trail   \n\ty\n");
+    r.hook("post_read_trailing_whitespace", &[]).expect(0, "");
+    assert_eq!(r.view("trail.txt"), view("full", "read", 1, 2, false));
+    let mut e = r.payload("pre_edit");
+    e["tool_input"]["file_path"] = json!(r.env.path("trail.txt"));
+    r.send(&e, &[]).expect(0, &deny(MODIFIED));
+}
+
+/// A line over the 25,000-character cap is shown cut: not a line seen.
+#[test]
+fn qwen_a_line_cut_at_the_cap_is_not_recorded() {
+    let q = qwen();
+    q.env
+        .write("long.txt", format!("{}\nshort\n", "x".repeat(30000)));
+    q.hook("post_read_long_line", &[])
+        .expect(0, "")
+        .stderr_is("");
+    assert_eq!(q.view("long.txt"), None);
+    // A cut after whole lines keeps those.
+    let mut p = q.payload("post_read_long_line");
+    p["tool_response"]["llmContent"] = json!(format!(
+        "Showing lines 1-2 of 3 total lines.\n\n---\n\nshort\n{}... [truncated]",
+        "y".repeat(10)
+    ));
+    q.env
+        .write("long.txt", format!("short\n{}\n", "y".repeat(30000)));
+    q.send(&p, &[]).expect(0, "");
+    assert_eq!(q.view("long.txt"), view("start", "read", 1, 1, true));
+}
+
+#[test]
+fn qwen_an_empty_file_read_is_a_full_view_and_a_stub_records_nothing() {
+    let q = qwen();
+    q.env.write("empty.txt", "");
+    q.hook("post_read_empty", &[]).expect(0, "");
+    assert_eq!(q.view("empty.txt"), view("full", "read", 1, 0, true));
+    // "[File a.txt unchanged since last read ...]": nothing new shown.
+    q.env.write("a.txt", A_TXT);
+    q.hook("post_read_unchanged", &[])
+        .expect(0, "")
+        .stderr_is("");
+    assert_eq!(q.view("a.txt"), None);
+}
+
+#[test]
+fn qwen_its_own_edits_and_writes_are_full_views() {
+    let q = qwen();
+    q.env.write("a.txt", A_TXT);
+    q.hook("post_read_whole", &[]).expect(0, "");
+    q.env.write("a.txt", "one\nTWO\nthree\n");
+    q.hook("post_edit", &[]).expect(0, "").stderr_is("");
+    assert_eq!(q.view("a.txt"), view("full", "write", 1, 3, true));
+    q.hook("pre_write_update", &[]).expect(0, "");
+    q.env.write("a.txt", "one\nTWO\nthree\nfour\n");
+    q.hook("post_write_update", &[]).expect(0, "");
+    assert_eq!(q.view("a.txt"), view("full", "write", 1, 4, true));
+    q.env.write("b.txt", "bee\n");
+    q.hook("post_write_create", &[]).expect(0, "");
+    assert_eq!(q.view("b.txt"), view("full", "write", 1, 1, true));
+    // An edit of a file seen only in part: the lines it changed.
+    let r = qwen();
+    r.env.write("a.txt", "one\nTWO\nthree\n");
+    r.hook("post_edit", &[]).expect(0, "");
+    assert_eq!(r.view("a.txt"), view("range", "write", 2, 1, true));
+    // A formatter's change after the edit is not taken as written.
+    let s = qwen();
+    s.env.write("a.txt", "one\nTWO\nthree\n\n");
+    s.hook("post_edit", &[]).expect(0, "");
+    assert_eq!(s.view("a.txt").map(|v| v.4), Some(false));
+}
+
+#[test]
+fn qwen_a_change_is_told_at_the_next_prompt_once() {
+    let q = qwen();
+    q.env.write("a.txt", A_TXT);
+    q.hook("post_read_whole", &[]).expect(0, "");
+    q.hook("user_prompt_submit", &[]).expect(0, "");
+    q.env.write("a.txt", "one\n2\nthree\n");
+    let diff = "--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n";
+    q.hook("user_prompt_submit_continuation", &[])
+        .expect(0, &context(&reminder("a.txt", diff)));
+    q.hook("user_prompt_submit", &[]).expect(0, "");
+}
+
+/// Qwen Code escapes < and > in hook context: a diff holding them would
+/// reach the model altered, so it is left out.
+#[test]
+fn qwen_a_diff_qwen_would_escape_is_left_out() {
+    let q = qwen();
+    q.env.write("a.txt", A_TXT);
+    q.hook("post_read_whole", &[]).expect(0, "");
+    q.env.write("a.txt", "one\nif a < b\nthree\n");
+    q.hook("user_prompt_submit", &[]).expect(
+        0,
+        &context(
+            "These files changed since you last saw them:\n\na.txt: modified (content)\n(its diff is left out: Qwen Code escapes angle brackets in hook context; read the file to see the change)\n",
+        ),
+    );
+}
+
+#[test]
+fn qwen_session_start_sends_and_records_nothing() {
+    let q = qwen();
+    q.env.write("QWEN.md", "Rules.\n");
+    q.env.write("CLAUDE.md", "Claude's rules.\n");
+    q.hook("session_start_startup", &[])
+        .expect(0, "")
+        .stderr_is("");
+    q.hook("session_start_resume", &[]).expect(0, "");
+    assert!(!q.env.session.exists());
+}
+
+#[test]
+fn qwen_the_gate_fails_closed_and_the_rest_open() {
+    let q = qwen();
+    q.env.write("a.txt", A_TXT);
+    std::fs::create_dir(q.env.root().join("dir.db")).unwrap();
+    let dir = q.env.root().join("dir.db");
+    let dir = dir.to_str().unwrap();
+    let r = q.hook("pre_edit", &["--session", dir]);
+    assert_eq!(r.code, 0);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let reason = v["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
+    assert!(
+        reason.starts_with("fsview-hook could not check this change, so it is denied: "),
+        "{reason}"
+    );
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    q.hook("post_read_whole", &["--session", dir]).expect(0, "");
+    // Not a payload: fails open, one line.
+    q.raw(b"nonsense", &[]).expect(0, "").stderr_is(
+        "fsview-hook: the hook payload is not a JSON object; fsview-hook qwen reads one Qwen Code hook payload on stdin\n",
+    );
+    let mut other = q.payload("pre_edit");
+    other["hook_event_name"] = json!("Stop");
+    q.send(&other, &[]).expect(0, "").stderr_is(
+        "fsview-hook: hook event \"Stop\" is not one fsview-hook qwen answers; wire it to PreToolUse, PostToolUse and UserPromptSubmit only\n",
+    );
+}
+
+#[test]
+fn qwen_install_merges_into_qwen_settings_by_absolute_path() {
+    let env = crate::harness::Env::new();
+    let exe = std::fs::canonicalize(crate::harness::bin("fsview-hook")).unwrap();
+    let exe = exe.display().to_string();
+    std::fs::create_dir_all(env.path(".qwen")).unwrap();
+    env.write(
+        ".qwen/settings.json",
+        r#"{"model": {"name": "qwen3-coder"}, "hooks": {"PreToolUse": [{"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "lint"}]}]}}"#,
+    );
+    let events = "PreToolUse, PostToolUse, UserPromptSubmit";
+    env.run("fsview-hook", &["install", "qwen"]).expect(
+        0,
+        &format!(".qwen/settings.json: {events} now run {exe} qwen\nQwen Code runs a project's hooks only in a trusted folder: with folder trust on (security.folderTrust.enabled), trust this one; `qwen hooks` lists them.\n"),
+    );
+    let cmd = |closed: bool| json!([{"type": "command", "command": format!("{exe} qwen{}", if closed { " || exit 2" } else { "" })}]);
+    let want = json!({
+        "model": {"name": "qwen3-coder"},
+        "hooks": {
+            "PreToolUse": [
+                {"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "lint"}]},
+                {"matcher": "edit|write_file|notebook_edit", "hooks": cmd(true)}
+            ],
+            "PostToolUse": [{"matcher": "read_file|edit|write_file|notebook_edit", "hooks": cmd(false)}],
+            "UserPromptSubmit": [{"hooks": cmd(false)}]
+        }
+    });
+    let read = || -> Value {
+        serde_json::from_str(&std::fs::read_to_string(env.path(".qwen/settings.json")).unwrap())
+            .unwrap()
+    };
+    assert_eq!(read(), want);
+    env.run("fsview-hook", &["install", "qwen", "--project", "--quiet"])
+        .expect(0, "");
+    assert_eq!(read(), want);
+    env.run("fsview-hook", &["install", "qwen", "--uninstall"])
+        .expect(
+            0,
+            ".qwen/settings.json: fsview-hook's hooks removed; everything else kept\n",
+        );
+    assert_eq!(
+        read(),
+        json!({"model": {"name": "qwen3-coder"}, "hooks": {"PreToolUse": [{"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "lint"}]}]}})
+    );
+    // --user: ~/.qwen/settings.json; --local: none for Qwen Code.
+    env.run("fsview-hook", &["install", "qwen", "--user", "--quiet"])
+        .expect(0, "");
+    assert!(env.root().join("home/.qwen/settings.json").exists());
+    let r = env.run("fsview-hook", &["install", "qwen", "--local"]);
+    r.expect(2, "").stderr_is("fsview-hook: Qwen Code has no local settings file; use --project (.qwen/settings.json) or --user (~/.qwen/settings.json)\n");
+}
+
+const NOTEBOOK: &str = "{\n \"cells\": [\n  {\n   \"cell_type\": \"code\",\n   \"id\": \"c1\",\n   \"metadata\": {},\n   \"source\": [\n    \"print(1)\\n\",\n    \"x = 2\"\n   ],\n   \"outputs\": [],\n   \"execution_count\": null\n  }\n ],\n \"metadata\": {},\n \"nbformat\": 4,\n \"nbformat_minor\": 5\n}\n";
+
+/// A notebook read shows its cells rendered: held against the disk's cells.
+#[test]
+fn qwen_a_notebook_read_is_its_cells_and_notebook_edit_goes_through() {
+    let q = qwen();
+    q.env.write("nb.ipynb", NOTEBOOK);
+    q.hook("pre_notebook_edit", &[]).expect(0, &deny(NOT_READ));
+    q.hook("post_read_notebook", &[])
+        .expect(0, "")
+        .stderr_is("");
+    assert_eq!(q.view("nb.ipynb"), view("full", "read", 1, 18, true));
+    q.hook("pre_notebook_edit", &[]).expect(0, "");
+    q.env.write(
+        "nb.ipynb",
+        NOTEBOOK.replace(
+            "    \"print(1)\\n\",\n    \"x = 2\"\n",
+            "    \"print(42)\"\n",
+        ),
+    );
+    q.hook("post_notebook_edit", &[])
+        .expect(0, "")
+        .stderr_is("");
+    assert_eq!(q.view("nb.ipynb"), view("full", "write", 1, 17, true));
+    // Another cell source on disk than the one shown: not seen.
+    let r = qwen();
+    r.env.write("nb.ipynb", NOTEBOOK.replace("x = 2", "x = 3"));
+    r.hook("post_read_notebook", &[]).expect(0, "");
+    assert_eq!(r.view("nb.ipynb").map(|v| v.4), Some(false));
+    r.hook("pre_notebook_edit", &[]).expect(0, &deny(MODIFIED));
+}
