@@ -10,16 +10,20 @@ pub mod check_edit;
 pub mod common;
 pub mod ctx_build;
 pub mod ctx_invalidate;
+pub mod edit;
 pub mod hook;
 pub mod json;
 pub mod read;
 pub mod session;
+pub mod write;
 
 /// Every tool's clap command, for man pages and completions.
 pub fn commands() -> Vec<clap::Command> {
     vec![
         read::command(),
         check_edit::command(),
+        edit::command(),
+        write::command(),
         ctx_build::command(),
         ctx_invalidate::command(),
         session::command(),

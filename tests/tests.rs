@@ -6,6 +6,8 @@ mod check_edit;
 mod concurrency;
 mod ctx;
 mod demo;
+mod edit;
+mod edit_races;
 mod freshness;
 mod harness;
 mod hook;
