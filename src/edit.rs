@@ -190,15 +190,12 @@ impl RequestLine {
 fn run(args: &Args) -> Result<Outcome, Stop> {
     let cwd = common::current_dir()?;
     let mut out = Out::new(TOOL, args.common.quiet);
-    let mut outcome = Outcome::Ok;
     let requests = if args.requests {
-        let (requests, bad) = read_requests(&mut out, args.common.json, |line| {
+        read_requests(|line| {
             serde_json::from_str::<RequestLine>(line)
                 .map_err(|e| format!("{e}; {LINE_SHAPE}"))
                 .and_then(|r| r.into_request())
-        })?;
-        outcome = outcome.worst(bad);
-        requests
+        })?
     } else {
         if args.paths.is_empty() {
             return Err(Error::new("no file given; name the file to edit (see --help)").into());
@@ -223,24 +220,24 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
             .collect();
         args.paths
             .iter()
-            .map(|p| Request {
-                path: p.clone(),
-                change: Change::Edit(edits.clone()),
+            .map(|p| {
+                Ok(Request {
+                    path: p.clone(),
+                    change: Change::Edit(edits.clone()),
+                })
             })
             .collect()
     };
-    let worst = apply_all(TOOL, &args.common, args.dry_run, &cwd, &requests, &mut out)?;
+    let outcome = apply_all(TOOL, &args.common, args.dry_run, &cwd, &requests, &mut out)?;
     out.flush()?;
-    Ok(outcome.worst(worst))
+    Ok(outcome)
 }
 
-/// Read JSON Lines requests from stdin, naming each bad line on stderr
-/// (and as an error record with --json); the good ones are returned.
+/// Parse JSON Lines requests from stdin: each line a request, or why it is
+/// not one ("stdin line N: ...").
 pub(crate) fn read_requests(
-    out: &mut Out,
-    json_out: bool,
     parse: impl Fn(&str) -> Result<Request, String>,
-) -> Result<(Vec<Request>, Outcome), Stop> {
+) -> Result<Vec<Result<Request, String>>, Stop> {
     let mut input = String::new();
     std::io::stdin()
         .lock()
@@ -251,49 +248,49 @@ pub(crate) fn read_requests(
                 fsview_store::error::plain_io(&e)
             ))
         })?;
-    let mut requests = Vec::new();
-    let mut outcome = Outcome::Ok;
-    for (n, line) in input.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match parse(line) {
-            Ok(r) => requests.push(r),
-            Err(e) => {
-                outcome = Outcome::Error;
-                let msg = format!("stdin line {}: {e}", n + 1);
-                if json_out {
-                    out.json(&json::error(None, &msg))?;
-                }
-                out.error(&msg);
-            }
-        }
-    }
-    Ok((requests, outcome))
+    Ok(input
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(n, line)| parse(line).map_err(|e| format!("stdin line {}: {e}", n + 1)))
+        .collect())
 }
 
-/// Apply every request in order and print each report; the worst outcome.
+/// Apply every request in order and print each report, or the error of a
+/// malformed request line where it stood; the worst outcome. The session
+/// file is opened for the first good request (created, unless a dry run).
 pub(crate) fn apply_all(
     tool: &'static str,
     common: &SessionArgs,
     dry_run: bool,
     cwd: &Path,
-    requests: &[Request],
+    requests: &[Result<Request, String>],
     out: &mut Out,
 ) -> Result<Outcome, Stop> {
-    if requests.is_empty() {
-        return Ok(Outcome::Ok);
-    }
-    // A dry run creates no session file; a write must be recorded.
-    let store: Option<Store> = if dry_run {
-        common.open_existing(cwd)?
-    } else {
-        Some(common.open(cwd)?)
-    };
+    let mut store: Option<Option<Store>> = None;
     let mut outcome = Outcome::Ok;
     for req in requests {
+        let req = match req {
+            Ok(r) => r,
+            Err(msg) => {
+                outcome = Outcome::Error;
+                if common.json {
+                    out.json(&json::error(None, msg))?;
+                }
+                out.error(msg);
+                continue;
+            }
+        };
+        if store.is_none() {
+            // A dry run creates no session file; a write must be recorded.
+            store = Some(if dry_run {
+                common.open_existing(cwd)?
+            } else {
+                Some(common.open(cwd)?)
+            });
+        }
         let cx = Context {
-            store: store.as_ref(),
+            store: store.as_ref().and_then(Option::as_ref),
             sid: &common.sid,
             cwd,
             tool,
@@ -301,8 +298,8 @@ pub(crate) fn apply_all(
         };
         match fsview_apply::apply(&cx, req) {
             Ok(report) => {
-                outcome =
-                    outcome.worst(print(out, common.json, tool, dry_run, &req.path, &report)?);
+                let o = print(out, common.json, tool, dry_run, &req.path, &report)?;
+                outcome = outcome.worst(o);
             }
             Err(e) => {
                 outcome = Outcome::Error;

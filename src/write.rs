@@ -101,9 +101,8 @@ struct RequestLine {
 fn run(args: &Args) -> Result<Outcome, Stop> {
     let cwd = common::current_dir()?;
     let mut out = Out::new(TOOL, args.common.quiet);
-    let mut outcome = Outcome::Ok;
     let requests = if args.requests {
-        let (requests, bad) = edit::read_requests(&mut out, args.common.json, |line| {
+        edit::read_requests(|line| {
             serde_json::from_str::<RequestLine>(line)
                 .map(|r| Request {
                     path: r.path,
@@ -112,19 +111,17 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
                 .map_err(|e| {
                     format!("{e}; each line must be an object like {{\"path\":\"a.rs\",\"content\":\"...\"}}")
                 })
-        })?;
-        outcome = outcome.worst(bad);
-        requests
+        })?
     } else {
         let path = args.path.clone().expect("clap requires PATH");
-        vec![Request {
+        vec![Ok(Request {
             path,
             change: Change::Write(content(args)?),
-        }]
+        })]
     };
-    let worst = edit::apply_all(TOOL, &args.common, args.dry_run, &cwd, &requests, &mut out)?;
+    let outcome = edit::apply_all(TOOL, &args.common, args.dry_run, &cwd, &requests, &mut out)?;
     out.flush()?;
-    Ok(outcome.worst(worst))
+    Ok(outcome)
 }
 
 /// The new content: --content FILE, else stdin (never a terminal).

@@ -479,14 +479,24 @@ fn requests_on_stdin_in_order_and_all_or_nothing_per_line() {
             )
         })
         .collect();
+    let shape = "each line must be an object like {\"path\":\"a.rs\",\"old_string\":\"x\",\"new_string\":\"y\"} or {\"path\":\"a.rs\",\"edits\":[{\"old_string\":\"x\",\"new_string\":\"y\"}]}";
+    // In the order of the lines, bad ones where they stood.
     assert_eq!(
         got,
         [
-            ("error".to_string(), "stdin line 4: missing field `new_string`".to_string(), false),
-            ("error".to_string(), "stdin line 5: expected ident at line 1 column 2; each line must be an object like {\"path\":\"a.rs\",\"old_string\":\"x\",\"new_string\":\"y\"} or {\"path\":\"a.rs\",\"edits\":[{\"old_string\":\"x\",\"new_string\":\"y\"}]}".to_string(), false),
             ("edit".to_string(), "ok".to_string(), true),
             ("edit".to_string(), "not_found".to_string(), false),
             ("edit".to_string(), "ok".to_string(), true),
+            (
+                "error".to_string(),
+                "stdin line 4: missing field `new_string`".to_string(),
+                false
+            ),
+            (
+                "error".to_string(),
+                format!("stdin line 5: expected ident at line 1 column 2; {shape}"),
+                false
+            ),
             ("edit".to_string(), "new_file".to_string(), true),
         ]
     );
@@ -495,9 +505,11 @@ fn requests_on_stdin_in_order_and_all_or_nothing_per_line() {
     assert_eq!(body(&env, "c.rs"), b"new\n");
     assert_eq!(
         r.stderr,
-        "fsview-edit: stdin line 4: missing field `new_string`\n\
-         fsview-edit: stdin line 5: expected ident at line 1 column 2; each line must be an object like {\"path\":\"a.rs\",\"old_string\":\"x\",\"new_string\":\"y\"} or {\"path\":\"a.rs\",\"edits\":[{\"old_string\":\"x\",\"new_string\":\"y\"}]}\n\
-         fsview-edit: b.rs: not_found: Edit 2 of 2: String to replace not found in file.\\nString: nope\n"
+        format!(
+            "fsview-edit: b.rs: not_found: Edit 2 of 2: String to replace not found in file.\\nString: nope\n\
+             fsview-edit: stdin line 4: missing field `new_string`\n\
+             fsview-edit: stdin line 5: expected ident at line 1 column 2; {shape}\n"
+        )
     );
     // fsview-write takes {"path", "content"}.
     let r = env.run_stdin(
@@ -505,6 +517,15 @@ fn requests_on_stdin_in_order_and_all_or_nothing_per_line() {
         &["--requests"],
         b"{\"path\":\"d.txt\",\"content\":\"d\\n\"}\n{\"path\":\"e.txt\"}\n",
     );
+    // Only bad lines: an error for each, and no session file is needed.
+    let fresh = Env::new();
+    fresh
+        .run_stdin("fsview-edit", &["--requests"], b"{}\n")
+        .expect(2, "")
+        .stderr_is(&format!(
+            "fsview-edit: stdin line 1: missing field `path` at line 1 column 2; {shape}\n"
+        ));
+    assert!(!fresh.session.exists());
     assert_eq!(r.code, 2);
     assert_eq!(body(&env, "d.txt"), b"d\n");
     assert_eq!(r.stderr, "fsview-write: stdin line 2: missing field `content` at line 1 column 16; each line must be an object like {\"path\":\"a.rs\",\"content\":\"...\"}\n");
