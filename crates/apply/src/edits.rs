@@ -562,6 +562,65 @@ mod tests {
         assert_eq!(r.text, b"caf\xe9\nvalue = 2\n");
     }
 
+    use proptest::prelude::*;
+
+    proptest! {
+        // On LF text without curly quotes, an edit is plain string
+        // replacement: the first (only) occurrence, or all of them.
+        #[test]
+        fn lf_text_is_plain_replacement(
+            text in "[ab\n]{0,40}",
+            old in "[ab\n]{1,4}",
+            new in "[abc\n]{1,4}",
+            all in any::<bool>(),
+        ) {
+            let e = Edit { old: old.clone(), new: new.clone(), replace_all: all };
+            let count = text.matches(&old).count();
+            match apply(text.as_bytes(), true, std::slice::from_ref(&e)) {
+                Ok(r) => {
+                    prop_assert!(count == 1 || (all && count > 1));
+                    let want = if all { text.replace(&old, &new) } else { text.replacen(&old, &new, 1) };
+                    prop_assert_eq!(String::from_utf8(r.text).unwrap(), want);
+                    prop_assert_eq!(r.replacements, count);
+                }
+                Err(r) => match r.refusal {
+                    Refusal::NotFound => prop_assert_eq!(count, 0),
+                    Refusal::Ambiguous => prop_assert!(count > 1 && !all),
+                    Refusal::NoChange => prop_assert!(old == new || text.replace(&old, &new) == text),
+                    Refusal::FileExists => prop_assert!(false, "old is never empty here"),
+                },
+            }
+        }
+
+        // A CRLF file is edited as its LF reading, and written back with
+        // CRLF: the same result as editing the LF text and converting.
+        #[test]
+        fn crlf_text_edits_like_its_lf_reading(
+            text in "[ab\n]{0,40}",
+            old in "[ab\n]{1,4}",
+            new in "[abc\n]{1,4}",
+        ) {
+            let crlf = text.replace('\n', "\r\n");
+            let e = [Edit { old: old.clone(), new: new.clone(), replace_all: false }];
+            let lf_result = apply(text.as_bytes(), true, &e);
+            let crlf_result = apply(crlf.as_bytes(), true, &e);
+            let dominant = text.contains('\n');
+            match (lf_result, crlf_result) {
+                (Ok(a), Ok(b)) => {
+                    let a = String::from_utf8(a.text).unwrap();
+                    let b = String::from_utf8(b.text).unwrap();
+                    if dominant {
+                        prop_assert_eq!(b, a.replace('\n', "\r\n"));
+                    } else {
+                        prop_assert_eq!(b, a);
+                    }
+                }
+                (Err(a), Err(b)) => prop_assert_eq!(a.refusal, b.refusal),
+                (a, b) => prop_assert!(false, "{:?} vs {:?}", a, b),
+            }
+        }
+    }
+
     #[test]
     fn claude_codes_quote_rules() {
         assert_eq!(preserve_quote_style("“x”", "\"a\" (\"b\")"), "“a” (“b”)");

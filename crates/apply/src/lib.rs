@@ -47,6 +47,10 @@ use fsview_store::{Error, Kind, Source, Store};
 
 pub use edits::{Edit, Refusal};
 
+/// The largest file changed, as Claude Code's Edit allows: the whole file
+/// is read into memory, and several copies of it are made.
+pub const MAX_FILE: u64 = 1 << 30;
+
 /// Written texts up to this size are kept in the session, for later diffs
 /// (as `fsview-read --written` keeps them).
 pub const KEEP_TEXT: usize = 8 * 1024 * 1024;
@@ -197,6 +201,12 @@ fn attempt(cx: &Context<'_>, req: &Request) -> Result<Option<Report>, Error> {
                 ft.describe()
             )));
         }
+        if meta.len() > MAX_FILE {
+            return Err(Error::new(format!(
+                "{p} is {} bytes; {tool} changes files up to 1 GiB",
+                meta.len()
+            )));
+        }
         let head = read_head(canonical).map_err(|e| Error::io("read", &req.path, &e))?;
         if encoding::sniff(&head).is_err() {
             return Err(binary(&req.path, tool));
@@ -206,6 +216,12 @@ fn attempt(cx: &Context<'_>, req: &Request) -> Result<Option<Report>, Error> {
         }
     }
     if let Change::Write(content) = &req.change {
+        if content.len() as u64 > MAX_FILE {
+            return Err(Error::new(format!(
+                "the new content for {p} is {} bytes; {tool} writes files up to 1 GiB",
+                content.len()
+            )));
+        }
         if memchr::memchr(0, &content[..content.len().min(encoding::SNIFF_LEN)]).is_some() {
             return Err(Error::new(format!(
                 "the new content for {p} has a NUL byte (binary data); {tool} writes text only"
