@@ -228,9 +228,7 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
             })
             .collect()
     };
-    let outcome = apply_all(TOOL, &args.common, args.dry_run, &cwd, &requests, &mut out)?;
-    out.flush()?;
-    Ok(outcome)
+    apply_all(TOOL, &args.common, args.dry_run, &cwd, &requests, &mut out)
 }
 
 /// Parse JSON Lines requests from stdin: each line a request, or why it is
@@ -259,6 +257,10 @@ pub(crate) fn read_requests(
 /// Apply every request in order and print each report, or the error of a
 /// malformed request line where it stood; the worst outcome. The session
 /// file is opened for the first good request (created, unless a dry run).
+///
+/// A closed stdout (`fsview-edit --requests < e.jsonl | head`) stops the
+/// printing, not the edits: every request asked for is still applied, and
+/// the exit status still says how they went.
 pub(crate) fn apply_all(
     tool: &'static str,
     common: &SessionArgs,
@@ -269,15 +271,16 @@ pub(crate) fn apply_all(
 ) -> Result<Outcome, Stop> {
     let mut store: Option<Option<Store>> = None;
     let mut outcome = Outcome::Ok;
+    let mut stdout = Stdout { out, closed: false };
     for req in requests {
         let req = match req {
             Ok(r) => r,
             Err(msg) => {
                 outcome = Outcome::Error;
                 if common.json {
-                    out.json(&json::error(None, msg))?;
+                    stdout.data(|o| o.json(&json::error(None, msg)))?;
                 }
-                out.error(msg);
+                stdout.out.error(msg);
                 continue;
             }
         };
@@ -298,25 +301,49 @@ pub(crate) fn apply_all(
         };
         match fsview_apply::apply(&cx, req) {
             Ok(report) => {
-                let o = print(out, common.json, tool, dry_run, &req.path, &report)?;
+                let o = print(&mut stdout, common.json, tool, dry_run, &req.path, &report)?;
                 outcome = outcome.worst(o);
             }
             Err(e) => {
                 outcome = Outcome::Error;
                 if common.json {
-                    out.json(&json::error(Some(&req.path), e.message()))?;
+                    stdout.data(|o| o.json(&json::error(Some(&req.path), e.message())))?;
                 }
-                out.error(e.message());
+                stdout.out.error(e.message());
             }
         }
     }
+    stdout.data(|o| o.flush())?;
     Ok(outcome)
+}
+
+/// Standard output that may be closed by its reader.
+struct Stdout<'a> {
+    out: &'a mut Out,
+    closed: bool,
+}
+
+impl Stdout<'_> {
+    /// Write data, unless the reader is gone; a closed pipe is noted, not
+    /// an error.
+    fn data(&mut self, f: impl FnOnce(&mut Out) -> Result<(), Stop>) -> Result<(), Stop> {
+        if self.closed {
+            return Ok(());
+        }
+        match f(self.out) {
+            Err(Stop::BrokenPipe) => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
 }
 
 /// Print one report: the diff (text) or a record (JSON); a refusal's
 /// verdict and message on stderr.
 fn print(
-    out: &mut Out,
+    stdout: &mut Stdout<'_>,
     json_out: bool,
     tool: &str,
     dry_run: bool,
@@ -348,10 +375,11 @@ fn print(
         );
         m.insert("dry_run".into(), dry_run.into());
         m.insert("notices".into(), r.notices.clone().into());
-        out.json(&Value::Object(m))?;
+        stdout.data(|o| o.json(&Value::Object(m)))?;
     } else if let Some(diff) = &r.diff {
-        out.write(diff)?;
+        stdout.data(|o| o.write(diff))?;
     }
+    let out = &mut *stdout.out;
     if refused {
         let p = common::shown(path);
         let msg = escape_bytes(r.message.as_bytes());

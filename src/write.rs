@@ -119,9 +119,7 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
             change: Change::Write(content(args)?),
         })]
     };
-    let outcome = edit::apply_all(TOOL, &args.common, args.dry_run, &cwd, &requests, &mut out)?;
-    out.flush()?;
-    Ok(outcome)
+    edit::apply_all(TOOL, &args.common, args.dry_run, &cwd, &requests, &mut out)
 }
 
 /// The new content: --content FILE, else stdin (never a terminal).

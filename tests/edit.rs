@@ -722,3 +722,42 @@ fn help_and_version_open_no_session() {
     }
     assert!(!env.session.exists());
 }
+
+// A reader that goes away stops the printing, not the edits: every request
+// is still applied, and the exit status says how they went.
+#[test]
+fn a_closed_stdout_stops_printing_not_editing() {
+    let env = Env::new();
+    let big: String = (0..8000).map(|i| format!("line {i}\n")).collect();
+    let reqs = format!(
+        "{{\"path\":\"big.txt\",\"old_string\":\"\",\"new_string\":\"{}\"}}\n\
+         {{\"path\":\"big.txt\",\"old_string\":\"line 4999\\n\",\"new_string\":\"last\\n\"}}\n\
+         {{\"path\":\"small.txt\",\"old_string\":\"\",\"new_string\":\"s\\n\"}}\n\
+         {{\"path\":\"small.txt\",\"old_string\":\"nothing\",\"new_string\":\"x\"}}\n",
+        big.replace('\n', "\\n")
+    );
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let mut c = env.cmd(bin("fsview-edit"));
+    c.arg("--requests").stdout(writer);
+    let mut child = c
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(reqs.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "fsview-edit: small.txt: not_found: String to replace not found in file.\\nString: nothing\n"
+    );
+    assert!(body(&env, "big.txt") == big.replace("line 4999\n", "last\n").as_bytes());
+    assert_eq!(body(&env, "small.txt"), b"s\n");
+}

@@ -50,7 +50,7 @@ pub fn unified(old: Option<&[u8]>, new: &[u8], name: &str) -> String {
 /// Where the lines both texts start with end, less the context lines; and
 /// how many lines that is.
 fn shared_start(a: &[u8], b: &[u8]) -> (usize, usize) {
-    let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let same = common_prefix(a, b);
     // Back to the start of the line the first difference is in...
     let mut at = match memchr::memrchr(b'\n', &a[..same]) {
         Some(i) => i + 1,
@@ -73,14 +73,8 @@ fn shared_start(a: &[u8], b: &[u8]) -> (usize, usize) {
 /// insertion into repeated lines goes.
 fn shared_end(a: &[u8], b: &[u8]) -> (usize, usize) {
     let shortest = a.len().min(b.len());
-    let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let same = a
-        .iter()
-        .rev()
-        .zip(b.iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count()
-        .min(shortest - pre);
+    let pre = common_prefix(a, b);
+    let same = common_suffix(a, b).min(shortest - pre);
     // Start the shared end after a line break that both texts share.
     let mut tail = match memchr::memchr(b'\n', &a[a.len() - same..]) {
         Some(i) => a.len() - same + i + 1,
@@ -94,6 +88,36 @@ fn shared_end(a: &[u8], b: &[u8]) -> (usize, usize) {
     }
     let kept = a.len() - tail;
     (tail, b.len() - kept)
+}
+
+/// How many bytes `a` and `b` start with in common (compared a block at a
+/// time: a file is long, an edit short).
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 64;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + BLOCK <= n && a[i..i + BLOCK] == b[i..i + BLOCK] {
+        i += BLOCK;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+/// How many bytes `a` and `b` end with in common.
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 64;
+    let n = a.len().min(b.len());
+    let (ea, eb) = (a.len(), b.len());
+    let mut i = 0;
+    while i + BLOCK <= n && a[ea - i - BLOCK..ea - i] == b[eb - i - BLOCK..eb - i] {
+        i += BLOCK;
+    }
+    while i < n && a[ea - i - 1] == b[eb - i - 1] {
+        i += 1;
+    }
+    i
 }
 
 fn text(b: &[u8]) -> Cow<'_, str> {
