@@ -158,7 +158,8 @@ pub struct Report {
 }
 
 impl Report {
-    fn refused(canonical: PathBuf, verdict: Verdict, message: String) -> Report {
+    /// A report of nothing written: a refusal, or the base of the others.
+    fn new(canonical: PathBuf, verdict: Verdict, message: String) -> Report {
         Report {
             canonical,
             verdict,
@@ -230,7 +231,7 @@ fn attempt(cx: &Context<'_>, req: &Request) -> Result<Option<Report>, Error> {
     }
     let d = gate::decide(cx.store, cx.sid, cx.cwd, &req.path, req.whole_file())?;
     if !d.verdict.allowed() {
-        let report = Report::refused(d.canonical, Verdict::Gate(d.verdict), d.message);
+        let report = Report::new(d.canonical, Verdict::Gate(d.verdict), d.message);
         log(cx, req, &report, None);
         return Ok(Some(report));
     }
@@ -257,7 +258,7 @@ fn create(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Option<Re
             diff: Some(diff),
             replacements,
             sha256: Some(hash),
-            ..Report::refused(canonical.to_path_buf(), verdict, dry_run_message(&req.path))
+            ..Report::new(canonical.to_path_buf(), verdict, dry_run_message(&req.path))
         };
         log(cx, req, &report, Some("dry run"));
         return Ok(Some(report));
@@ -279,7 +280,7 @@ fn create(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Option<Re
         diff: Some(diff),
         replacements,
         sha256: Some(hash),
-        ..Report::refused(canonical.to_path_buf(), verdict, message)
+        ..Report::new(canonical.to_path_buf(), verdict, message)
     };
     Ok(Some(record(cx, req, report, &fp, &text, Some("created"))))
 }
@@ -342,7 +343,7 @@ fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, E
         diff: Some(diff),
         replacements,
         sha256: Some(hash),
-        ..Report::refused(canonical.to_path_buf(), verdict, String::new())
+        ..Report::new(canonical.to_path_buf(), verdict, String::new())
     };
     if cx.dry_run {
         let report = Report {
@@ -499,7 +500,7 @@ fn gate_refusal(cx: &Context<'_>, req: &Request, canonical: &Path, v: GateVerdic
         GateVerdict::Modified(_) => gate::MSG_MODIFIED,
         _ => gate::MSG_NOT_READ,
     };
-    let report = Report::refused(
+    let report = Report::new(
         canonical.to_path_buf(),
         Verdict::Gate(v),
         message.to_string(),
@@ -509,7 +510,7 @@ fn gate_refusal(cx: &Context<'_>, req: &Request, canonical: &Path, v: GateVerdic
 }
 
 fn refusal(cx: &Context<'_>, req: &Request, canonical: &Path, r: edits::Refused) -> Report {
-    let report = Report::refused(
+    let report = Report::new(
         canonical.to_path_buf(),
         Verdict::Refused(r.refusal),
         r.message,
