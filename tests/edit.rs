@@ -761,3 +761,37 @@ fn a_closed_stdout_stops_printing_not_editing() {
     assert!(body(&env, "big.txt") == big.replace("line 4999\n", "last\n").as_bytes());
     assert_eq!(body(&env, "small.txt"), b"s\n");
 }
+
+// The session file's disk fills up after the file was written: the edit
+// stands (exit 2 says the record failed), and the gate fails closed: the
+// old view no longer matches, so the next edit needs a read.
+#[test]
+fn a_write_that_cannot_be_recorded_says_so_and_fails_closed() {
+    let env = Env::new();
+    let m = env.root().join("m");
+    std::fs::create_dir(&m).unwrap();
+    env.write("a.txt", "small\n");
+    let script = format!(
+        r#"mount -t tmpfs -o size=512k tmpfs "{m}"
+        export FSVIEW_SESSION="{m}/s.db"
+        fsview-read -q a.txt > /dev/null
+        avail=$(df --output=avail -B1 "{m}" | tail -1)
+        head -c $((avail - 24576)) /dev/zero > "{m}/filler"
+        fsview-edit -q a.txt --old small --new "$(head -c 100000 /dev/zero | tr '\0' 'y')" > /dev/null; echo "rc=$?"
+        wc -c < a.txt
+        rm "{m}/filler"
+        fsview-check-edit a.txt"#,
+        m = m.display(),
+    );
+    let mut c = env.cmd("unshare");
+    c.args(["-m", "--propagation", "private", "bash", "-c", &script]);
+    let r = output(c, None);
+    r.expect(
+        1,
+        &format!("rc=2\n100001\na.txt: modified (replaced): {MODIFIED}\n"),
+    );
+    r.stderr_is(&format!(
+        "fsview-edit: a.txt was written, but its view was not recorded (the disk holding session file {m}/s.db is full; nothing was recorded; free some space and retry); read it again before the next edit\n",
+        m = m.display()
+    ));
+}
