@@ -78,7 +78,7 @@ pub fn decode(bytes: &[u8]) -> Result<(Encoding, Cow<'_, [u8]>), NotText> {
         }
         Encoding::Utf16 { big_endian } => {
             let body = &bytes[2..];
-            if body.len() % 2 != 0 {
+            if !body.len().is_multiple_of(2) {
                 return Err(NotText::BadUtf16);
             }
             let units = body.chunks_exact(2).map(|c| {
