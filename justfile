@@ -24,6 +24,10 @@ bench-core:
 bench-ctx:
     scripts/bench-ctx
 
+# Benchmark of fsview-edit (ratio against sed -i).
+bench-edit:
+    scripts/bench-edit
+
 # Install the binaries into ~/.cargo/bin.
 install:
     cargo install --path . --locked

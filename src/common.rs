@@ -344,6 +344,16 @@ pub fn exit_status(tool: &str) -> Option<&'static [(&'static str, &'static str)]
             ("0", "done, or nothing to do (no session file yet); install-hooks: the hooks are installed or removed"),
             ("2", "an error: bad arguments, an unusable session file; install-hooks: not in a git work tree, a hook it cannot chain"),
         ],
+        "fsview-edit" => &[
+            ("0", "every edit was applied (or, with --dry-run, would be)"),
+            ("1", "at least one was refused: the gate (not_read, processed_view, modified, ...) or the Edit rules (not_found, ambiguous, no_change, file_exists); its file is untouched"),
+            ("2", "an error: bad arguments, a malformed request line (the good ones are still applied), a file that cannot be read or written, an unusable session file"),
+        ],
+        "fsview-write" => &[
+            ("0", "every file was written (or, with --dry-run, would be)"),
+            ("1", "at least one was refused by the gate (a whole-file write needs a fresh full view); its file is untouched"),
+            ("2", "an error: bad arguments, a malformed request line (the good ones are still written), a file that cannot be written, an unusable session file"),
+        ],
         "fsview-demo" => &[
             ("0", "every step ran (the denials it shows are part of the demo)"),
             ("2", "an error: bad arguments, git or the fsview tools missing, a tool that failed"),

@@ -10,12 +10,14 @@ pub mod check_edit;
 pub mod common;
 pub mod ctx_build;
 pub mod ctx_invalidate;
+pub mod edit;
 pub mod git_hooks;
 pub mod hook;
 pub mod json;
 pub mod read;
 pub mod session;
 pub mod usage;
+pub mod write;
 
 /// Every tool's clap command as `--help` shows it (with its exit status),
 /// for man pages and completions.
@@ -23,6 +25,8 @@ pub fn commands() -> Vec<clap::Command> {
     vec![
         read::command(),
         check_edit::command(),
+        edit::command(),
+        write::command(),
         ctx_build::command(),
         ctx_invalidate::command(),
         session::command(),

@@ -29,6 +29,8 @@ pub fn bin(name: &str) -> PathBuf {
         "ctx-invalidate" => PathBuf::from(env!("CARGO_BIN_EXE_ctx-invalidate")),
         "fsview-session" => PathBuf::from(env!("CARGO_BIN_EXE_fsview-session")),
         "fsview-hook" => PathBuf::from(env!("CARGO_BIN_EXE_fsview-hook")),
+        "fsview-edit" => PathBuf::from(env!("CARGO_BIN_EXE_fsview-edit")),
+        "fsview-write" => PathBuf::from(env!("CARGO_BIN_EXE_fsview-write")),
         other => panic!("unknown binary {other}"),
     }
 }

@@ -8,6 +8,8 @@ mod completions;
 mod concurrency;
 mod ctx;
 mod demo;
+mod edit;
+mod edit_races;
 mod filesystems;
 mod freshness;
 mod harness;

@@ -4,9 +4,11 @@
 
 use crate::harness::{bin, output, Env};
 
-const TOOLS: [&str; 6] = [
+const TOOLS: [&str; 8] = [
     "fsview-read",
     "fsview-check-edit",
+    "fsview-edit",
+    "fsview-write",
     "ctx-build",
     "ctx-invalidate",
     "fsview-session",
@@ -161,7 +163,8 @@ fn help_gives_examples_and_exit_codes() {
             .filter_map(|l| l.split("  ").next())
             .filter(|c| !c.is_empty())
             .collect();
-        let want: &[&str] = if tool == "fsview-check-edit" {
+        let want: &[&str] = if ["fsview-check-edit", "fsview-edit", "fsview-write"].contains(&tool)
+        {
             &["0", "1", "2"]
         } else {
             &["0", "2"]

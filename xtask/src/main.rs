@@ -142,6 +142,14 @@ fn extra(name: &str) -> Extra {
             exit: &[],
             env: &[],
         },
+        "fsview-edit" | "fsview-write" => Extra {
+            exit: &[
+                ("0", "Every request was applied (or, with --dry-run, would be)."),
+                ("1", "At least one request was refused: by the gate (not_read, processed_view, start_only, modified) or by the Edit rules (not_found, ambiguous, no_change, file_exists). A refused file is untouched."),
+                ("2", "An error: bad arguments, a malformed request line (the good ones are still applied), a directory, a binary file, a file or directory that cannot be written, a full disk, an unusable session file. The file is untouched."),
+            ],
+            env: &[],
+        },
         "ctx-build" => Extra {
             exit: &[],
             env: &[

@@ -1,0 +1,626 @@
+//! Apply a change under the gate: the one step shared by `fsview-edit`,
+//! `fsview-write` and anything else that changes files for an agent (the
+//! MCP server).
+//!
+//! [`apply`] takes a request (a path, and edits or the whole new text) and
+//! does, in order:
+//!
+//! 1. **The gate**, as `fsview-check-edit` decides it ([`gate::decide`]):
+//!    an edit needs a fresh view that is not processed, a whole-file write a
+//!    fresh `full` view, a file that does not exist none. Refused: the
+//!    gate's verdict and message, nothing written.
+//! 2. **The check, under the writers' lock.** The file is opened and locked
+//!    against other fsview writers ([`replace`]), and its bytes are read
+//!    once and checked against the view's fingerprint: the new text is
+//!    computed from exactly the bytes the agent saw, or not at all
+//!    (`modified`).
+//! 3. **Claude Code's Edit rules** ([`edits`]) on the file's text, kept in
+//!    its encoding ([`encoding`]): refusals are `not_found`, `ambiguous`,
+//!    `no_change`, `file_exists`.
+//! 4. **The write**: a temporary file beside it, flushed, swapped in with a
+//!    check that nothing else landed meanwhile ([`replace::swap_in`]).
+//! 5. **The record**: the written text becomes a `full` view of source
+//!    `write` (so the next edit needs no re-read), with the event in the
+//!    session's log, in one transaction. A refusal is logged with its
+//!    verdict.
+//!
+//! Errors a user can cause (a directory, a binary file, a path that cannot
+//! be written, a full disk) are `Err` with one line that says what to do;
+//! the file is then as it was.
+
+pub mod diff;
+pub mod edits;
+pub mod encoding;
+pub mod replace;
+
+use std::io;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use fsview_store::error::quote;
+use fsview_store::events::Event;
+use fsview_store::fingerprint::{self, Change as FileChange, FileType, Fingerprint, Hash, Stat};
+use fsview_store::gate::{self, Verdict as GateVerdict};
+use fsview_store::paths::{self, Resolved};
+use fsview_store::store::{FileRecord, NewView};
+use fsview_store::{Error, Kind, Source, Store};
+
+pub use edits::{Edit, Refusal};
+
+/// The largest file changed, as Claude Code's Edit allows: the whole file
+/// is read into memory, and several copies of it are made.
+pub const MAX_FILE: u64 = 1 << 30;
+
+/// Written texts up to this size are kept in the session, for later diffs
+/// (as `fsview-read --written` keeps them).
+pub const KEEP_TEXT: usize = 8 * 1024 * 1024;
+
+/// What to change in a file.
+#[derive(Clone, Debug)]
+pub enum Change {
+    /// Replacements, applied in order, all or nothing.
+    Edit(Vec<Edit>),
+    /// The whole new content.
+    Write(Vec<u8>),
+}
+
+/// One request: a path (relative to the caller's working directory) and
+/// the change.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub path: PathBuf,
+    pub change: Change,
+}
+
+impl Request {
+    fn whole_file(&self) -> bool {
+        matches!(self.change, Change::Write(_))
+    }
+
+    fn action(&self) -> &'static str {
+        match self.change {
+            Change::Edit(_) => "edit",
+            Change::Write(_) => "write",
+        }
+    }
+}
+
+/// Where and for whom a request is applied.
+#[derive(Clone, Copy)]
+pub struct Context<'a> {
+    /// The session file; `None` when there is none (only for a dry run: a
+    /// write must be recorded).
+    pub store: Option<&'a Store>,
+    pub sid: &'a str,
+    pub cwd: &'a Path,
+    /// The tool, for messages and the events log (`fsview-edit`, ...).
+    pub tool: &'a str,
+    /// Decide and compute everything, write nothing.
+    pub dry_run: bool,
+}
+
+/// The answer for one request: the gate's verdict, or why the edit itself
+/// was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Gate(GateVerdict),
+    Refused(Refusal),
+}
+
+impl Verdict {
+    /// The verdict's word: the gate's (`ok`, `new_file`, `not_read`,
+    /// `processed_view`, `start_only`, `modified`) or the edit's
+    /// (`not_found`, `ambiguous`, `no_change`, `file_exists`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Gate(v) => v.as_str(),
+            Verdict::Refused(r) => r.as_str(),
+        }
+    }
+
+    /// The gate let the change through (`ok`, `new_file`): it was applied,
+    /// or would be in a dry run.
+    pub fn allowed(self) -> bool {
+        matches!(self, Verdict::Gate(v) if v.allowed())
+    }
+
+    /// What changed, for `modified`.
+    pub fn change(self) -> Option<FileChange> {
+        match self {
+            Verdict::Gate(v) => v.change(),
+            Verdict::Refused(_) => None,
+        }
+    }
+}
+
+/// What happened to one request.
+#[derive(Debug)]
+pub struct Report {
+    /// The canonical path (symbolic links resolved): the file written.
+    pub canonical: PathBuf,
+    pub verdict: Verdict,
+    /// The file now holds the change (false for a refusal and a dry run).
+    pub applied: bool,
+    /// For the model: what happened, or what to do now.
+    pub message: String,
+    /// A unified diff of the change (empty when the text is the same);
+    /// `None` when refused.
+    pub diff: Option<String>,
+    /// Replacements made (edits), or 1 for a whole-file write.
+    pub replacements: usize,
+    /// SHA-256 of the file as written (or as it would be, in a dry run).
+    pub sha256: Option<Hash>,
+    /// Things worth knowing that are not errors (a hard link broken).
+    pub notices: Vec<String>,
+    /// The file was written but the view could not be recorded: the next
+    /// edit will need a read first.
+    pub unrecorded: Option<Error>,
+}
+
+impl Report {
+    /// A report of nothing written: a refusal, or the base of the others.
+    fn new(canonical: PathBuf, verdict: Verdict, message: String) -> Report {
+        Report {
+            canonical,
+            verdict,
+            applied: false,
+            message,
+            diff: None,
+            replacements: 0,
+            sha256: None,
+            notices: Vec::new(),
+            unrecorded: None,
+        }
+    }
+}
+
+/// Apply one request. See the crate documentation for the steps.
+pub fn apply(cx: &Context<'_>, req: &Request) -> Result<Report, Error> {
+    // A file that appears between the gate and its creation sends us
+    // round again: the gate then answers for the file that is there.
+    for _ in 0..3 {
+        if let Some(report) = attempt(cx, req)? {
+            return Ok(report);
+        }
+    }
+    Err(Error::new(format!(
+        "{} kept appearing and disappearing while it was being created; retry",
+        quote(&req.path)
+    )))
+}
+
+/// One try; `None` when the file appeared after the gate said `new_file`.
+fn attempt(cx: &Context<'_>, req: &Request) -> Result<Option<Report>, Error> {
+    let p = quote(&req.path);
+    let tool = cx.tool;
+    let resolved = paths::resolve(cx.cwd, &req.path)?;
+    if let Resolved::Existing { canonical, meta } = &resolved {
+        let ft = FileType::of(meta);
+        if ft != FileType::File {
+            return Err(Error::new(format!(
+                "{p} is {}; {tool} changes regular files only",
+                ft.describe()
+            )));
+        }
+        if meta.len() > MAX_FILE {
+            return Err(Error::new(format!(
+                "{p} is {} bytes; {tool} changes files up to 1 GiB",
+                meta.len()
+            )));
+        }
+        let head = read_head(canonical).map_err(|e| Error::io("read", &req.path, &e))?;
+        if encoding::sniff(&head).is_err() {
+            return Err(binary(&req.path, tool));
+        }
+        if !cx.dry_run {
+            writable(canonical, meta).map_err(|e| Error::new(format!("{p} {e}")))?;
+        }
+    }
+    if let Change::Write(content) = &req.change {
+        if content.len() as u64 > MAX_FILE {
+            return Err(Error::new(format!(
+                "the new content for {p} is {} bytes; {tool} writes files up to 1 GiB",
+                content.len()
+            )));
+        }
+        if memchr::memchr(0, &content[..content.len().min(encoding::SNIFF_LEN)]).is_some() {
+            return Err(Error::new(format!(
+                "the new content for {p} has a NUL byte (binary data); {tool} writes text only"
+            )));
+        }
+    }
+    let d = gate::decide(cx.store, cx.sid, cx.cwd, &req.path, req.whole_file())?;
+    if !d.verdict.allowed() {
+        let report = Report::new(d.canonical, Verdict::Gate(d.verdict), d.message);
+        log(cx, req, &report, None);
+        return Ok(Some(report));
+    }
+    match d.verdict {
+        GateVerdict::NewFile => create(cx, req, &d.canonical),
+        _ => update(cx, req, &d.canonical).map(Some),
+    }
+}
+
+/// Create a file that does not exist.
+fn create(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Option<Report>, Error> {
+    let (text, replacements) = match &req.change {
+        Change::Edit(list) => match edits::apply(b"", false, list) {
+            Ok(e) => (e.text, e.replacements),
+            Err(r) => return Ok(Some(refusal(cx, req, canonical, r))),
+        },
+        Change::Write(content) => (content.clone(), 1),
+    };
+    let diff = diff::unified(None, &text, &req.path.display().to_string());
+    let hash = fingerprint::hash_bytes(&text);
+    let verdict = Verdict::Gate(GateVerdict::NewFile);
+    if cx.dry_run {
+        let report = Report {
+            diff: Some(diff),
+            replacements,
+            sha256: Some(hash),
+            ..Report::new(canonical.to_path_buf(), verdict, dry_run_message(&req.path))
+        };
+        log(cx, req, &report, Some("dry run"));
+        return Ok(Some(report));
+    }
+    let parent = canonical.parent().unwrap_or(Path::new("/"));
+    std::fs::create_dir_all(parent).map_err(|e| Error::io("create the directory", parent, &e))?;
+    let mut temp =
+        replace::Temp::beside(canonical, 0o666).map_err(|e| temp_error(cx, req, canonical, e))?;
+    temp.fill(&text, None).map_err(|e| fill_error(req, e))?;
+    if !replace::create_new(&mut temp, canonical).map_err(|e| write_error(req, e))? {
+        return Ok(None);
+    }
+    let fp =
+        written_fingerprint(&temp.file, hash).map_err(|e| Error::io("inspect", &req.path, &e))?;
+    drop(temp);
+    let message = format!("File created successfully at: {}", req.path.display());
+    let report = Report {
+        applied: true,
+        diff: Some(diff),
+        replacements,
+        sha256: Some(hash),
+        ..Report::new(canonical.to_path_buf(), verdict, message)
+    };
+    Ok(Some(record(cx, req, report, &fp, &text, Some("created"))))
+}
+
+/// Change a file the gate let through.
+fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, Error> {
+    let tool = cx.tool;
+    let store = cx
+        .store
+        .expect("an allowed existing file has a view in a store");
+    let Some(viewed) = view_record(store, cx.sid, canonical)? else {
+        // The gate found a view a moment ago; it was dropped since (a
+        // ctx-invalidate --forget): there is none now.
+        return Ok(gate_refusal(cx, req, canonical, GateVerdict::NotRead));
+    };
+    let modified = |c| gate_refusal(cx, req, canonical, GateVerdict::Modified(c));
+    let Some(locked) = replace::lock(canonical).map_err(|e| lock_error(req, e))? else {
+        return Ok(modified(FileChange::Deleted));
+    };
+    if locked.stat.ftype != FileType::File {
+        return Ok(modified(FileChange::Type));
+    }
+    if !locked.stat.same_identity(&viewed.fingerprint.stat) {
+        return Ok(modified(FileChange::Replaced));
+    }
+    // A writer before us may have replaced the file while we waited.
+    if let Some(c) = replace::path_change(canonical, &locked.stat)
+        .map_err(|e| Error::io("inspect", &req.path, &e))?
+    {
+        return Ok(modified(c));
+    }
+    let bytes = locked
+        .read_all()
+        .map_err(|e| Error::io("read", &req.path, &e))?;
+    if !holds_viewed(&locked, &bytes, &viewed.fingerprint)
+        .map_err(|e| Error::io("read", &req.path, &e))?
+    {
+        return Ok(modified(FileChange::Content));
+    }
+    let (enc, text) = encoding::decode(&bytes).map_err(|_| binary(&req.path, tool))?;
+    let (new_text, replacements) = match &req.change {
+        Change::Edit(list) => match edits::apply(&text, true, list) {
+            Ok(e) => (e.text, e.replacements),
+            Err(r) => return Ok(refusal(cx, req, canonical, r)),
+        },
+        Change::Write(content) => (content.clone(), 1),
+    };
+    let diff = diff::unified(Some(&text), &new_text, &req.path.display().to_string());
+    drop(text);
+    let Some(new_bytes) = encoding::encode(enc, new_text) else {
+        return Err(Error::new(format!(
+            "{} is stored as {}, and the new text is not valid UTF-8 to convert; send UTF-8 text",
+            quote(&req.path),
+            enc.as_str()
+        )));
+    };
+    let hash = fingerprint::hash_bytes(&new_bytes);
+    let verdict = Verdict::Gate(GateVerdict::Ok);
+    let base = Report {
+        diff: Some(diff),
+        replacements,
+        sha256: Some(hash),
+        ..Report::new(canonical.to_path_buf(), verdict, String::new())
+    };
+    if cx.dry_run {
+        let report = Report {
+            message: dry_run_message(&req.path),
+            ..base
+        };
+        log(cx, req, &report, Some("dry run"));
+        return Ok(report);
+    }
+    if new_bytes == bytes {
+        // A whole-file write of what is already there: nothing to replace,
+        // but the agent has now seen (written) all of it.
+        let fp = Fingerprint {
+            stat: locked.stat,
+            taken_ns: fingerprint::now_ns(),
+            hash: Some(hash),
+        };
+        let report = Report {
+            applied: true,
+            message: format!(
+                "The file {} already holds this content; nothing was rewritten.",
+                req.path.display()
+            ),
+            ..base
+        };
+        return Ok(record(
+            cx,
+            req,
+            report,
+            &fp,
+            &new_bytes,
+            Some("same content"),
+        ));
+    }
+    let mut notices = Vec::new();
+    if locked.meta.nlink() > 1 {
+        notices.push(format!(
+            "{} had {} hard links; it was replaced by a new file, so the other names still hold the old text",
+            req.path.display(),
+            locked.meta.nlink()
+        ));
+    }
+    let mut temp =
+        replace::Temp::beside(canonical, 0o600).map_err(|e| temp_error(cx, req, canonical, e))?;
+    temp.fill(&new_bytes, Some(&locked.meta))
+        .map_err(|e| fill_error(req, e))?;
+    match replace::swap_in(&mut temp, canonical, &locked, &bytes)
+        .map_err(|e| write_error(req, e))?
+    {
+        replace::Swapped::Done => {}
+        replace::Swapped::Conflict(c) => return Ok(modified(c)),
+    }
+    let fp =
+        written_fingerprint(&temp.file, hash).map_err(|e| Error::io("inspect", &req.path, &e))?;
+    drop(temp);
+    drop(locked);
+    let detail = match &req.change {
+        Change::Edit(_) if replacements == 1 => "1 replacement".to_string(),
+        Change::Edit(_) => format!("{replacements} replacements"),
+        Change::Write(_) => "replaced".to_string(),
+    };
+    let report = Report {
+        applied: true,
+        message: format!(
+            "The file {} has been updated successfully.",
+            req.path.display()
+        ),
+        notices,
+        ..base
+    };
+    Ok(record(cx, req, report, &fp, &new_bytes, Some(&detail)))
+}
+
+/// The session's record of the file the gate allowed: by its name, else
+/// (a hard link, or a name no longer canonical) by its inode.
+fn view_record(store: &Store, sid: &str, canonical: &Path) -> Result<Option<FileRecord>, Error> {
+    if let Some(r) = store.file_by_path(sid, canonical)? {
+        return Ok(Some(r));
+    }
+    match std::fs::symlink_metadata(canonical) {
+        Ok(m) => store.file_by_inode(sid, &Stat::of(&m)),
+        Err(_) => Ok(None),
+    }
+}
+
+/// Whether `bytes`, read from the locked file, are what the view saw.
+fn holds_viewed(locked: &replace::Locked, bytes: &[u8], fp: &Fingerprint) -> io::Result<bool> {
+    if let Some(want) = fp.hash {
+        return Ok(fingerprint::hash_bytes(bytes) == want);
+    }
+    // Fingerprinted by stat alone (a range read of a huge file): that stat
+    // proves the content only when it is old enough not to hide a write,
+    // and only if it did not move while we read.
+    let after = Stat::of(&locked.file.metadata()?);
+    Ok(!fp.is_racy() && locked.stat.same_times(&fp.stat) && after.same_times(&locked.stat))
+}
+
+/// The fingerprint of the file just written: its stat now, the hash of
+/// what was written. Another writer right after us moves the stat within
+/// the racy window, so the next check hashes and catches it.
+fn written_fingerprint(file: &std::fs::File, hash: Hash) -> io::Result<Fingerprint> {
+    let taken_ns = fingerprint::now_ns();
+    let stat = Stat::of(&file.metadata()?);
+    Ok(Fingerprint {
+        stat,
+        taken_ns,
+        hash: Some(hash),
+    })
+}
+
+/// Record the written text as a full view (source write) with the event,
+/// in one transaction.
+fn record(
+    cx: &Context<'_>,
+    req: &Request,
+    mut report: Report,
+    fp: &Fingerprint,
+    written: &[u8],
+    detail: Option<&str>,
+) -> Report {
+    let Some(store) = cx.store else {
+        return report;
+    };
+    let lines = fsview_store::show::count_lines(written);
+    let view = NewView {
+        path: &report.canonical,
+        fingerprint: fp,
+        kind: Kind::Full,
+        source: Source::Write,
+        offset: 1,
+        lines,
+        total_lines: Some(lines),
+        shown: written,
+        keep_text: written.len() <= KEEP_TEXT,
+    };
+    let canonical = report.canonical.clone();
+    let verdict = report.verdict.as_str();
+    if let Err(e) = store.record_logged(cx.sid, &view, |_| {
+        Event::new(cx.tool, req.action())
+            .path(&canonical)
+            .verdict(verdict)
+            .detail(detail)
+    }) {
+        report.unrecorded = Some(Error::new(format!(
+            "{} was written, but its view was not recorded ({e}); read it again before the next edit",
+            quote(&req.path)
+        )));
+    }
+    report
+}
+
+fn gate_refusal(cx: &Context<'_>, req: &Request, canonical: &Path, v: GateVerdict) -> Report {
+    let message = match v {
+        GateVerdict::Modified(_) => gate::MSG_MODIFIED,
+        _ => gate::MSG_NOT_READ,
+    };
+    let report = Report::new(
+        canonical.to_path_buf(),
+        Verdict::Gate(v),
+        message.to_string(),
+    );
+    log(cx, req, &report, None);
+    report
+}
+
+fn refusal(cx: &Context<'_>, req: &Request, canonical: &Path, r: edits::Refused) -> Report {
+    let report = Report::new(
+        canonical.to_path_buf(),
+        Verdict::Refused(r.refusal),
+        r.message,
+    );
+    log(cx, req, &report, None);
+    report
+}
+
+/// Log a request that wrote nothing. The answer is given either way: a log
+/// that cannot be written changes nothing and says nothing (as for
+/// fsview-check-edit).
+fn log(cx: &Context<'_>, req: &Request, report: &Report, detail: Option<&str>) {
+    let Some(store) = cx.store else { return };
+    let change = report.verdict.change().map(|c| c.as_str());
+    let e = Event::new(cx.tool, req.action())
+        .path(&report.canonical)
+        .verdict(report.verdict.as_str())
+        .detail(detail.or(change));
+    let _ = store.log(cx.sid, &[e]);
+}
+
+fn dry_run_message(path: &Path) -> String {
+    format!(
+        "Dry run: the change to {} is allowed and was not written.",
+        path.display()
+    )
+}
+
+/// The first bytes of a file, enough to tell text from binary.
+fn read_head(path: &Path) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let f = fingerprint::open_nonblocking(path)?;
+    let mut head = Vec::with_capacity(encoding::SNIFF_LEN);
+    f.take(encoding::SNIFF_LEN as u64).read_to_end(&mut head)?;
+    Ok(head)
+}
+
+fn binary(path: &Path, tool: &str) -> Error {
+    Error::new(format!(
+        "{} looks binary (a NUL byte in its first 8 KiB, or broken UTF-16); {tool} changes text files only",
+        quote(path)
+    ))
+}
+
+fn lock_error(req: &Request, e: io::Error) -> Error {
+    if e.kind() == io::ErrorKind::TimedOut {
+        return Error::new(format!(
+            "{}: another fsview writer held it for over a minute; retry",
+            quote(&req.path)
+        ));
+    }
+    Error::io("open", &req.path, &e)
+}
+
+fn write_error(req: &Request, e: io::Error) -> Error {
+    Error::io("write", &req.path, &e)
+}
+
+/// The temporary file beside the target could not be made.
+fn temp_error(cx: &Context<'_>, req: &Request, canonical: &Path, e: io::Error) -> Error {
+    if e.kind() != io::ErrorKind::PermissionDenied {
+        return write_error(req, e);
+    }
+    let dir = canonical.parent().unwrap_or(Path::new("/"));
+    Error::new(format!(
+        "cannot write {}: its directory {} is not writable ({} writes the new text to a file beside it and renames that into place); make the directory writable",
+        quote(&req.path),
+        quote(dir),
+        cx.tool
+    ))
+}
+
+/// Refuse a file its mode says we may not write (as an editor would), even
+/// though replacing it would only need the directory: a read-only file is
+/// a user's "leave this alone". Root may write anything, as with any tool.
+fn writable(path: &Path, meta: &std::fs::Metadata) -> Result<(), String> {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return Ok(());
+    };
+    // SAFETY: a NUL-terminated path that lives across the call.
+    let rc = unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::W_OK, libc::AT_EACCESS) };
+    if rc == 0 {
+        return Ok(());
+    }
+    let e = io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EACCES) | Some(libc::EPERM) if meta.mode() & 0o222 == 0 => Err(format!(
+            "is read-only (mode {:04o}); make it writable (chmod u+w) to change it",
+            meta.mode() & 0o7777
+        )),
+        Some(libc::EACCES) | Some(libc::EPERM) => Err(format!(
+            "is not writable for you (mode {:04o}, owner uid {}); ask its owner, or run as them",
+            meta.mode() & 0o7777,
+            meta.uid()
+        )),
+        Some(libc::EROFS) => {
+            Err("is on a read-only filesystem; it cannot be changed there".to_string())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn fill_error(req: &Request, e: replace::WriteError) -> Error {
+    match e {
+        replace::WriteError::Io(e) => write_error(req, e),
+        replace::WriteError::Owner { uid, gid, err } => Error::new(format!(
+            "cannot keep the owner of {} (uid {uid}, gid {gid}): {}; fsview replaces a file with a new one, and only root or its owner can give that the old owner; run as uid {uid}",
+            quote(&req.path),
+            fsview_store::error::plain_io(&err)
+        )),
+    }
+}

@@ -1,0 +1,413 @@
+//! fsview-edit: apply an agent's edits under the gate, with Claude Code's
+//! Edit rules, so that nothing anyone else wrote meanwhile is lost.
+//!
+//! The tool only parses arguments and request lines and prints; the gate,
+//! the rules, the write and the record are `fsview_apply::apply`, shared
+//! with fsview-write and the MCP server.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser};
+use serde::Deserialize;
+use serde_json::Value;
+
+use fsview_apply::{Change, Context, Edit, Report, Request};
+use fsview_store::error::escape_bytes;
+use fsview_store::{fingerprint, Error, Store};
+
+use crate::common::{self, Out, Outcome, SessionArgs, Stop};
+use crate::json;
+
+const TOOL: &str = "fsview-edit";
+
+const EXAMPLES: &str = "\
+Examples:
+  fsview-edit src/lib.rs --old 'fn old_name(' --new 'fn new_name('
+                                            replace the one occurrence; prints the diff
+  fsview-edit src/lib.rs --old x --new y --all
+                                            replace every occurrence
+  fsview-edit a.rs --old 'use a;' --new 'use b;' --old 'a::f()' --new 'b::f()'
+                                            two edits in order, all or nothing
+  fsview-edit --dry-run --json src/lib.rs --old a --new b
+                                            the diff as JSON; nothing written
+  fsview-edit new.rs --old '' --new 'fn main() {}'
+                                            create a file (no read needed)
+  fsview-edit --requests < edits.jsonl      one request per line:
+      {\"path\":\"a.rs\",\"old_string\":\"x\",\"new_string\":\"y\",\"replace_all\":false}
+      {\"path\":\"a.rs\",\"edits\":[{\"old_string\":\"x\",\"new_string\":\"y\"}, ...]}";
+
+/// Apply edits to files, under the gate, and record what was written.
+///
+/// Each edit replaces --old with --new, by Claude Code's Edit rules:
+/// --old must occur exactly once (or give --all), must differ from --new,
+/// and is matched exactly first, then with curly quotes in the file read
+/// as straight ones. The file keeps its line endings, encoding, byte-order
+/// mark, final newline (or its absence), mode and owner. Several --old/--new
+/// pairs are applied in order, each to the result of the one before, all
+/// or nothing.
+///
+/// The gate comes first, as fsview-check-edit decides it: the agent must
+/// have a fresh view of the file that is not processed (any view for an
+/// edit; a file that does not exist needs none). The check and the write
+/// are one step: the file is locked against other fsview writers, its bytes
+/// are checked against the view, the new file is written beside it, flushed
+/// and swapped in, and a change that landed meanwhile makes it `modified`
+/// instead of being overwritten. The written text becomes a `full` view
+/// (source `write`), so the next edit needs no re-read.
+///
+/// A symbolic link is followed: its target is replaced and the link stays
+/// a link. A file with other hard links is replaced by a new file, so the
+/// other names keep the old text (a notice says so). A process killed, or a
+/// machine that crashes, at any moment leaves the old file or the new one,
+/// never a mix; at worst a temporary `.NAME.fsview-*.tmp` beside it, safe to
+/// delete. A file whose mode forbids writing it is refused.
+///
+/// Prints a unified diff of each change (with --json, one record per
+/// request). A refusal prints its verdict and message on stderr: not_read,
+/// processed_view, modified (the gate's), not_found, ambiguous, no_change,
+/// file_exists (the edit's). Exit 0 when every request was applied, 1 when
+/// any was refused, 2 on an error (the file is then untouched).
+#[derive(Parser, Debug)]
+#[command(name = TOOL, version, after_help = EXAMPLES)]
+pub struct Args {
+    /// Files to edit, each with the same edits (with --requests, none)
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Text to replace (Claude Code's old_string); repeat --old/--new for
+    /// several edits. Empty creates a file that does not exist. Note that
+    /// "$(...)" drops trailing newlines; use --requests for exact text
+    #[arg(
+        long,
+        value_name = "TEXT",
+        allow_hyphen_values = true,
+        required_unless_present = "requests"
+    )]
+    pub old: Vec<String>,
+
+    /// Text to put in its place (Claude Code's new_string)
+    #[arg(
+        long,
+        value_name = "TEXT",
+        allow_hyphen_values = true,
+        required_unless_present = "requests"
+    )]
+    pub new: Vec<String>,
+
+    /// Replace every occurrence of each --old (replace_all), not just a
+    /// unique one
+    #[arg(short = 'a', long)]
+    pub all: bool,
+
+    /// Decide and print the diff, but write nothing and record no view
+    #[arg(short = 'n', long)]
+    pub dry_run: bool,
+
+    /// Read requests as JSON Lines on stdin: {"path", "old_string",
+    /// "new_string", "replace_all"} or {"path", "edits": [{"old_string",
+    /// "new_string", "replace_all"}, ...]} ("file_path" also names the
+    /// path; "replace_all" is optional). A malformed line is named on
+    /// stderr (exit 2) and the good ones are still applied
+    #[arg(long, conflicts_with_all = ["paths", "old", "new", "all"])]
+    pub requests: bool,
+
+    #[command(flatten)]
+    pub common: SessionArgs,
+}
+
+pub fn command() -> clap::Command {
+    Args::command()
+}
+
+pub fn main() -> ExitCode {
+    let args: Args = common::parse(command());
+    common::finish(TOOL, run(&args))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RequestLine {
+    #[serde(alias = "file_path")]
+    path: PathBuf,
+    old_string: Option<String>,
+    new_string: Option<String>,
+    replace_all: Option<bool>,
+    edits: Option<Vec<EditLine>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EditLine {
+    old_string: String,
+    new_string: String,
+    #[serde(default)]
+    replace_all: bool,
+}
+
+const LINE_SHAPE: &str = "each line must be an object like {\"path\":\"a.rs\",\"old_string\":\"x\",\"new_string\":\"y\"} or {\"path\":\"a.rs\",\"edits\":[{\"old_string\":\"x\",\"new_string\":\"y\"}]}";
+
+impl RequestLine {
+    fn into_request(self) -> Result<Request, String> {
+        let edits = match (self.old_string, self.new_string, self.edits) {
+            (Some(old), Some(new), None) => vec![Edit {
+                old,
+                new,
+                replace_all: self.replace_all.unwrap_or(false),
+            }],
+            (None, None, Some(list)) if self.replace_all.is_none() => {
+                if list.is_empty() {
+                    return Err("\"edits\" is empty; give at least one edit".to_string());
+                }
+                list.into_iter()
+                    .map(|e| Edit {
+                        old: e.old_string,
+                        new: e.new_string,
+                        replace_all: e.replace_all,
+                    })
+                    .collect()
+            }
+            (None, None, Some(_)) => {
+                return Err("\"replace_all\" goes inside each of \"edits\"".to_string())
+            }
+            (_, _, Some(_)) => {
+                return Err(
+                    "give either \"old_string\" and \"new_string\", or \"edits\", not both"
+                        .to_string(),
+                )
+            }
+            (None, _, None) => return Err("missing field `old_string`".to_string()),
+            (_, None, None) => return Err("missing field `new_string`".to_string()),
+        };
+        Ok(Request {
+            path: self.path,
+            change: Change::Edit(edits),
+        })
+    }
+}
+
+fn run(args: &Args) -> Result<Outcome, Stop> {
+    let cwd = common::current_dir()?;
+    let mut out = Out::new(TOOL, args.common.quiet);
+    let requests = if args.requests {
+        read_requests(|line| {
+            serde_json::from_str::<RequestLine>(line)
+                .map_err(|e| format!("{e}; {LINE_SHAPE}"))
+                .and_then(|r| r.into_request())
+        })?
+    } else {
+        if args.paths.is_empty() {
+            return Err(Error::new("no file given; name the file to edit (see --help)").into());
+        }
+        if args.old.len() != args.new.len() {
+            return Err(Error::new(format!(
+                "{} --old but {} --new; give one --new for each --old, in order",
+                args.old.len(),
+                args.new.len()
+            ))
+            .into());
+        }
+        let edits: Vec<Edit> = args
+            .old
+            .iter()
+            .zip(&args.new)
+            .map(|(old, new)| Edit {
+                old: old.clone(),
+                new: new.clone(),
+                replace_all: args.all,
+            })
+            .collect();
+        args.paths
+            .iter()
+            .map(|p| {
+                Ok(Request {
+                    path: p.clone(),
+                    change: Change::Edit(edits.clone()),
+                })
+            })
+            .collect()
+    };
+    apply_all(TOOL, &args.common, args.dry_run, &cwd, &requests, &mut out)
+}
+
+/// Parse JSON Lines requests from stdin: each line a request, or why it is
+/// not one ("stdin line N: ...").
+pub(crate) fn read_requests(
+    parse: impl Fn(&str) -> Result<Request, String>,
+) -> Result<Vec<Result<Request, String>>, Stop> {
+    let mut input = String::new();
+    std::io::stdin()
+        .lock()
+        .read_to_string(&mut input)
+        .map_err(|e| {
+            Error::new(format!(
+                "cannot read requests from standard input: {}; send JSON Lines as UTF-8",
+                fsview_store::error::plain_io(&e)
+            ))
+        })?;
+    Ok(input
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(n, line)| parse(line).map_err(|e| format!("stdin line {}: {e}", n + 1)))
+        .collect())
+}
+
+/// Apply every request in order and print each report, or the error of a
+/// malformed request line where it stood; the worst outcome. The session
+/// file is opened for the first good request (created, unless a dry run).
+///
+/// A closed stdout (`fsview-edit --requests < e.jsonl | head`) stops the
+/// printing, not the edits: every request asked for is still applied, and
+/// the exit status still says how they went.
+pub(crate) fn apply_all(
+    tool: &'static str,
+    common: &SessionArgs,
+    dry_run: bool,
+    cwd: &Path,
+    requests: &[Result<Request, String>],
+    out: &mut Out,
+) -> Result<Outcome, Stop> {
+    let mut store: Option<Option<Store>> = None;
+    let mut outcome = Outcome::Ok;
+    let mut stdout = Stdout { out, closed: false };
+    let sid = common.sid();
+    for req in requests {
+        let req = match req {
+            Ok(r) => r,
+            Err(msg) => {
+                outcome = Outcome::Error;
+                if common.json {
+                    stdout.data(|o| o.json(&json::error(None, msg)))?;
+                }
+                stdout.out.error(msg);
+                continue;
+            }
+        };
+        if store.is_none() {
+            // A dry run creates no session file; a write must be recorded.
+            store = Some(if dry_run {
+                common.inspect(cwd)?
+            } else {
+                Some(common.open(cwd, tool)?)
+            });
+        }
+        let cx = Context {
+            store: store.as_ref().and_then(Option::as_ref),
+            sid: &sid,
+            cwd,
+            tool,
+            dry_run,
+        };
+        match fsview_apply::apply(&cx, req) {
+            Ok(report) => {
+                let o = print(&mut stdout, common.json, tool, dry_run, &req.path, &report)?;
+                outcome = outcome.worst(o);
+            }
+            Err(e) => {
+                outcome = Outcome::Error;
+                if common.json {
+                    stdout.data(|o| o.json(&json::error(Some(&req.path), e.message())))?;
+                }
+                stdout.out.error(e.message());
+            }
+        }
+    }
+    stdout.data(|o| o.flush())?;
+    Ok(outcome)
+}
+
+/// Standard output that may be closed by its reader.
+struct Stdout<'a> {
+    out: &'a mut Out,
+    closed: bool,
+}
+
+impl Stdout<'_> {
+    /// Write data, unless the reader is gone; a closed pipe is noted, not
+    /// an error.
+    fn data(&mut self, f: impl FnOnce(&mut Out) -> Result<(), Stop>) -> Result<(), Stop> {
+        if self.closed {
+            return Ok(());
+        }
+        match f(self.out) {
+            Err(Stop::BrokenPipe) => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+}
+
+/// Print one report: the diff (text) or a record (JSON); a refusal's
+/// verdict and message on stderr.
+fn print(
+    stdout: &mut Stdout<'_>,
+    json_out: bool,
+    tool: &str,
+    dry_run: bool,
+    path: &Path,
+    r: &Report,
+) -> Result<Outcome, Stop> {
+    let refused = !r.verdict.allowed();
+    if json_out {
+        let kind = if tool == "fsview-write" {
+            "write"
+        } else {
+            "edit"
+        };
+        let mut m = json::object(kind);
+        json::put_path(&mut m, "path", path);
+        json::put_path(&mut m, "canonical", &r.canonical);
+        m.insert("applied".into(), r.applied.into());
+        m.insert("verdict".into(), r.verdict.as_str().into());
+        m.insert(
+            "change".into(),
+            r.verdict.change().map(|c| c.as_str()).into(),
+        );
+        m.insert("message".into(), r.message.clone().into());
+        m.insert("diff".into(), r.diff.clone().into());
+        m.insert("replacements".into(), r.replacements.into());
+        m.insert(
+            "sha256".into(),
+            r.sha256.as_ref().map(fingerprint::hex).into(),
+        );
+        m.insert("dry_run".into(), dry_run.into());
+        m.insert("notices".into(), r.notices.clone().into());
+        stdout.data(|o| o.json(&Value::Object(m)))?;
+    } else if let Some(diff) = &r.diff {
+        stdout.data(|o| o.write(diff))?;
+    }
+    let out = &mut *stdout.out;
+    if refused {
+        let p = common::shown(path);
+        let msg = escape_bytes(r.message.as_bytes());
+        let line = match r.verdict.change() {
+            Some(c) => format!("{p}: modified ({}): {msg}", c.as_str()),
+            None => format!("{p}: {}: {msg}", r.verdict.as_str()),
+        };
+        out.error(&line);
+    }
+    for n in &r.notices {
+        out.notice(n);
+    }
+    if let Some(e) = &r.unrecorded {
+        out.error(e.message());
+        return Ok(Outcome::Error);
+    }
+    Ok(if refused {
+        Outcome::Negative
+    } else {
+        Outcome::Ok
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn verify_app() {
+        super::command().debug_assert();
+    }
+}
