@@ -79,41 +79,9 @@ impl SessionArgs {
         self.check_sid()?;
         let path = self.session_path(cwd)?;
         if let Some(given) = &self.session {
-            self.check_dir(&path, given)?;
+            location::check_explicit_dir(&path, given)?;
         }
         Store::open(&path)
-    }
-
-    fn check_dir(&self, path: &Path, given: &Path) -> Result<(), Error> {
-        let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) else {
-            return Ok(());
-        };
-        // Where the path came from, to say what to fix.
-        let origin = match std::env::var_os("FSVIEW_SESSION") {
-            Some(v) if Path::new(&v) == given => "FSVIEW_SESSION",
-            _ => "--session",
-        };
-        if std::fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
-            return Ok(());
-        }
-        // The nearest thing that exists on the way: a file where a
-        // directory should be is named as such.
-        let blocker = dir
-            .ancestors()
-            .find(|a| std::fs::metadata(a).is_ok())
-            .filter(|a| std::fs::metadata(a).is_ok_and(|m| !m.is_dir()));
-        Err(Error::new(match blocker {
-            Some(file) => format!(
-                "cannot create the session file {}: {} is not a directory; fix {origin}",
-                shown(path),
-                shown(file)
-            ),
-            None => format!(
-                "cannot create the session file {}: directory {} does not exist; create it first, or fix {origin}",
-                shown(path),
-                shown(dir)
-            ),
-        }))
     }
 
     /// Open the session file if it exists, and change nothing in it.

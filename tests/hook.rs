@@ -508,6 +508,46 @@ fn session_start_records_the_instruction_files_and_adds_only_others() {
         .stderr_is("");
 }
 
+/// The first event of a conversation in a fresh clone is SessionStart, and
+/// the session file is the default one (`.git/fsview/session.db`), whose
+/// directory does not exist yet: the hook creates it, as every tool creates
+/// the default location, before ctx-build (which it names the file to) runs.
+/// Found by the Claude Code suite after issue 14 made an explicitly named
+/// session file need an existing directory.
+#[test]
+fn session_start_in_a_fresh_clone_creates_the_default_session_file() {
+    let a = Agent::new();
+    a.env.write("CLAUDE.md", "Use pnpm.\n");
+    a.env.write("AGENTS.md", "Run make check.\n");
+    a.env.sh("git init -q").expect(0, "");
+    let text = format!(
+        "Instruction files read by fsview (--also AGENTS.md):\n\nContents of {} (project):\n\nRun make check.\n",
+        a.env.path("AGENTS.md").display()
+    );
+    let mut c = a.cmd(harness::bin("fsview-hook"));
+    c.env_remove("FSVIEW_SESSION")
+        .args(["claude", "--also", "AGENTS.md"]);
+    harness::output(
+        c,
+        Some(a.payload("session_start_startup").to_string().as_bytes()),
+    )
+    .expect(0, &context("SessionStart", &text))
+    .stderr_is("");
+    assert!(a.env.path(".git/fsview/session.db").is_file());
+    // An explicitly named session file still needs its directory.
+    let missing = a.env.root().join("no/such/dir/s.db");
+    let mut c = a.cmd(harness::bin("fsview-hook"));
+    c.env("FSVIEW_SESSION", &missing).arg("claude");
+    harness::output(c, Some(a.payload("session_start_startup").to_string().as_bytes()))
+        .expect(0, "")
+        .stderr_is(&format!(
+            "fsview-hook: cannot create the session file {}: directory {} does not exist; create it first, or fix FSVIEW_SESSION\n",
+            missing.display(),
+            missing.parent().unwrap().display()
+        ));
+    assert!(!a.env.root().join("no").exists());
+}
+
 /// Claude Code attaches a directory's CLAUDE.md (and the rules whose paths
 /// match) when the agent first works there, and says so: those become views
 /// as injected.

@@ -220,6 +220,9 @@ fn session<'a>(opts: &Options, who: &'a Who) -> Result<Session<'a>, Problem> {
         }
     };
     let file = location::session_path(opts.session.as_deref(), &who.cwd)?;
+    if let Some(given) = &opts.session {
+        location::check_explicit_dir(&file, given)?;
+    }
     Ok(Session {
         file,
         sid,
@@ -443,9 +446,10 @@ fn session_start(
     s: &Session<'_>,
     start: Start,
 ) -> Result<Answer, Problem> {
-    if s.who.agent.is_some() {
-        s.open()?;
-    }
+    // The siblings get the session file by name, as an explicit path: it
+    // must exist (its default directory created) before they run, and a
+    // subagent's views with it.
+    s.open()?;
     if start == Start::Clear {
         // The conversation starts over: it has read nothing any more.
         let a: Vec<OsString> = vec![
@@ -544,10 +548,9 @@ fn given(s: &Session<'_>, f: &InstructionFile) -> Result<(), Problem> {
 }
 
 fn instructions_for(opts: &Options, s: &Session<'_>, path: &Path) -> Result<(), Problem> {
-    // ctx-build records into the agent's views, which must exist first.
-    if s.who.agent.is_some() {
-        s.open()?;
-    }
+    // ctx-build records into the agent's views (and the session file),
+    // which must exist first.
+    s.open()?;
     let mut a = ctx_args(opts, s);
     a.push("--for".into());
     a.push(path.into());

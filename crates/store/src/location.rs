@@ -11,7 +11,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use crate::error::{quote, Error, Result};
 
 /// The session file for `explicit` (from `--session` or `$FSVIEW_SESSION`),
 /// else the default for `cwd`.
@@ -37,6 +37,42 @@ pub fn session_path(explicit: Option<&Path>, cwd: &Path) -> Result<PathBuf> {
             "cannot choose a session file: not in a git work tree and neither XDG_STATE_HOME nor HOME is set; pass --session FILE",
         )),
     }
+}
+
+/// A session path given explicitly (`--session`, `$FSVIEW_SESSION`) must
+/// be in a directory that exists: only the default location is created
+/// with its directories, so a typo is an error, not a new directory tree
+/// holding an empty session. `given` is the path as given, to name the
+/// setting to fix.
+pub fn check_explicit_dir(path: &Path, given: &Path) -> Result<()> {
+    let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) else {
+        return Ok(());
+    };
+    if std::fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
+        return Ok(());
+    }
+    let origin = match std::env::var_os("FSVIEW_SESSION") {
+        Some(v) if Path::new(&v) == given => "FSVIEW_SESSION",
+        _ => "--session",
+    };
+    // The nearest thing that exists on the way: a file where a directory
+    // should be is named as such.
+    let blocker = dir
+        .ancestors()
+        .find(|a| std::fs::metadata(a).is_ok())
+        .filter(|a| std::fs::metadata(a).is_ok_and(|m| !m.is_dir()));
+    Err(Error::new(match blocker {
+        Some(file) => format!(
+            "cannot create the session file {}: {} is not a directory; fix {origin}",
+            quote(path),
+            quote(file)
+        ),
+        None => format!(
+            "cannot create the session file {}: directory {} does not exist; create it first, or fix {origin}",
+            quote(path),
+            quote(dir)
+        ),
+    }))
 }
 
 fn home() -> Option<PathBuf> {
