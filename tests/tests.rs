@@ -25,4 +25,5 @@ mod session_file;
 mod stress;
 mod subagents;
 mod torture;
+mod travel;
 mod usage;

@@ -37,10 +37,13 @@
 //! turns the shortcut off altogether: every check hashes.
 //!
 //! A file too large to hash on every range read (over [`HASH_LIMIT`]) may be
-//! fingerprinted by its stat alone, and only where the shortcut is sound at
-//! that moment. Such a fingerprint is fresh only while the stat is exactly
-//! the same; any change of stat counts as a change of content, because
-//! nothing else can prove it is not one.
+//! fingerprinted by its stat alone: where the shortcut is sound at that
+//! moment, or where the file is being written right now (a hash would be
+//! stale by the next check, and would cost the whole file on every read).
+//! Such a fingerprint is fresh only while the stat is exactly the same and
+//! could vouch for the content; any change of stat counts as a change of
+//! content, because nothing else can prove it is not one, and a racy one is
+//! never fresh (fail closed: the view reads `modified` until read again).
 
 use std::fs::{File, Metadata};
 use std::io::{self, Read};
@@ -166,6 +169,22 @@ impl Stat {
             mtime_ns: to_ns(meta.mtime(), meta.mtime_nsec()),
             ctime_ns: to_ns(meta.ctime(), meta.ctime_nsec()),
         }
+    }
+
+    /// Drop the identity (device, inode, birth time): what an imported
+    /// fingerprint keeps when it was taken on another machine or boot,
+    /// where those numbers name other file objects or none. No file has
+    /// device 0 and inode 0, so such a stat matches no file by identity,
+    /// and the content decides at its first check.
+    pub fn forget_identity(&mut self) {
+        self.dev = 0;
+        self.ino = 0;
+        self.btime_ns = None;
+    }
+
+    /// Whether the identity is unknown (see [`Stat::forget_identity`]).
+    pub fn identity_unknown(&self) -> bool {
+        self.dev == 0 && self.ino == 0
     }
 
     /// Same file object (not necessarily same content).
@@ -361,14 +380,26 @@ pub fn shortcut_sound(fp: &Fingerprint, now: &Stat, fs_ok: impl FnOnce() -> bool
         && fs_ok()
 }
 
-/// May a file just opened for reading be fingerprinted by `stat` alone?
-/// For a file too large to hash on a range read (over [`HASH_LIMIT`]), and
-/// then only where a later check could trust the stat.
+/// May a file just opened for reading be fingerprinted by `stat` alone,
+/// when the read does not reach its end? Only a file too large to hash on a
+/// range read (over [`HASH_LIMIT`]), and then either where a later check
+/// could trust the stat, or where the file is being written right now
+/// ([`being_written`]): a hash of it would be out of date by the next
+/// check, and for a log appended to every few milliseconds it would cost a
+/// pass over the whole file on every read. Such a racy stat-only view can
+/// never be proved fresh: it reads `modified` until read again (fail
+/// closed), and its read costs only the range.
 pub fn stat_may_stand_in(file: &File, stat: &Stat, taken_ns: i64) -> bool {
-    shortcut_enabled()
-        && stat.size > HASH_LIMIT
-        && stamps_tell_writes(stat, taken_ns)
-        && fd_fs_keeps_stat(file)
+    stat.size > HASH_LIMIT
+        && (being_written(stat, taken_ns)
+            || (shortcut_enabled() && stamps_tell_writes(stat, taken_ns) && fd_fs_keeps_stat(file)))
+}
+
+/// True when a timestamp of the file lies within [`RACY_WINDOW_NS`] before
+/// `taken_ns`, or after it: the file was written a moment ago, or is being
+/// written now, so what a read sees may already be gone.
+pub fn being_written(stat: &Stat, taken_ns: i64) -> bool {
+    stat.mtime_ns.max(stat.ctime_ns) >= taken_ns.saturating_sub(RACY_WINDOW_NS)
 }
 
 /// How a file differs from what the agent saw.
@@ -397,8 +428,10 @@ impl Change {
     }
 
     /// `Content` when `now` is the file object `was`, else `Replaced`.
+    /// Other bytes than a view whose identity is unknown (imported from
+    /// another machine) are `Content`: no file object was replaced there.
     pub fn of_bytes(was: &Stat, now: &Stat) -> Change {
-        if now.same_identity(was) {
+        if now.same_identity(was) || was.identity_unknown() {
             Change::Content
         } else {
             Change::Replaced
@@ -425,7 +458,13 @@ pub fn freshness(path: &Path, fp: &Fingerprint) -> io::Result<Freshness> {
         Err(e) if is_gone(&e) => return Ok(Freshness::Stale(Change::Deleted)),
         Err(e) => return Err(e),
     };
-    let now = Stat::of(&meta);
+    freshness_with(path, fp, &meta)
+}
+
+/// [`freshness`], for a caller that has just taken the `lstat` of `path`
+/// (`meta`) itself: the gate resolving a path has, and need not pay twice.
+pub fn freshness_with(path: &Path, fp: &Fingerprint, meta: &Metadata) -> io::Result<Freshness> {
+    let now = Stat::of(meta);
     if now.ftype != fp.stat.ftype {
         return Ok(Freshness::Stale(Change::Type));
     }
@@ -507,7 +546,14 @@ pub fn hash_path(path: &Path) -> io::Result<(Hash, Stat)> {
         ));
     }
     let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 256 * 1024];
+    // Sized to the file: a small file needs no 256 KiB buffer zeroed (in a
+    // batch of thousands of checks that zeroing cost more than the rest);
+    // one spare byte lets the first read see the end of the file.
+    let len = usize::try_from(stat.size)
+        .unwrap_or(usize::MAX)
+        .saturating_add(1)
+        .clamp(4096, 256 * 1024);
+    let mut buf = vec![0u8; len];
     loop {
         let n = match file.read(&mut buf) {
             Ok(0) => break,

@@ -470,10 +470,10 @@ impl Store {
     }
 }
 
-const TOLD_COLUMNS: &str =
+pub(crate) const TOLD_COLUMNS: &str =
     "change, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, text_hash, told_ns";
 
-fn told_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Told> {
+pub(crate) fn told_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Told> {
     told_row_at(r, 0)
 }
 
@@ -506,7 +506,7 @@ fn told_row_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Told> {
     })
 }
 
-fn store_told(
+pub(crate) fn store_told(
     conn: &Connection,
     file_id: i64,
     t: &Told,
