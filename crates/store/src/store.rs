@@ -443,16 +443,23 @@ impl Store {
     /// whether it was stored.
     pub fn refresh(&self, sid: &str, record: &FileRecord, fp: &Fingerprint) -> Result<bool> {
         crate::pause::point("refresh");
-        self.write(|conn| {
-            if !still_current(conn, sid, record)? {
-                return Ok(false);
-            }
-            conn.execute(
-                "UPDATE files SET dev=?2, ino=?3, btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, hash=COALESCE(?10, hash) WHERE id=?1",
-                fingerprint_params(record.id, fp),
-            )?;
-            Ok(true)
-        })
+        self.write(|conn| refresh_in(conn, sid, record, fp))
+    }
+
+    /// Start a read transaction: every read until [`Store::end_read`] sees
+    /// one snapshot of the file, and the file's lock is taken once, not
+    /// once per statement. Nothing may write on this connection meanwhile.
+    pub fn begin_read(&self) -> Result<()> {
+        self.conn
+            .execute_batch("BEGIN")
+            .map_err(|e| db_error(&self.path, e))
+    }
+
+    /// End the read transaction [`Store::begin_read`] started.
+    pub fn end_read(&self) {
+        if !self.conn.is_autocommit() {
+            let _ = self.conn.execute_batch("COMMIT");
+        }
     }
 
     pub fn file_by_path(&self, sid: &str, path: &Path) -> Result<Option<FileRecord>> {
@@ -668,6 +675,23 @@ pub(crate) fn view_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ViewRecord> {
 /// never wrapped to a negative number.
 pub(crate) fn line_number(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// [`Store::refresh`] inside a write transaction already open on `conn`.
+pub(crate) fn refresh_in(
+    conn: &Connection,
+    sid: &str,
+    record: &FileRecord,
+    fp: &Fingerprint,
+) -> rusqlite::Result<bool> {
+    if !still_current(conn, sid, record)? {
+        return Ok(false);
+    }
+    conn.prepare_cached(
+        "UPDATE files SET dev=?2, ino=?3, btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, hash=COALESCE(?10, hash) WHERE id=?1",
+    )?
+    .execute(fingerprint_params(record.id, fp))?;
+    Ok(true)
 }
 
 /// Inside a write transaction: is `record` still session `sid`'s record of
