@@ -8,8 +8,9 @@
 //! `drop` and `import` are each one transaction: a session is copied,
 //! deleted or imported whole, or not at all. `export` writes one
 //! self-contained, versioned JSON document (views, fingerprints, kept
-//! texts, context caches, loaded instruction files, the log) that `import`
-//! reads back, here or on another machine, refusing a malformed document
+//! texts, what reminders told, context caches, loaded instruction files,
+//! the log; see `fsview_store::export`) that `import` reads back, here or
+//! in another clone on another machine, refusing a malformed document
 //! before it touches the session file.
 
 use std::collections::BTreeMap;
@@ -48,7 +49,8 @@ Examples:
   fsview-session events --sid S --agent main    the main thread's events only
   fsview-session drop --sid sub-1               delete a session and everything of it
   fsview-session export --sid agent-7 > s.json  one self-contained JSON document
-  fsview-session import < s.json                import it under its own id (--sid NEW to rename)
+  fsview-session import < s.json                import it under its own id (--sid NEW to rename),
+                                                in this clone or another one
   fsview-session gc                             drop texts no view needs, truncate the WAL";
 
 /// Inspect the sessions of a session file, and copy, drop, export, import
@@ -69,10 +71,16 @@ Examples:
 /// `drop` and `import` each change the file in one transaction. `export`
 /// writes one JSON document (see fsview-json(7)); `import` reads it back,
 /// refusing a malformed document with one error line and importing nothing.
+/// Sessions travel: an export names the files of the git work tree relative
+/// to its top, and an import in another clone, at any path on any machine,
+/// maps them onto that clone, where each view gates by content (the same
+/// bytes are ok, other bytes modified).
 ///
 /// Their own options: `events --limit N`; `fork --from ID [--replace]`
-/// (into --sid); `import [--replace]` (into the document's session, or the
-/// --sid given on the command line). `--sid` and the other shared options
+/// (into --sid); `export [--root DIR]`; `import [--replace] [--root DIR]`
+/// (into the document's session, or the --sid given on the command line;
+/// relative paths onto DIR, default the top of the current work tree).
+/// `--sid` and the other shared options
 /// may come before or after the subcommand.
 #[derive(Parser, Debug)]
 #[command(

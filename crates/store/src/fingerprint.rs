@@ -313,28 +313,63 @@ const LOCAL_FILESYSTEMS: &[u32] = &[
 /// True when the filesystem holding `path` keeps a stat the shortcut may
 /// rely on (see [`LOCAL_FILESYSTEMS`]). Unknown, or not asked: false.
 pub fn fs_keeps_stat(path: &Path) -> bool {
+    fs_magic(path).is_some_and(is_local_magic)
+}
+
+/// The `statfs` type of the filesystem holding `path`, where the system
+/// says (Linux).
+fn fs_magic(path: &Path) -> Option<u32> {
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::ffi::OsStrExt;
-        let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
-            return false;
-        };
+        let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
         let mut buf = std::mem::MaybeUninit::<libc::statfs>::uninit();
         // SAFETY: `c` is a valid C string and `buf` is large enough for the
         // struct statfs the call fills in; it is read only on success.
         let rc = unsafe { libc::statfs(c.as_ptr(), buf.as_mut_ptr()) };
         if rc != 0 {
-            return false;
+            return None;
         }
         // SAFETY: statfs returned 0, so it filled `buf`.
-        let magic = unsafe { buf.assume_init() }.f_type;
-        is_local_magic(magic as u32)
+        Some(unsafe { buf.assume_init() }.f_type as u32)
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = path;
-        false
+        None
     }
+}
+
+/// Filesystems whose files other machines write too (`statfs` types):
+/// where SQLite's locks and shared memory do not hold between machines.
+const NETWORK_FILESYSTEMS: &[(u32, &str)] = &[
+    (0x6969, "NFS"),
+    (0x517B, "SMB"),
+    (0xFF53_4D42, "CIFS"),
+    (0xFE53_4D42, "SMB2"),
+    (0x0102_1997, "9p"),
+    (0x00C3_6400, "Ceph"),
+    (0x5346_414F, "AFS"),
+    (0x6B41_4653, "AFS"),
+    (0x7375_7245, "Coda"),
+    (0x0BD0_0BD0, "Lustre"),
+    (0x0116_1970, "GFS2"),
+    (0x7461_636F, "OCFS2"),
+];
+
+/// The name of the network filesystem holding `path`, if it is on one
+/// (one `statfs`). FUSE is not counted: it is as often local (container
+/// storage, encryption layers) as remote, and cannot be told apart.
+pub fn network_filesystem(path: &Path) -> Option<&'static str> {
+    let magic = fs_magic(path)?;
+    network_name(magic)
+}
+
+fn network_name(magic: u32) -> Option<&'static str> {
+    NETWORK_FILESYSTEMS
+        .iter()
+        .find(|(m, _)| *m == magic)
+        .map(|(_, name)| *name)
 }
 
 /// The same, for an open file (`fstatfs`).
@@ -360,9 +395,16 @@ pub fn fd_fs_keeps_stat(file: &File) -> bool {
     }
 }
 
-#[cfg(target_os = "linux")]
 fn is_local_magic(magic: u32) -> bool {
-    LOCAL_FILESYSTEMS.contains(&magic)
+    #[cfg(target_os = "linux")]
+    {
+        LOCAL_FILESYSTEMS.contains(&magic)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = magic;
+        false
+    }
 }
 
 /// May `stat` stand in for the content of a file last fingerprinted as
@@ -765,6 +807,22 @@ mod tests {
         let uptime = Path::new("/proc/uptime");
         assert!(!fs_keeps_stat(uptime));
         assert!(!fs_keeps_stat(Path::new("/sys/kernel")));
+    }
+
+    // Issue 13: a session file on a network filesystem is refused; the
+    // test directory is local, and the types are told apart by number.
+    #[test]
+    fn network_filesystems_are_known_by_type() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(network_filesystem(dir.path()), None);
+        assert_eq!(network_name(0x6969), Some("NFS"));
+        assert_eq!(network_name(0xFF53_4D42), Some("CIFS"));
+        assert_eq!(network_name(0x0102_1997), Some("9p"));
+        assert_eq!(network_name(0x6573_5546), None); // FUSE: local or not
+        assert_eq!(network_name(0xEF53), None);
+        for (m, _) in NETWORK_FILESYSTEMS {
+            assert!(!is_local_magic(*m));
+        }
     }
 
     #[test]

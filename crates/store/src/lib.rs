@@ -25,6 +25,7 @@ pub mod memo;
 pub mod paths;
 mod pause;
 pub mod remind;
+mod scan;
 pub mod show;
 pub mod store;
 pub mod view;
