@@ -200,7 +200,13 @@ impl<'a> Gate<'a> {
         Ok(decision(verdict, canonical, Some(best)))
     }
 
+    /// Whether a reminder told of record `id` and it was not read since: one
+    /// lookup for a single decision, the session's whole (small) set once
+    /// for a batch.
     fn is_told(&mut self, store: &Store, id: i64) -> Result<bool> {
+        if !self.snapshot {
+            return store.is_told(id);
+        }
         if self.told.is_none() {
             self.told = Some(store.told_ids(self.sid)?);
         }

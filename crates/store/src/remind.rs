@@ -444,7 +444,9 @@ impl Store {
     pub(crate) fn told_all(&self, sid: &str) -> Result<HashMap<i64, Told>> {
         self.read(|conn| {
             let mut stmt = conn.prepare(&format!(
-                "SELECT t.file_id, {} FROM told t JOIN files f ON f.id = t.file_id WHERE f.sid=?1",
+                // told first (CROSS JOIN keeps that order): it holds a few
+                // rows, the session may hold 100,000 files.
+                "SELECT t.file_id, {} FROM told t CROSS JOIN files f ON f.id = t.file_id WHERE f.sid=?1",
                 TOLD_COLUMNS
                     .split(", ")
                     .map(|c| format!("t.{c}"))
@@ -462,7 +464,8 @@ impl Store {
     pub fn told_ids(&self, sid: &str) -> Result<HashSet<i64>> {
         self.read(|conn| {
             let mut stmt = conn.prepare(
-                "SELECT t.file_id FROM told t JOIN files f ON f.id = t.file_id WHERE f.sid=?1",
+                // told first, as in told_all.
+                "SELECT t.file_id FROM told t CROSS JOIN files f ON f.id = t.file_id WHERE f.sid=?1",
             )?;
             let rows = stmt.query_map([sid], |r| r.get::<_, i64>(0))?;
             rows.collect()
