@@ -24,6 +24,6 @@ bench-core:
 bench-ctx:
     scripts/bench-ctx
 
-# Install the binaries into ~/.cargo/bin.
+# Install the fast (static) build, man pages and completions into ~/.local.
 install:
-    cargo install --path . --locked
+    scripts/install
