@@ -28,6 +28,6 @@ bench-ctx:
 bench-edit:
     scripts/bench-edit
 
-# Install the binaries into ~/.cargo/bin.
+# Install the fast (static) build, man pages and completions into ~/.local.
 install:
-    cargo install --path . --locked
+    scripts/install

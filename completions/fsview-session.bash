@@ -159,12 +159,16 @@ _fsview__session() {
             return 0
             ;;
         fsview__session__subcmd__export)
-            opts="-q -h --session --sid --agent --json --quiet --help"
+            opts="-q -h --root --session --sid --agent --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -381,12 +385,16 @@ _fsview__session() {
             return 0
             ;;
         fsview__session__subcmd__import)
-            opts="-q -h --replace --session --sid --agent --json --quiet --help"
+            opts="-q -h --replace --root --session --sid --agent --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --root)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --session)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

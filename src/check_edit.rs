@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use fsview_store::changes::{self, Limits};
 use fsview_store::events::Event;
-use fsview_store::gate::{self, Decision};
+use fsview_store::gate::{Decision, Gate};
 use fsview_store::{paths, Error, Store};
 
 use crate::common::{self, Out, Outcome, SessionArgs, Stop};
@@ -157,10 +157,16 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
             .collect()
     };
     let store = args.common.open_existing(&cwd, TOOL)?;
+    let sid = args.common.sid();
+    let mut gate = Gate::new(store.as_ref(), &sid, &cwd);
+    if jobs.len() > 1 {
+        // A batch: one snapshot, one lock of the file for all its lookups.
+        gate = gate.in_snapshot()?;
+    }
     // (canonical path, verdict, detail) per decision, logged at the end.
-    let mut logged: Vec<(PathBuf, &'static str, String)> = Vec::new();
+    let mut logged: Vec<(PathBuf, &'static str, String)> = Vec::with_capacity(jobs.len());
     for (path, write) in &jobs {
-        match gate::decide(store.as_ref(), &args.common.sid(), &cwd, path, *write) {
+        match gate.decide(path, *write) {
             Ok(d) => {
                 if !d.verdict.allowed() {
                     outcome = outcome.worst(Outcome::Negative);
@@ -171,7 +177,7 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
                     Some(c) => format!("{asked}, {}", c.as_str()),
                     None => asked.to_string(),
                 };
-                logged.push((d.canonical.clone(), d.verdict.as_str(), detail));
+                logged.push((d.canonical, d.verdict.as_str(), detail));
             }
             Err(e) => {
                 outcome = Outcome::Error;
@@ -183,25 +189,25 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
         }
     }
     out.flush()?;
-    if let Some(store) = &store {
-        let events: Vec<Event<'_>> = logged
-            .iter()
-            .map(|(p, verdict, detail)| {
-                Event::new(TOOL, "check")
-                    .path(p)
-                    .verdict(verdict)
-                    .detail(Some(detail))
-            })
-            .collect();
-        log_quietly(store, &args.common.sid(), &events);
-    }
+    let events: Vec<Event<'_>> = logged
+        .iter()
+        .map(|(p, verdict, detail)| {
+            Event::new(TOOL, "check")
+                .path(p)
+                .verdict(verdict)
+                .detail(Some(detail))
+        })
+        .collect();
+    // The batch's fingerprints worth storing and its events, in one short
+    // transaction. The verdicts are the answer and are already out: a log
+    // that cannot be written changes neither them nor the exit code, and
+    // says nothing. Without a session file there is no log to write, and
+    // none is created for it.
+    let _ = gate.finish(&events);
     Ok(outcome)
 }
 
-/// Log this call's events in one short transaction. The verdicts are the
-/// answer and are already out: a log that cannot be written changes neither
-/// them nor the exit code, and says nothing. Without a session file there
-/// is no log to write (`store` is `None`), and none is created for it.
+/// Log this call's events in one short transaction, quietly (see above).
 fn log_quietly(store: &Store, sid: &str, events: &[Event<'_>]) {
     let _ = store.log(sid, events);
 }

@@ -387,6 +387,11 @@ impl Out {
         Ok(())
     }
 
+    /// The buffered stdout, for output written as it is made.
+    pub fn writer(&mut self) -> &mut impl Write {
+        &mut self.w
+    }
+
     pub fn json(&mut self, v: &serde_json::Value) -> Result<(), Stop> {
         serde_json::to_writer(&mut self.w, v).map_err(io::Error::from)?;
         self.w.write_all(b"\n")?;

@@ -294,12 +294,13 @@ fn show_one(
     // Whether it is a re-read shapes that output, so ask first.
     let unchanged = store.seen(&args.common.sid(), &view)?;
     let notices = notices(&shown, &job.req, args.cap);
-    let content = if args.stub && unchanged {
-        format!("{UNCHANGED_STUB}\n")
-    } else {
-        shown.numbered()
-    };
+    let stub = args.stub && unchanged;
     if args.common.json {
+        let content = if stub {
+            format!("{UNCHANGED_STUB}\n")
+        } else {
+            shown.numbered()
+        };
         let mut m = json::object("read");
         json::put_path(&mut m, "path", &job.path);
         json::put_path(&mut m, "canonical", &canonical);
@@ -323,7 +324,12 @@ fn show_one(
         if header {
             out.write(&format!("==> {} <==\n", common::shown(&job.path)))?;
         }
-        out.write(&content)?;
+        if stub {
+            out.write(&format!("{UNCHANGED_STUB}\n"))?;
+        } else {
+            // Numbered as it is written out, not built first.
+            shown.write_numbered(out.writer())?;
+        }
     }
     out.flush()?;
     store.record_logged(&args.common.sid(), &view, |r| {

@@ -8,36 +8,32 @@
 //! `drop` and `import` are each one transaction: a session is copied,
 //! deleted or imported whole, or not at all. `export` writes one
 //! self-contained, versioned JSON document (views, fingerprints, kept
-//! texts, context caches, loaded instruction files, the log) that `import`
-//! reads back, here or on another machine, refusing a malformed document
+//! texts, what reminders told, context caches, loaded instruction files,
+//! the log; see `fsview_store::export`) that `import` reads back, here or
+//! in another clone on another machine, refusing a malformed document
 //! before it touches the session file.
 
 use std::collections::BTreeMap;
 use std::io::Read as _;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use base64::Engine;
 use clap::parser::ValueSource;
 use clap::{CommandFactory, Parser, Subcommand};
-use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use unicode_width::UnicodeWidthStr;
 
 use fsview_store::error::{escape_bytes, quote_id};
-use fsview_store::fingerprint::{self, FileType, Fingerprint, Freshness, Hash, Stat};
-use fsview_store::inspect::{ContextRow, Counts, Dump, EventRecord};
+use fsview_store::export as export_doc;
+use fsview_store::fingerprint::{self, Freshness};
+use fsview_store::inspect::{Counts, EventRecord};
 use fsview_store::store::{FileRecord, ViewRecord};
-use fsview_store::{paths, Error, Kind, Source, Store};
+use fsview_store::{paths, Error, Store};
 
 use crate::common::{self, Out, Outcome, SessionArgs, Stop, MAIN_AGENT};
 use crate::json;
 
 const TOOL: &str = "fsview-session";
-
-/// The version of the export document; `import` refuses any other.
-pub const EXPORT_VERSION: u64 = 1;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -53,7 +49,8 @@ Examples:
   fsview-session events --sid S --agent main    the main thread's events only
   fsview-session drop --sid sub-1               delete a session and everything of it
   fsview-session export --sid agent-7 > s.json  one self-contained JSON document
-  fsview-session import < s.json                import it under its own id (--sid NEW to rename)
+  fsview-session import < s.json                import it under its own id (--sid NEW to rename),
+                                                in this clone or another one
   fsview-session gc                             drop texts no view needs, truncate the WAL";
 
 /// Inspect the sessions of a session file, and copy, drop, export, import
@@ -74,10 +71,16 @@ Examples:
 /// `drop` and `import` each change the file in one transaction. `export`
 /// writes one JSON document (see fsview-json(7)); `import` reads it back,
 /// refusing a malformed document with one error line and importing nothing.
+/// Sessions travel: an export names the files of the git work tree relative
+/// to its top, and an import in another clone, at any path on any machine,
+/// maps them onto that clone, where each view gates by content (the same
+/// bytes are ok, other bytes modified).
 ///
 /// Their own options: `events --limit N`; `fork --from ID [--replace]`
-/// (into --sid); `import [--replace]` (into the document's session, or the
-/// --sid given on the command line). `--sid` and the other shared options
+/// (into --sid); `export [--root DIR]`; `import [--replace] [--root DIR]`
+/// (into the document's session, or the --sid given on the command line;
+/// relative paths onto DIR, default the top of the current work tree).
+/// `--sid` and the other shared options
 /// may come before or after the subcommand.
 #[derive(Parser, Debug)]
 #[command(
@@ -124,14 +127,25 @@ pub enum Cmd {
     /// sessions included; its kept texts stay until gc
     Drop,
     /// Write the session (--sid) to stdout as one self-contained JSON
-    /// document
-    Export,
+    /// document; files inside the git work tree are named relative to its
+    /// top, so the session can be imported into another clone
+    Export {
+        /// Name the files below DIR relative to it [default: the top of the
+        /// git work tree of the current directory]
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
     /// Import a session exported by `export` from stdin, under its own id
-    /// or the --sid given on the command line
+    /// or the --sid given on the command line; files the export names
+    /// relative to its work tree are mapped onto this one
     Import {
         /// Overwrite the session when the file already has one of that id
         #[arg(long)]
         replace: bool,
+        /// Map the export's relative paths onto DIR [default: the top of the
+        /// git work tree of the current directory]
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
     },
     /// Drop kept texts no view refers to, then checkpoint and truncate the
     /// write-ahead log
@@ -163,8 +177,10 @@ fn run(args: &Args, sid_given: bool) -> Result<Outcome, Stop> {
         Cmd::Events { limit } => events(args, &cwd, *limit, &mut out),
         Cmd::Fork { from, replace } => fork(args, &cwd, from, *replace, &mut out),
         Cmd::Drop => drop_session(args, &cwd, &mut out),
-        Cmd::Export => export(args, &cwd, &mut out),
-        Cmd::Import { replace } => import(args, &cwd, sid_given, *replace, &mut out),
+        Cmd::Export { root } => export(args, &cwd, root.as_deref(), &mut out),
+        Cmd::Import { replace, root } => {
+            import(args, &cwd, sid_given, *replace, root.as_deref(), &mut out)
+        }
         Cmd::Gc => gc(args, &cwd, &mut out),
     }?;
     out.flush()?;
@@ -593,16 +609,35 @@ fn gc_json(texts: i64, bytes: i64, wal_before: u64, wal_after: u64, busy: bool) 
 
 // ---- export and import ----------------------------------------------------
 
-fn b64() -> base64::engine::GeneralPurpose {
-    base64::engine::general_purpose::STANDARD
+/// Where the paths of an export are rooted: `--root DIR`, else the top of
+/// the git work tree of the current directory, else nowhere (absolute).
+fn export_root(root: Option<&Path>, cwd: &Path) -> Result<export_doc::Root, Error> {
+    let top = match root {
+        Some(dir) => Some(root_dir(dir, cwd)?),
+        None => export_doc::worktree_top(cwd),
+    };
+    Ok(export_doc::Root { top })
 }
 
-/// `path` (and `path_bytes` when not UTF-8) of `p` into `m`.
-fn put(m: &mut Map<String, Value>, p: &Path) {
-    json::put_path(m, "path", p);
+/// `--root DIR`, canonical: an existing directory.
+fn root_dir(dir: &Path, cwd: &Path) -> Result<PathBuf, Error> {
+    let abs = cwd.join(dir);
+    match std::fs::canonicalize(&abs) {
+        Ok(p) if p.is_dir() => Ok(p),
+        Ok(_) => Err(Error::new(format!(
+            "--root {} is not a directory; name the top of the work tree",
+            common::shown(dir)
+        ))),
+        Err(e) => Err(Error::new(format!(
+            "--root {}: {}; name an existing directory",
+            common::shown(dir),
+            fsview_store::error::plain_io(&e)
+        ))),
+    }
 }
 
-fn export(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
+fn export(args: &Args, cwd: &Path, root: Option<&Path>, out: &mut Out) -> Result<(), Stop> {
+    let root = export_root(root, cwd)?;
     let store = required(args, cwd, "export")?;
     let sid = &args.common.sid();
     let Some(d) = store.dump(sid)? else {
@@ -614,192 +649,7 @@ fn export(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
         });
         return Err(gone.into());
     };
-    let files: Vec<Value> = d
-        .files
-        .iter()
-        .map(|(f, views)| {
-            let mut m = Map::new();
-            put(&mut m, &f.path);
-            let fp = &f.fingerprint;
-            m.insert(
-                "fingerprint".into(),
-                json!({
-                    "dev": fp.stat.dev,
-                    "ino": fp.stat.ino,
-                    "btime_ns": fp.stat.btime_ns,
-                    "ftype": fp.stat.ftype.code(),
-                    "size": fp.stat.size,
-                    "mtime_ns": fp.stat.mtime_ns,
-                    "ctime_ns": fp.stat.ctime_ns,
-                    "taken_ns": fp.taken_ns,
-                    "sha256": fp.hash.as_ref().map(fingerprint::hex),
-                }),
-            );
-            m.insert("viewed_ns".into(), f.viewed_ns.into());
-            let views: Vec<Value> = views
-                .iter()
-                .map(|v| {
-                    json!({
-                        "kind": v.kind.as_str(),
-                        "source": v.source.as_str(),
-                        "offset": v.offset,
-                        "lines": v.lines,
-                        "total_lines": v.total_lines,
-                        "shown_sha256": fingerprint::hex(&v.shown_hash),
-                        "text_sha256": v.text_hash.as_ref().map(fingerprint::hex),
-                        "viewed_ns": v.viewed_ns,
-                    })
-                })
-                .collect();
-            m.insert("views".into(), views.into());
-            Value::Object(m)
-        })
-        .collect();
-    let texts: Map<String, Value> = d
-        .texts
-        .iter()
-        .map(|(h, body)| (fingerprint::hex(h), b64().encode(body).into()))
-        .collect();
-    let context: Vec<Value> = d
-        .context
-        .iter()
-        .map(|c| {
-            let mut m = Map::new();
-            m.insert("part".into(), c.part.clone().into());
-            match std::str::from_utf8(&c.body) {
-                Ok(s) => m.insert("body".into(), s.into()),
-                Err(_) => m.insert("body_base64".into(), b64().encode(&c.body).into()),
-            };
-            m.insert("built_ns".into(), c.built_ns.into());
-            m.insert("meta".into(), c.meta.clone().into());
-            Value::Object(m)
-        })
-        .collect();
-    let nested: Vec<Value> = d
-        .nested
-        .iter()
-        .map(|p| {
-            let mut m = Map::new();
-            put(&mut m, p);
-            Value::Object(m)
-        })
-        .collect();
-    let events: Vec<Value> = d
-        .events
-        .iter()
-        .map(|e| {
-            let mut m = Map::new();
-            m.insert("at_ns".into(), e.at_ns.into());
-            m.insert("tool".into(), e.tool.clone().into());
-            m.insert("action".into(), e.action.clone().into());
-            match &e.path {
-                Some(p) => put(&mut m, p),
-                None => {
-                    m.insert("path".into(), Value::Null);
-                }
-            }
-            m.insert("verdict".into(), e.verdict.clone().into());
-            m.insert("detail".into(), e.detail.clone().into());
-            Value::Object(m)
-        })
-        .collect();
-    let doc = json!({
-        "fsview_export": EXPORT_VERSION,
-        "sid": d.sid,
-        "parent": d.parent,
-        "created_ns": d.created_ns,
-        "exported": timestamp(fingerprint::now_ns()),
-        "files": files,
-        "texts": texts,
-        "context": context,
-        "nested": nested,
-        "events": events,
-    });
-    out.json(&doc)
-}
-
-#[derive(Deserialize)]
-struct DocHead {
-    fsview_export: Option<Value>,
-}
-
-#[derive(Deserialize)]
-struct Doc {
-    sid: String,
-    parent: Option<String>,
-    created_ns: i64,
-    files: Vec<DocFile>,
-    texts: BTreeMap<String, String>,
-    context: Vec<DocContext>,
-    nested: Vec<DocPath>,
-    events: Vec<DocEvent>,
-}
-
-#[derive(Deserialize)]
-struct DocPath {
-    path: String,
-    path_bytes: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct DocFile {
-    #[serde(flatten)]
-    path: DocPath,
-    fingerprint: DocFingerprint,
-    viewed_ns: i64,
-    views: Vec<DocView>,
-}
-
-#[derive(Deserialize)]
-struct DocFingerprint {
-    dev: u64,
-    ino: u64,
-    btime_ns: Option<i64>,
-    ftype: i64,
-    size: u64,
-    mtime_ns: i64,
-    ctime_ns: i64,
-    taken_ns: i64,
-    sha256: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct DocView {
-    kind: String,
-    source: String,
-    offset: u64,
-    lines: u64,
-    total_lines: Option<u64>,
-    shown_sha256: String,
-    text_sha256: Option<String>,
-    viewed_ns: i64,
-}
-
-#[derive(Deserialize)]
-struct DocContext {
-    part: String,
-    body: Option<String>,
-    body_base64: Option<String>,
-    built_ns: i64,
-    meta: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct DocEvent {
-    at_ns: i64,
-    tool: String,
-    action: String,
-    path: Option<String>,
-    path_bytes: Option<String>,
-    verdict: Option<String>,
-    detail: Option<String>,
-}
-
-/// Why a document is not an export we can import.
-fn malformed(what: impl std::fmt::Display) -> Error {
-    Error::new(format!(
-        "standard input is not a valid fsview export: {what}; import what `fsview-session export` wrote"
-    ))
+    out.json(&export_doc::document(&d, &root, fingerprint::now_ns()))
 }
 
 fn import(
@@ -807,6 +657,7 @@ fn import(
     cwd: &Path,
     sid_given: bool,
     replace: bool,
+    root: Option<&Path>,
     out: &mut Out,
 ) -> Result<(), Stop> {
     let mut input = Vec::new();
@@ -820,7 +671,16 @@ fn import(
             ))
         })?;
     // Check everything before the session file is opened (or created).
-    let dump = parse_export(&input)?;
+    let (dump, parsed) = export_doc::parse(&input, || {
+        match root {
+        Some(dir) => root_dir(dir, cwd),
+        None => export_doc::worktree_top(cwd).ok_or_else(|| {
+            Error::new(
+                "the export names files relative to the top of its git work tree, and the current directory is in none; run the import inside a clone of the repository, or pass --root DIR",
+            )
+        }),
+    }
+    })?;
     let sid = if sid_given {
         args.common.sid()
     } else {
@@ -835,6 +695,13 @@ fn import(
         m.insert("from_sid".into(), dump.sid.clone().into());
         counts_json(&mut m, &n);
         m.insert("texts".into(), n.texts.into());
+        m.insert("version".into(), parsed.version.into());
+        match &parsed.mapped_onto {
+            Some(top) => json::put_path(&mut m, "root", top),
+            None => {
+                m.insert("root".into(), Value::Null);
+            }
+        }
         return out.json(&Value::Object(m));
     }
     let renamed = if sid == dump.sid {
@@ -842,217 +709,17 @@ fn import(
     } else {
         format!(" (exported as {})", quote_id(&dump.sid))
     };
+    let onto = match &parsed.mapped_onto {
+        Some(top) => format!("; work tree files mapped onto {}", common::shown(top)),
+        None => String::new(),
+    };
     out.write(&format!(
-        "imported {}{renamed}: {}, {}, {}\n",
+        "imported {}{renamed}: {}, {}, {}{onto}\n",
         quote_id(&sid),
         describe(&n, false),
         plural(n.texts, "new text", "new texts"),
         plural(n.events, "event", "events"),
     ))
-}
-
-/// Parse and check an export document, all of it, into a dump.
-fn parse_export(input: &[u8]) -> Result<Dump, Error> {
-    let value: Value =
-        serde_json::from_slice(input).map_err(|e| malformed(format!("not JSON ({e})")))?;
-    let head: DocHead =
-        serde_json::from_value(value.clone()).map_err(|_| malformed("not a JSON object"))?;
-    match head.fsview_export {
-        Some(Value::Number(n)) if n.as_u64() == Some(EXPORT_VERSION) => {}
-        Some(Value::Number(n)) if n.as_u64().is_some_and(|v| v > EXPORT_VERSION) => {
-            return Err(Error::new(format!(
-                "standard input is an fsview export of version {n}, newer than this fsview reads ({EXPORT_VERSION}); upgrade fsview"
-            )))
-        }
-        _ => return Err(malformed("no \"fsview_export\": 1 in it")),
-    }
-    let doc: Doc = serde_json::from_value(value).map_err(malformed)?;
-    check_sid(&doc.sid, "the export's sid").map_err(|e| malformed(e.message()))?;
-    let mut files = Vec::with_capacity(doc.files.len());
-    for (i, f) in doc.files.iter().enumerate() {
-        let at = |field: &str| format!("files[{i}].{field}");
-        let path = doc_path(&f.path, &at("path"))?;
-        let fp = &f.fingerprint;
-        if !(0..=6).contains(&fp.ftype) {
-            return Err(malformed(format!(
-                "{}: unknown file type {}",
-                at("fingerprint.ftype"),
-                fp.ftype
-            )));
-        }
-        let record = FileRecord {
-            id: 0,
-            path,
-            fingerprint: Fingerprint {
-                stat: Stat {
-                    dev: fp.dev,
-                    ino: fp.ino,
-                    btime_ns: fp.btime_ns,
-                    ftype: FileType::from_code(fp.ftype),
-                    size: fp.size,
-                    mtime_ns: fp.mtime_ns,
-                    ctime_ns: fp.ctime_ns,
-                },
-                taken_ns: fp.taken_ns,
-                hash: fp
-                    .sha256
-                    .as_deref()
-                    .map(|h| hash(h, &at("fingerprint.sha256")))
-                    .transpose()?,
-            },
-            viewed_ns: f.viewed_ns,
-        };
-        let mut views = Vec::with_capacity(f.views.len());
-        for (j, v) in f.views.iter().enumerate() {
-            let at = |field: &str| format!("files[{i}].views[{j}].{field}");
-            views.push(ViewRecord {
-                kind: Kind::parse(&v.kind).ok_or_else(|| {
-                    malformed(format!("{}: {:?} is not a view kind", at("kind"), v.kind))
-                })?,
-                source: Source::parse(&v.source).ok_or_else(|| {
-                    malformed(format!(
-                        "{}: {:?} is not a view source",
-                        at("source"),
-                        v.source
-                    ))
-                })?,
-                offset: v.offset,
-                lines: v.lines,
-                total_lines: v.total_lines,
-                shown_hash: hash(&v.shown_sha256, &at("shown_sha256"))?,
-                text_hash: v
-                    .text_sha256
-                    .as_deref()
-                    .map(|h| hash(h, &at("text_sha256")))
-                    .transpose()?,
-                viewed_ns: v.viewed_ns,
-            });
-        }
-        files.push((record, views));
-    }
-    let mut seen = std::collections::HashSet::new();
-    for (f, _) in &files {
-        if !seen.insert(f.path.clone()) {
-            return Err(malformed(format!(
-                "{} is listed twice in files",
-                common::shown(&f.path)
-            )));
-        }
-    }
-    let mut texts = Vec::with_capacity(doc.texts.len());
-    for (key, body) in &doc.texts {
-        let at = format!("texts[{key:?}]");
-        let h = hash(key, &at)?;
-        let body = b64()
-            .decode(body)
-            .map_err(|e| malformed(format!("{at}: not base64 ({e})")))?;
-        // Texts are stored by content: one under another's hash would show
-        // a wrong diff later.
-        if fingerprint::hash_bytes(&body) != h {
-            return Err(malformed(format!(
-                "{at}: the text does not match its SHA-256"
-            )));
-        }
-        texts.push((h, body));
-    }
-    let mut context = Vec::with_capacity(doc.context.len());
-    for (i, c) in doc.context.iter().enumerate() {
-        if !matches!(c.part.as_str(), "system" | "user" | "injection") {
-            return Err(malformed(format!(
-                "context[{i}].part: {:?} is not system, user or injection",
-                c.part
-            )));
-        }
-        let body = match (&c.body, &c.body_base64) {
-            (Some(s), None) => s.as_bytes().to_vec(),
-            (None, Some(b)) => b64()
-                .decode(b)
-                .map_err(|e| malformed(format!("context[{i}].body_base64: not base64 ({e})")))?,
-            _ => {
-                return Err(malformed(format!(
-                    "context[{i}]: needs one of body or body_base64"
-                )))
-            }
-        };
-        context.push(ContextRow {
-            part: c.part.clone(),
-            body,
-            built_ns: c.built_ns,
-            meta: c.meta.clone(),
-        });
-    }
-    let nested = doc
-        .nested
-        .iter()
-        .enumerate()
-        .map(|(i, p)| doc_path(p, &format!("nested[{i}].path")))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut events = Vec::with_capacity(doc.events.len());
-    for (i, e) in doc.events.iter().enumerate() {
-        let path = match &e.path {
-            None => None,
-            Some(p) => Some(doc_path(
-                &DocPath {
-                    path: p.clone(),
-                    path_bytes: e.path_bytes.clone(),
-                },
-                &format!("events[{i}].path"),
-            )?),
-        };
-        events.push(EventRecord {
-            id: 0,
-            at_ns: e.at_ns,
-            tool: e.tool.clone(),
-            action: e.action.clone(),
-            path,
-            verdict: e.verdict.clone(),
-            detail: e.detail.clone(),
-        });
-    }
-    Ok(Dump {
-        sid: doc.sid,
-        parent: doc.parent,
-        created_ns: doc.created_ns,
-        files,
-        texts,
-        context,
-        nested,
-        events,
-    })
-}
-
-/// A path from the document: exact bytes from `path_bytes` when present.
-/// Sessions store canonical paths, so it must be absolute.
-fn doc_path(p: &DocPath, at: &str) -> Result<PathBuf, Error> {
-    let path = match &p.path_bytes {
-        Some(b) => {
-            let bytes = b64()
-                .decode(b)
-                .map_err(|e| malformed(format!("{at}_bytes: not base64 ({e})")))?;
-            PathBuf::from(std::ffi::OsString::from_vec(bytes))
-        }
-        None => PathBuf::from(&p.path),
-    };
-    if !path.is_absolute() || path.as_os_str().as_bytes().contains(&0) {
-        return Err(malformed(format!(
-            "{at}: {} is not an absolute path",
-            common::shown(&path)
-        )));
-    }
-    Ok(path)
-}
-
-/// A SHA-256 in lower- or upper-case hex.
-fn hash(s: &str, at: &str) -> Result<Hash, Error> {
-    let bad = || malformed(format!("{at}: {s:?} is not a SHA-256 in hex"));
-    if s.len() != 64 || !s.is_ascii() {
-        return Err(bad());
-    }
-    let mut h = [0u8; 32];
-    for (i, b) in h.iter_mut().enumerate() {
-        *b = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).map_err(|_| bad())?;
-    }
-    Ok(h)
 }
 
 // ---- shared formatting ------------------------------------------------------

@@ -221,3 +221,84 @@ fn sessions_in_one_file_are_independent() {
     c.env("FSVIEW_SID", "agent-1").arg("a");
     crate::harness::output(c, None).expect(0, "a: ok\n");
 }
+
+// Issue 13: a batch shares its work (directories canonicalized once, one
+// read snapshot, one transaction for its refreshes and events), and
+// answers every path exactly as a call of its own would: links, `..`, a
+// hard link, a save by rename, a told file, a directory in the list.
+#[test]
+fn a_batch_answers_each_path_as_a_call_of_its_own() {
+    let env = Env::new();
+    env.write("src/a.rs", "a\n");
+    env.write("src/b.rs", "b\n");
+    env.write("src/c.rs", "c\n");
+    env.write("src/unread.rs", "u\n");
+    env.write("docs/d.md", "d\n");
+    std::os::unix::fs::symlink(env.path("src/a.rs"), env.path("docs/link.rs")).unwrap();
+    std::fs::hard_link(env.path("src/b.rs"), env.path("docs/hard.rs")).unwrap();
+    env.run("fsview-read", &["-q", "src/a.rs", "src/b.rs", "src/c.rs", "docs/d.md"])
+        .expect(0, "==> src/a.rs <==\n1\ta\n\n==> src/b.rs <==\n1\tb\n\n==> src/c.rs <==\n1\tc\n\n==> docs/d.md <==\n1\td\n");
+    env.write("src/c.rs", "changed\n");
+    // The same bytes saved by rename: fresh, and worth a refresh.
+    env.write("docs/d.md.tmp", "d\n");
+    std::fs::rename(env.path("docs/d.md.tmp"), env.path("docs/d.md")).unwrap();
+    let paths = [
+        "src/a.rs",
+        "docs/../src/a.rs",
+        "docs/link.rs",
+        "docs/hard.rs",
+        "src/c.rs",
+        "src/unread.rs",
+        "docs/d.md",
+        "src/new.rs",
+        "src/./b.rs",
+        "src",
+    ];
+    let mut want = String::new();
+    let mut code = 0;
+    for p in paths {
+        let r = env.run("fsview-check-edit", &[p]);
+        want.push_str(&r.stdout);
+        code = code.max(r.code);
+    }
+    assert_eq!(code, 2);
+    let events_before = env.run("fsview-session", &["list", "--json"]).json()[0]["events"]
+        .as_i64()
+        .unwrap();
+    // Saved by rename once more: the batch has a new identity to store.
+    env.write("docs/d.md.tmp", "d\n");
+    std::fs::rename(env.path("docs/d.md.tmp"), env.path("docs/d.md")).unwrap();
+    let list: String = paths.iter().map(|p| format!("{p}\0")).collect();
+    let r = env.run_stdin("fsview-check-edit", &["-0", "-"], list.as_bytes());
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (2, want.as_str()),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        r.stderr,
+        "fsview-check-edit: src is a directory; fsview-check-edit gates regular files only\n"
+    );
+    // One event per path answered, logged together.
+    let events = env.run("fsview-session", &["list", "--json"]).json()[0]["events"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(events - events_before, paths.len() as i64 - 1);
+    assert!(want.contains(&format!("src/c.rs: modified (content): {MODIFIED}\n")));
+    assert!(want.contains(&format!("src/unread.rs: not_read: {NOT_READ}\n")));
+    assert!(want.contains("docs/hard.rs: ok\n"));
+    assert!(want.contains("docs/d.md: ok\n"));
+    // ... stored at the end of the batch, onto its record.
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(env.path("docs/d.md")).unwrap();
+    let db = rusqlite::Connection::open(&env.session).unwrap();
+    let ino: i64 = db
+        .query_row(
+            "SELECT ino FROM files WHERE path = ?1",
+            [env.path("docs/d.md").as_os_str().as_encoded_bytes()],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(ino as u64, m.ino());
+}

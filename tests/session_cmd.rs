@@ -303,8 +303,11 @@ fn export_and_import_round_trip_into_another_session_file() {
     let export = env.run("fsview-session", &["export", "--sid", "agent-7"]);
     assert_eq!(export.code, 0, "{}", export.stderr);
     let doc: Value = serde_json::from_str(&export.stdout).unwrap();
-    assert_eq!(doc["fsview_export"], 1);
+    assert_eq!(doc["fsview_export"], 2);
     assert_eq!(doc["sid"], "agent-7");
+    // Not in a git work tree: every path is absolute, nothing is mapped.
+    assert_eq!(doc["root"], Value::Null);
+    assert_eq!(doc["files"][0]["path"], json!(env.path("a.rs")));
     assert_eq!(doc["files"].as_array().unwrap().len(), 3);
     assert_eq!(doc["texts"].as_object().unwrap().len(), 3);
     assert_eq!(doc["context"][0]["part"], "injection");
@@ -401,9 +404,12 @@ fn export_and_import_round_trip_into_another_session_file() {
 #[test]
 fn a_malformed_export_imports_nothing() {
     let env = Env::new();
-    let bad: [(&[u8], &str); 4] = [
+    let bad: [(&[u8], &str); 6] = [
         (b"not json", "not JSON (expected ident at line 1 column 2)"),
-        (b"{\"sid\": \"x\"}", "no \"fsview_export\": 1 in it"),
+        (
+            b"{\"sid\": \"x\"}",
+            "no \"fsview_export\" version (1 to 2) in it",
+        ),
         (
             b"{\"fsview_export\": 1, \"sid\": \"x\", \"parent\": null, \"created_ns\": 1, \"files\": [], \"texts\": {\"00\": \"\"}, \"context\": [], \"nested\": [], \"events\": []}",
             "texts[\"00\"]: \"00\" is not a SHA-256 in hex",
@@ -411,6 +417,16 @@ fn a_malformed_export_imports_nothing() {
         (
             b"{\"fsview_export\": 1, \"sid\": \"x\", \"parent\": null, \"created_ns\": 1, \"files\": [{\"path\": \"rel\", \"fingerprint\": {\"dev\": 1, \"ino\": 1, \"btime_ns\": null, \"ftype\": 0, \"size\": 1, \"mtime_ns\": 1, \"ctime_ns\": 1, \"taken_ns\": 1, \"sha256\": null}, \"viewed_ns\": 1, \"views\": []}], \"texts\": {}, \"context\": [], \"nested\": [], \"events\": []}",
             "files[0].path: rel is not an absolute path",
+        ),
+        // Version 2 names files relative to the work tree, but never
+        // outside it.
+        (
+            b"{\"fsview_export\": 2, \"sid\": \"x\", \"parent\": null, \"created_ns\": 1, \"files\": [{\"path\": \"../up\", \"fingerprint\": {\"dev\": 1, \"ino\": 1, \"btime_ns\": null, \"ftype\": 0, \"size\": 1, \"mtime_ns\": 1, \"ctime_ns\": 1, \"taken_ns\": 1, \"sha256\": null}, \"viewed_ns\": 1, \"views\": [], \"told\": null}], \"texts\": {}, \"context\": [], \"nested\": [], \"events\": []}",
+            "files[0].path: ../up is not a plain path below the work tree",
+        ),
+        (
+            b"{\"fsview_export\": 2, \"sid\": \"x\", \"parent\": null, \"created_ns\": 1, \"files\": [{\"path\": \"/a\", \"fingerprint\": {\"dev\": 1, \"ino\": 1, \"btime_ns\": null, \"ftype\": 0, \"size\": 1, \"mtime_ns\": 1, \"ctime_ns\": 1, \"taken_ns\": 1, \"sha256\": null}, \"viewed_ns\": 1, \"views\": [], \"told\": {\"change\": \"moved\", \"fingerprint\": null, \"text_sha256\": null, \"told_ns\": 1}}], \"texts\": {}, \"context\": [], \"nested\": [], \"events\": []}",
+            "files[0].told.change: \"moved\" is not a change",
         ),
     ];
     for (doc, why) in bad {
@@ -424,9 +440,21 @@ fn a_malformed_export_imports_nothing() {
             "a bad import created the session file"
         );
     }
-    env.run_stdin("fsview-session", &["import"], b"{\"fsview_export\": 2}")
+    env.run_stdin("fsview-session", &["import"], b"{\"fsview_export\": 3}")
         .expect(2, "")
-        .stderr_is("fsview-session: standard input is an fsview export of version 2, newer than this fsview reads (1); upgrade fsview\n");
+        .stderr_is("fsview-session: standard input is an fsview export of version 3, newer than this fsview reads (2); upgrade fsview\n");
+    // A relative path needs a work tree to land in.
+    env.run_stdin(
+        "fsview-session",
+        &["import"],
+        b"{\"fsview_export\": 2, \"sid\": \"x\", \"parent\": null, \"created_ns\": 1, \"files\": [], \"texts\": {}, \"context\": [], \"nested\": [{\"path\": \"CLAUDE.md\"}], \"events\": []}",
+    )
+    .expect(2, "")
+    .stderr_is("fsview-session: the export names files relative to the top of its git work tree, and the current directory is in none; run the import inside a clone of the repository, or pass --root DIR\n");
+    assert!(
+        !env.session.exists(),
+        "a bad import created the session file"
+    );
     // A bad document against an existing file leaves it as it was.
     env.write("a.rs", "x\n");
     env.run("fsview-read", &["a.rs"]);

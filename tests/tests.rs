@@ -31,4 +31,5 @@ mod session_file;
 mod stress;
 mod subagents;
 mod torture;
+mod travel;
 mod usage;

@@ -130,6 +130,7 @@ const SHARED_ENV: &[(&str, &str)] = &[
     ("GIT_DIR, GIT_COMMON_DIR", "Where the git directory is, as git uses them (inside git hooks); the default session file lives in it."),
     ("XDG_STATE_HOME", "Where the session file lives outside a git work tree (default ~/.local/state)."),
     ("FSVIEW_STAT_SHORTCUT", "on (the default): an unchanged stat of a file of 128 KiB or more on a local filesystem stands in for its content; off: every check hashes the file."),
+    ("FSVIEW_NETWORK_SESSION", "allow: use a session file on a network filesystem (NFS, SMB, 9p, Ceph, ...) that only this machine's processes use; without it such a session file is refused, since SQLite's locks and shared memory do not hold between machines."),
 ];
 
 fn extra(name: &str) -> Extra {

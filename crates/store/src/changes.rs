@@ -13,7 +13,7 @@ use std::path::Path;
 use similar::TextDiff;
 
 use crate::error::Result;
-use crate::fingerprint::{self, Change, Freshness};
+use crate::fingerprint::{self, Change, Fingerprint, Freshness};
 use crate::store::{FileRecord, Store, ViewRecord};
 use crate::view::Kind;
 
@@ -63,8 +63,10 @@ pub fn changed(store: &Store, sid: &str, cwd: &Path, limits: Limits) -> Result<V
     let mut out = Vec::new();
     let mut budget = limits.total;
     let told = store.told_ids(sid)?;
-    for mut record in store.files(sid)? {
-        let change = match check(store, sid, &mut record) {
+    // Fingerprints worth storing, stored together at the end.
+    let mut refreshes = Vec::new();
+    for record in store.files(sid)? {
+        let change = match check_deferred(&record, &mut refreshes) {
             Some(c) => c,
             None if told.contains(&record.id) => {
                 out.push(Changed {
@@ -107,7 +109,28 @@ pub fn changed(store: &Store, sid: &str, cwd: &Path, limits: Limits) -> Result<V
             note: d.note,
         });
     }
+    // Saves a hash next time; a failure changes no answer.
+    let _ = store.refresh_and_log(sid, &refreshes, &[]);
     Ok(out)
+}
+
+/// [`check`], leaving what is worth storing in `refreshes` for one
+/// transaction at the end of the batch.
+fn check_deferred(
+    record: &FileRecord,
+    refreshes: &mut Vec<(FileRecord, Fingerprint)>,
+) -> Option<Change> {
+    match fingerprint::freshness(&record.path, &record.fingerprint) {
+        Ok(Freshness::Fresh { refreshed }) => {
+            if let Some(fp) = refreshed {
+                refreshes.push((record.clone(), fp));
+            }
+            None
+        }
+        Ok(Freshness::Stale(c)) => Some(c),
+        // Unreadable now (permissions): it is not what was seen.
+        Err(_) => Some(Change::Content),
+    }
 }
 
 /// Is `record` still what the agent saw? `None` when it is; the change

@@ -17,8 +17,10 @@ use std::path::Path;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::Result;
-use crate::fingerprint;
-use crate::store::{ensure_session, path_bytes, record_in, NewView, Recorded, Store};
+use crate::fingerprint::{self, Fingerprint};
+use crate::store::{
+    ensure_session, path_bytes, record_in, refresh_in, FileRecord, NewView, Recorded, Store,
+};
 
 /// Most events a session keeps.
 pub const KEEP: i64 = 10_000;
@@ -73,26 +75,53 @@ impl<'a> Event<'a> {
 /// Append `e` to session `sid`'s log inside a write transaction already open
 /// on `conn`, pruning the session's oldest events past [`KEEP`].
 pub fn log_in(conn: &Connection, sid: &str, now: i64, e: &Event<'_>) -> rusqlite::Result<()> {
-    // Every event belongs to a listed session.
-    ensure_session(conn, sid, now)?;
-    conn.prepare_cached(
-        "INSERT INTO events(sid, at_ns, tool, action, path, verdict, detail) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    )?
-    .execute(params![
-        sid,
-        now,
-        e.tool,
-        e.action,
-        e.path.map(path_bytes),
-        e.verdict,
-        e.detail
-    ])?;
-    let id = conn.last_insert_rowid();
-    // Checked every 64th event only: the bound is then KEEP plus at most
-    // 64, and the common insert is one statement.
-    if id % 64 != 0 {
+    log_all(conn, sid, now, std::slice::from_ref(e))
+}
+
+/// Append `events` to session `sid`'s log inside a write transaction
+/// already open on `conn`, then prune its oldest events past [`KEEP`]
+/// once: a batch's events cost an insert each and nothing more.
+pub(crate) fn log_all(
+    conn: &Connection,
+    sid: &str,
+    now: i64,
+    events: &[Event<'_>],
+) -> rusqlite::Result<()> {
+    if events.is_empty() {
         return Ok(());
     }
+    // Every event belongs to a listed session.
+    ensure_session(conn, sid, now)?;
+    let mut insert = conn.prepare_cached(
+        "INSERT INTO events(sid, at_ns, tool, action, path, verdict, detail) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    // Checked when an id passed a multiple of 64 only: the bound is then
+    // KEEP plus at most 64 (or the batch), and the common insert is one
+    // statement.
+    let mut check = false;
+    let mut id = 0;
+    for e in events {
+        insert.execute(params![
+            sid,
+            now,
+            e.tool,
+            e.action,
+            e.path.map(path_bytes),
+            e.verdict,
+            e.detail
+        ])?;
+        id = conn.last_insert_rowid();
+        check |= id % 64 == 0;
+    }
+    if check {
+        prune(conn, sid, id)?;
+    }
+    Ok(())
+}
+
+/// Cut session `sid`'s log down to [`PRUNE_TO`] when it holds more than
+/// [`KEEP`] events; `id` is its newest.
+fn prune(conn: &Connection, sid: &str, id: i64) -> rusqlite::Result<()> {
     // Ids are unique and increasing, so a session holds at most
     // `id - oldest + 1` events: one index seek rules out pruning almost
     // always, and only a span over the bound pays for counting.
@@ -139,15 +168,29 @@ impl Store {
 
     /// Append events to session `sid`'s log, all in one transaction.
     pub fn log(&self, sid: &str, events: &[Event<'_>]) -> Result<()> {
-        if events.is_empty() {
+        self.refresh_and_log(sid, &[], events)
+    }
+
+    /// End a batch of checks in one transaction: store each fingerprint
+    /// worth storing, only onto the record it was computed from (see
+    /// [`Store::refresh`]), and append the batch's events.
+    pub fn refresh_and_log(
+        &self,
+        sid: &str,
+        refreshes: &[(FileRecord, Fingerprint)],
+        events: &[Event<'_>],
+    ) -> Result<()> {
+        if refreshes.is_empty() && events.is_empty() {
             return Ok(());
         }
+        if !refreshes.is_empty() {
+            crate::pause::point("refresh");
+        }
         self.write(|conn| {
-            let now = fingerprint::now_ns();
-            for e in events {
-                log_in(conn, sid, now, e)?;
+            for (record, fp) in refreshes {
+                refresh_in(conn, sid, record, fp)?;
             }
-            Ok(())
+            log_all(conn, sid, fingerprint::now_ns(), events)
         })
     }
 

@@ -37,10 +37,13 @@
 //! turns the shortcut off altogether: every check hashes.
 //!
 //! A file too large to hash on every range read (over [`HASH_LIMIT`]) may be
-//! fingerprinted by its stat alone, and only where the shortcut is sound at
-//! that moment. Such a fingerprint is fresh only while the stat is exactly
-//! the same; any change of stat counts as a change of content, because
-//! nothing else can prove it is not one.
+//! fingerprinted by its stat alone: where the shortcut is sound at that
+//! moment, or where the file is being written right now (a hash would be
+//! stale by the next check, and would cost the whole file on every read).
+//! Such a fingerprint is fresh only while the stat is exactly the same and
+//! could vouch for the content; any change of stat counts as a change of
+//! content, because nothing else can prove it is not one, and a racy one is
+//! never fresh (fail closed: the view reads `modified` until read again).
 
 use std::fs::{File, Metadata};
 use std::io::{self, Read};
@@ -166,6 +169,22 @@ impl Stat {
             mtime_ns: to_ns(meta.mtime(), meta.mtime_nsec()),
             ctime_ns: to_ns(meta.ctime(), meta.ctime_nsec()),
         }
+    }
+
+    /// Drop the identity (device, inode, birth time): what an imported
+    /// fingerprint keeps when it was taken on another machine or boot,
+    /// where those numbers name other file objects or none. No file has
+    /// device 0 and inode 0, so such a stat matches no file by identity,
+    /// and the content decides at its first check.
+    pub fn forget_identity(&mut self) {
+        self.dev = 0;
+        self.ino = 0;
+        self.btime_ns = None;
+    }
+
+    /// Whether the identity is unknown (see [`Stat::forget_identity`]).
+    pub fn identity_unknown(&self) -> bool {
+        self.dev == 0 && self.ino == 0
     }
 
     /// Same file object (not necessarily same content).
@@ -294,28 +313,63 @@ const LOCAL_FILESYSTEMS: &[u32] = &[
 /// True when the filesystem holding `path` keeps a stat the shortcut may
 /// rely on (see [`LOCAL_FILESYSTEMS`]). Unknown, or not asked: false.
 pub fn fs_keeps_stat(path: &Path) -> bool {
+    fs_magic(path).is_some_and(is_local_magic)
+}
+
+/// The `statfs` type of the filesystem holding `path`, where the system
+/// says (Linux).
+fn fs_magic(path: &Path) -> Option<u32> {
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::ffi::OsStrExt;
-        let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
-            return false;
-        };
+        let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
         let mut buf = std::mem::MaybeUninit::<libc::statfs>::uninit();
         // SAFETY: `c` is a valid C string and `buf` is large enough for the
         // struct statfs the call fills in; it is read only on success.
         let rc = unsafe { libc::statfs(c.as_ptr(), buf.as_mut_ptr()) };
         if rc != 0 {
-            return false;
+            return None;
         }
         // SAFETY: statfs returned 0, so it filled `buf`.
-        let magic = unsafe { buf.assume_init() }.f_type;
-        is_local_magic(magic as u32)
+        Some(unsafe { buf.assume_init() }.f_type as u32)
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = path;
-        false
+        None
     }
+}
+
+/// Filesystems whose files other machines write too (`statfs` types):
+/// where SQLite's locks and shared memory do not hold between machines.
+const NETWORK_FILESYSTEMS: &[(u32, &str)] = &[
+    (0x6969, "NFS"),
+    (0x517B, "SMB"),
+    (0xFF53_4D42, "CIFS"),
+    (0xFE53_4D42, "SMB2"),
+    (0x0102_1997, "9p"),
+    (0x00C3_6400, "Ceph"),
+    (0x5346_414F, "AFS"),
+    (0x6B41_4653, "AFS"),
+    (0x7375_7245, "Coda"),
+    (0x0BD0_0BD0, "Lustre"),
+    (0x0116_1970, "GFS2"),
+    (0x7461_636F, "OCFS2"),
+];
+
+/// The name of the network filesystem holding `path`, if it is on one
+/// (one `statfs`). FUSE is not counted: it is as often local (container
+/// storage, encryption layers) as remote, and cannot be told apart.
+pub fn network_filesystem(path: &Path) -> Option<&'static str> {
+    let magic = fs_magic(path)?;
+    network_name(magic)
+}
+
+fn network_name(magic: u32) -> Option<&'static str> {
+    NETWORK_FILESYSTEMS
+        .iter()
+        .find(|(m, _)| *m == magic)
+        .map(|(_, name)| *name)
 }
 
 /// The same, for an open file (`fstatfs`).
@@ -341,9 +395,16 @@ pub fn fd_fs_keeps_stat(file: &File) -> bool {
     }
 }
 
-#[cfg(target_os = "linux")]
 fn is_local_magic(magic: u32) -> bool {
-    LOCAL_FILESYSTEMS.contains(&magic)
+    #[cfg(target_os = "linux")]
+    {
+        LOCAL_FILESYSTEMS.contains(&magic)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = magic;
+        false
+    }
 }
 
 /// May `stat` stand in for the content of a file last fingerprinted as
@@ -361,14 +422,26 @@ pub fn shortcut_sound(fp: &Fingerprint, now: &Stat, fs_ok: impl FnOnce() -> bool
         && fs_ok()
 }
 
-/// May a file just opened for reading be fingerprinted by `stat` alone?
-/// For a file too large to hash on a range read (over [`HASH_LIMIT`]), and
-/// then only where a later check could trust the stat.
+/// May a file just opened for reading be fingerprinted by `stat` alone,
+/// when the read does not reach its end? Only a file too large to hash on a
+/// range read (over [`HASH_LIMIT`]), and then either where a later check
+/// could trust the stat, or where the file is being written right now
+/// ([`being_written`]): a hash of it would be out of date by the next
+/// check, and for a log appended to every few milliseconds it would cost a
+/// pass over the whole file on every read. Such a racy stat-only view can
+/// never be proved fresh: it reads `modified` until read again (fail
+/// closed), and its read costs only the range.
 pub fn stat_may_stand_in(file: &File, stat: &Stat, taken_ns: i64) -> bool {
-    shortcut_enabled()
-        && stat.size > HASH_LIMIT
-        && stamps_tell_writes(stat, taken_ns)
-        && fd_fs_keeps_stat(file)
+    stat.size > HASH_LIMIT
+        && (being_written(stat, taken_ns)
+            || (shortcut_enabled() && stamps_tell_writes(stat, taken_ns) && fd_fs_keeps_stat(file)))
+}
+
+/// True when a timestamp of the file lies within [`RACY_WINDOW_NS`] before
+/// `taken_ns`, or after it: the file was written a moment ago, or is being
+/// written now, so what a read sees may already be gone.
+pub fn being_written(stat: &Stat, taken_ns: i64) -> bool {
+    stat.mtime_ns.max(stat.ctime_ns) >= taken_ns.saturating_sub(RACY_WINDOW_NS)
 }
 
 /// How a file differs from what the agent saw.
@@ -397,8 +470,10 @@ impl Change {
     }
 
     /// `Content` when `now` is the file object `was`, else `Replaced`.
+    /// Other bytes than a view whose identity is unknown (imported from
+    /// another machine) are `Content`: no file object was replaced there.
     pub fn of_bytes(was: &Stat, now: &Stat) -> Change {
-        if now.same_identity(was) {
+        if now.same_identity(was) || was.identity_unknown() {
             Change::Content
         } else {
             Change::Replaced
@@ -425,7 +500,13 @@ pub fn freshness(path: &Path, fp: &Fingerprint) -> io::Result<Freshness> {
         Err(e) if is_gone(&e) => return Ok(Freshness::Stale(Change::Deleted)),
         Err(e) => return Err(e),
     };
-    let now = Stat::of(&meta);
+    freshness_with(path, fp, &meta)
+}
+
+/// [`freshness`], for a caller that has just taken the `lstat` of `path`
+/// (`meta`) itself: the gate resolving a path has, and need not pay twice.
+pub fn freshness_with(path: &Path, fp: &Fingerprint, meta: &Metadata) -> io::Result<Freshness> {
+    let now = Stat::of(meta);
     if now.ftype != fp.stat.ftype {
         return Ok(Freshness::Stale(Change::Type));
     }
@@ -507,7 +588,14 @@ pub fn hash_path(path: &Path) -> io::Result<(Hash, Stat)> {
         ));
     }
     let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 256 * 1024];
+    // Sized to the file: a small file needs no 256 KiB buffer zeroed (in a
+    // batch of thousands of checks that zeroing cost more than the rest);
+    // one spare byte lets the first read see the end of the file.
+    let len = usize::try_from(stat.size)
+        .unwrap_or(usize::MAX)
+        .saturating_add(1)
+        .clamp(4096, 256 * 1024);
+    let mut buf = vec![0u8; len];
     loop {
         let n = match file.read(&mut buf) {
             Ok(0) => break,
@@ -719,6 +807,22 @@ mod tests {
         let uptime = Path::new("/proc/uptime");
         assert!(!fs_keeps_stat(uptime));
         assert!(!fs_keeps_stat(Path::new("/sys/kernel")));
+    }
+
+    // Issue 13: a session file on a network filesystem is refused; the
+    // test directory is local, and the types are told apart by number.
+    #[test]
+    fn network_filesystems_are_known_by_type() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(network_filesystem(dir.path()), None);
+        assert_eq!(network_name(0x6969), Some("NFS"));
+        assert_eq!(network_name(0xFF53_4D42), Some("CIFS"));
+        assert_eq!(network_name(0x0102_1997), Some("9p"));
+        assert_eq!(network_name(0x6573_5546), None); // FUSE: local or not
+        assert_eq!(network_name(0xEF53), None);
+        for (m, _) in NETWORK_FILESYSTEMS {
+            assert!(!is_local_magic(*m));
+        }
     }
 
     #[test]

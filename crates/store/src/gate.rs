@@ -8,10 +8,12 @@
 //! (see [`crate::remind`]). The messages keep Claude Code's wording where it
 //! has one, so an agent trained on it knows what to do.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::error::{quote, Error, Result};
-use crate::fingerprint::{self, Change, FileType, Freshness, Stat};
+use crate::events::Event;
+use crate::fingerprint::{self, Change, FileType, Fingerprint, Freshness, Stat};
 use crate::paths::{self, Resolved};
 use crate::store::{FileRecord, Store, ViewRecord};
 use crate::view::Kind;
@@ -74,73 +76,178 @@ pub fn decide(
     path: &Path,
     write: bool,
 ) -> Result<Decision> {
-    let resolved = paths::resolve(cwd, path)?;
-    let canonical = resolved.canonical().to_path_buf();
-    let lookup = |s: &Store| -> Result<Option<FileRecord>> {
-        if let Some(r) = s.file_by_path(sid, &canonical)? {
-            return Ok(Some(r));
-        }
-        match &resolved {
-            Resolved::Existing { meta, .. } => s.file_by_inode(sid, &Stat::of(meta)),
-            Resolved::Missing { .. } => Ok(None),
-        }
-    };
-    if let Resolved::Existing { meta, .. } = &resolved {
-        let ft = FileType::of(meta);
-        if ft != FileType::File {
-            return Err(Error::new(format!(
-                "{} is {}; fsview-check-edit gates regular files only",
-                quote(path),
-                ft.describe()
-            )));
+    let mut gate = Gate::new(store, sid, cwd);
+    let d = gate.decide(path, write)?;
+    gate.refresh();
+    Ok(d)
+}
+
+/// The gate for a batch of paths (`fsview-check-edit -0 -` of thousands):
+/// what the paths share is done once. Directories are canonicalized once
+/// ([`paths::Resolver`]), the session's lookups run in one read snapshot,
+/// what reminders told is loaded once, and the fingerprints worth storing
+/// (a file's new identity, an aged stat) are stored together at the end,
+/// each only onto the record it was computed from, in the transaction
+/// that logs the batch's events ([`Gate::finish`]).
+pub struct Gate<'a> {
+    store: Option<&'a Store>,
+    sid: &'a str,
+    cwd: &'a Path,
+    resolver: paths::Resolver,
+    told: Option<HashSet<i64>>,
+    refreshes: Vec<(FileRecord, Fingerprint)>,
+    snapshot: bool,
+}
+
+impl<'a> Gate<'a> {
+    pub fn new(store: Option<&'a Store>, sid: &'a str, cwd: &'a Path) -> Gate<'a> {
+        Gate {
+            store,
+            sid,
+            cwd,
+            resolver: paths::Resolver::new(),
+            told: None,
+            refreshes: Vec::new(),
+            snapshot: false,
         }
     }
-    let record = match store {
-        Some(s) => lookup(s)?,
-        None => None,
-    };
-    let Some(record) = record else {
-        let verdict = match resolved {
-            Resolved::Missing { .. } => Verdict::NewFile,
-            Resolved::Existing { .. } => Verdict::NotRead,
+
+    /// Look everything up in one read snapshot from now until
+    /// [`Gate::finish`] (for a batch: one lock of the file, not one per
+    /// statement). Refreshes wait for the end either way.
+    pub fn in_snapshot(mut self) -> Result<Gate<'a>> {
+        if let Some(store) = self.store {
+            store.begin_read()?;
+            self.snapshot = true;
+        }
+        Ok(self)
+    }
+
+    /// The gate's answer for `path`; see [`decide`].
+    pub fn decide(&mut self, path: &Path, write: bool) -> Result<Decision> {
+        let resolved = self.resolver.resolve(self.cwd, path)?;
+        let canonical = resolved.canonical().to_path_buf();
+        if let Resolved::Existing { meta, .. } = &resolved {
+            let ft = FileType::of(meta);
+            if ft != FileType::File {
+                return Err(Error::new(format!(
+                    "{} is {}; fsview-check-edit gates regular files only",
+                    quote(path),
+                    ft.describe()
+                )));
+            }
+        }
+        let record = match self.store {
+            Some(s) => match s.file_by_path(self.sid, &canonical)? {
+                Some(r) => Some(r),
+                None => match &resolved {
+                    Resolved::Existing { meta, .. } => {
+                        s.file_by_inode(self.sid, &Stat::of(meta))?
+                    }
+                    Resolved::Missing { .. } => None,
+                },
+            },
+            None => None,
         };
-        return Ok(decision(verdict, canonical, None));
-    };
-    let store = store.expect("a record comes from a store");
-    let views = store.views(record.id)?;
-    // A full view if there is one, else the latest partial one (views come
-    // oldest first): it is what the agent last saw of the file.
-    let best = views
-        .iter()
-        .rev()
-        .find(|v| v.kind == Kind::Full)
-        .or_else(|| views.iter().rev().find(|v| v.kind != Kind::Processed))
-        .cloned();
-    let Some(best) = best else {
-        let any = views.last().cloned();
-        return Ok(decision(Verdict::ProcessedView, canonical, any));
-    };
-    if write && best.kind != Kind::Full {
-        return Ok(decision(Verdict::StartOnly, canonical, Some(best)));
-    }
-    let fresh = fingerprint::freshness(&canonical, &record.fingerprint)
-        .map_err(|e| Error::io("check", path, &e))?;
-    let verdict = match fresh {
-        Freshness::Fresh { refreshed } => {
-            if let Some(fp) = refreshed {
-                // Saves a hash next time, and only onto the record checked;
-                // a failure here changes no verdict.
-                let _ = store.refresh(sid, &record, &fp);
+        let Some(record) = record else {
+            let verdict = match resolved {
+                Resolved::Missing { .. } => Verdict::NewFile,
+                Resolved::Existing { .. } => Verdict::NotRead,
+            };
+            return Ok(decision(verdict, canonical, None));
+        };
+        let store = self.store.expect("a record comes from a store");
+        let views = store.views(record.id)?;
+        // A full view if there is one, else the latest partial one (views
+        // come oldest first): it is what the agent last saw of the file.
+        let best = views
+            .iter()
+            .rev()
+            .find(|v| v.kind == Kind::Full)
+            .or_else(|| views.iter().rev().find(|v| v.kind != Kind::Processed))
+            .cloned();
+        let Some(best) = best else {
+            let any = views.last().cloned();
+            return Ok(decision(Verdict::ProcessedView, canonical, any));
+        };
+        if write && best.kind != Kind::Full {
+            return Ok(decision(Verdict::StartOnly, canonical, Some(best)));
+        }
+        let fresh = match &resolved {
+            Resolved::Existing { meta, .. } => {
+                fingerprint::freshness_with(&canonical, &record.fingerprint, meta)
             }
-            if store.is_told(record.id)? {
-                Verdict::Modified(Change::Content)
-            } else {
-                Verdict::Ok
+            Resolved::Missing { .. } => Ok(Freshness::Stale(Change::Deleted)),
+        }
+        .map_err(|e| Error::io("check", path, &e))?;
+        let verdict = match fresh {
+            Freshness::Fresh { refreshed } => {
+                let told = self.is_told(store, record.id)?;
+                if let Some(fp) = refreshed {
+                    // Saves a hash next time, and only onto the record
+                    // checked; stored at the end, and a failure there
+                    // changes no verdict.
+                    self.refreshes.push((record, fp));
+                }
+                if told {
+                    Verdict::Modified(Change::Content)
+                } else {
+                    Verdict::Ok
+                }
+            }
+            Freshness::Stale(change) => Verdict::Modified(change),
+        };
+        Ok(decision(verdict, canonical, Some(best)))
+    }
+
+    /// Whether a reminder told of record `id` and it was not read since: one
+    /// lookup for a single decision, the session's whole (small) set once
+    /// for a batch.
+    fn is_told(&mut self, store: &Store, id: i64) -> Result<bool> {
+        if !self.snapshot {
+            return store.is_told(id);
+        }
+        if self.told.is_none() {
+            self.told = Some(store.told_ids(self.sid)?);
+        }
+        Ok(self.told.as_ref().is_some_and(|t| t.contains(&id)))
+    }
+
+    /// End the snapshot, and store the refreshes found.
+    fn refresh(&mut self) {
+        if let Some(store) = self.store {
+            if std::mem::take(&mut self.snapshot) {
+                store.end_read();
+            }
+            for (record, fp) in std::mem::take(&mut self.refreshes) {
+                let _ = store.refresh(self.sid, &record, &fp);
             }
         }
-        Freshness::Stale(change) => Verdict::Modified(change),
-    };
-    Ok(decision(verdict, canonical, Some(best)))
+    }
+
+    /// End the batch: store the refreshes found and log `events`, in one
+    /// write transaction. The verdicts are already out: a failure here
+    /// changes none of them.
+    pub fn finish(mut self, events: &[Event<'_>]) -> Result<()> {
+        let Some(store) = self.store else {
+            return Ok(());
+        };
+        if std::mem::take(&mut self.snapshot) {
+            store.end_read();
+        }
+        let refreshes = std::mem::take(&mut self.refreshes);
+        store.refresh_and_log(self.sid, &refreshes, events)
+    }
+}
+
+impl Drop for Gate<'_> {
+    fn drop(&mut self) {
+        if self.snapshot {
+            if let Some(store) = self.store {
+                store.end_read();
+            }
+        }
+    }
 }
 
 fn decision(verdict: Verdict, canonical: PathBuf, view: Option<ViewRecord>) -> Decision {

@@ -18,6 +18,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use crate::error::{quote, quote_id, Error, Result};
 use crate::events::{log_in, Event, KEEP};
 use crate::fingerprint::{self, Hash};
+use crate::remind::{store_told, told_row, Told, TOLD_COLUMNS};
 use crate::store::{
     blob_hash, evict, file_row, line_number, path_bytes, view_row, FileRecord, Store, ViewRecord,
     FILE_COLUMNS,
@@ -66,21 +67,30 @@ pub struct ContextRow {
     pub meta: Option<String>,
 }
 
-/// Everything of one session, for export and import.
+/// Everything of one session, for export and import (see [`crate::export`]).
 #[derive(Clone, Debug)]
 pub struct Dump {
     pub sid: String,
     pub parent: Option<String>,
     pub created_ns: i64,
     /// Each file with its views, oldest view first.
-    pub files: Vec<(FileRecord, Vec<ViewRecord>)>,
-    /// The kept texts the views refer to.
+    pub files: Vec<DumpFile>,
+    /// The kept texts the views and what was told refer to.
     pub texts: Vec<(Hash, Vec<u8>)>,
     pub context: Vec<ContextRow>,
     /// The instruction files the session has been given.
     pub nested: Vec<PathBuf>,
     /// The log, oldest first.
     pub events: Vec<EventRecord>,
+}
+
+/// One file of a [`Dump`]: its record, its views, and what a reminder told
+/// the agent of it and the agent has not read since.
+#[derive(Clone, Debug)]
+pub struct DumpFile {
+    pub record: FileRecord,
+    pub views: Vec<ViewRecord>,
+    pub told: Option<Told>,
 }
 
 /// How many rows of each kind a fork, import or drop moved.
@@ -476,20 +486,29 @@ fn dump(conn: &Connection, sid: &str) -> rusqlite::Result<Option<Dump>> {
             "SELECT kind, source, line_offset, line_count, total_lines, shown_hash, text_hash, viewed_ns
              FROM views WHERE file_id=?1 ORDER BY viewed_ns, kind, line_offset, line_count",
         )?;
+        let mut tstmt =
+            conn.prepare(&format!("SELECT {TOLD_COLUMNS} FROM told WHERE file_id=?1"))?;
         let records: Vec<FileRecord> = fstmt
             .query_map([sid], file_row)?
             .collect::<rusqlite::Result<_>>()?;
-        for f in records {
+        for record in records {
             let views = vstmt
-                .query_map([f.id], view_row)?
+                .query_map([record.id], view_row)?
                 .collect::<rusqlite::Result<_>>()?;
-            files.push((f, views));
+            let told = tstmt.query_row([record.id], told_row).optional()?;
+            files.push(DumpFile {
+                record,
+                views,
+                told,
+            });
         }
     }
     let texts = conn
         .prepare(
             "SELECT t.hash, t.body FROM texts t WHERE t.hash IN
                (SELECT v.text_hash FROM views v JOIN files f ON v.file_id = f.id WHERE f.sid=?1)
+               OR t.hash IN
+               (SELECT d.text_hash FROM told d JOIN files f ON d.file_id = f.id WHERE f.sid=?1)
              ORDER BY t.hash",
         )?
         .query_map([sid], |r| Ok((blob_hash(r.get(0)?), r.get(1)?)))?
@@ -534,7 +553,12 @@ fn load(conn: &Connection, d: &Dump, sid: &str, budget: i64) -> rusqlite::Result
         "INSERT INTO sessions(sid, created_ns, parent) VALUES(?1, ?2, ?3)",
         params![sid, d.created_ns, d.parent],
     )?;
-    for (f, views) in &d.files {
+    for DumpFile {
+        record: f,
+        views,
+        told,
+    } in &d.files
+    {
         let fp = &f.fingerprint;
         conn.prepare_cached(
             "INSERT INTO files(sid, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns)
@@ -576,6 +600,11 @@ fn load(conn: &Connection, d: &Dump, sid: &str, budget: i64) -> rusqlite::Result
                 v.viewed_ns
             ])?;
             n.views += 1;
+        }
+        if let Some(t) = told {
+            // What the agent was last told stays what it was told: the
+            // gate refuses the file here too until it is read.
+            store_told(conn, id, t, t.text_hash, t.told_ns)?;
         }
     }
     for (hash, body) in &d.texts {
@@ -664,8 +693,11 @@ mod tests {
         store.load(&dumped, "y", false).unwrap();
         let again = store.dump("y").unwrap().unwrap();
         assert_eq!(again.files.len(), 1);
-        assert_eq!(again.files[0].0.fingerprint, dumped.files[0].0.fingerprint);
-        assert_eq!(again.files[0].1.len(), 1);
+        assert_eq!(
+            again.files[0].record.fingerprint,
+            dumped.files[0].record.fingerprint
+        );
+        assert_eq!(again.files[0].views.len(), 1);
         assert_eq!(again.texts, dumped.texts);
         let e = store.load(&dumped, "y", false).unwrap_err();
         assert!(e.message().contains("already exists"), "{e}");

@@ -8,13 +8,15 @@
 //! changed since they were seen ([`changes`]), what reminders told the
 //! agent of those changes ([`remind`]), the session's event log
 //! ([`events`]), what `fsview-session` does to whole sessions
-//! ([`inspect`]) and the view sets of a conversation's agents
+//! ([`inspect`]), the export document that moves a session to another
+//! clone or machine ([`export`]) and the view sets of a conversation's agents
 //! ([`agents`]).
 
 pub mod agents;
 pub mod changes;
 pub mod error;
 pub mod events;
+pub mod export;
 pub mod fingerprint;
 pub mod gate;
 pub mod inspect;
@@ -23,6 +25,7 @@ pub mod memo;
 pub mod paths;
 mod pause;
 pub mod remind;
+mod scan;
 pub mod show;
 pub mod store;
 pub mod view;

@@ -72,6 +72,56 @@ pub fn resolve(cwd: &Path, path: &Path) -> Result<Resolved> {
     }
 }
 
+/// Resolves many paths, sharing the work they have in common: each
+/// directory is canonicalized once, and a path whose last component is
+/// neither a symbolic link nor `.` or `..` is its directory's canonical
+/// path joined with that name, one `lstat` away. Anything else (a link, a
+/// missing file, a name that is not plain) goes through [`resolve`], so the
+/// answer is always the one [`resolve`] gives.
+#[derive(Debug, Default)]
+pub struct Resolver {
+    dirs: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+}
+
+impl Resolver {
+    pub fn new() -> Resolver {
+        Resolver::default()
+    }
+
+    /// Resolve `path` (relative to `cwd`), as [`resolve`] does.
+    pub fn resolve(&mut self, cwd: &Path, path: &Path) -> Result<Resolved> {
+        match self.quick(cwd, path) {
+            Some(r) => Ok(r),
+            None => resolve(cwd, path),
+        }
+    }
+
+    fn quick(&mut self, cwd: &Path, path: &Path) -> Option<Resolved> {
+        use std::os::unix::ffi::OsStrExt;
+        let bytes = path.as_os_str().as_bytes();
+        // "a/" and "a/." must name a directory: leave them to resolve().
+        if bytes.ends_with(b"/") || bytes.ends_with(b"/.") || bytes == b"." {
+            return None;
+        }
+        let Some(Component::Normal(name)) = path.components().next_back() else {
+            return None;
+        };
+        let abs = cwd.join(path);
+        let dir = abs.parent()?;
+        let canonical_dir = self
+            .dirs
+            .entry(dir.to_path_buf())
+            .or_insert_with(|| std::fs::canonicalize(dir).ok())
+            .as_ref()?;
+        let canonical = canonical_dir.join(name);
+        let meta = std::fs::symlink_metadata(&canonical).ok()?;
+        if meta.file_type().is_symlink() {
+            return None;
+        }
+        Some(Resolved::Existing { canonical, meta })
+    }
+}
+
 /// The canonical path a missing file would have: its deepest existing
 /// ancestor canonicalized, then the rest normalized lexically.
 fn canonical_missing(abs: &Path) -> PathBuf {
@@ -140,6 +190,47 @@ mod tests {
         assert_eq!(r.canonical(), root.join("new.rs"));
         let r = resolve(&root, Path::new("x/y/z.rs")).unwrap();
         assert_eq!(r.canonical(), root.join("x/y/z.rs"));
+    }
+
+    // A batch resolves each path as resolve() alone does: links, `..`,
+    // `.`, missing files and names of directories included.
+    #[test]
+    fn a_resolver_agrees_with_resolve() {
+        let d = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        std::fs::create_dir_all(root.join("sub/deep")).unwrap();
+        std::fs::write(root.join("a"), "x").unwrap();
+        std::fs::write(root.join("sub/b"), "y").unwrap();
+        std::os::unix::fs::symlink(root.join("a"), root.join("sub/link")).unwrap();
+        std::os::unix::fs::symlink(root.join("sub"), root.join("dirlink")).unwrap();
+        let mut r = Resolver::new();
+        for name in [
+            "a",
+            "./a",
+            "sub/b",
+            "sub/../a",
+            "sub/link",
+            "dirlink/b",
+            "dirlink/../a",
+            "sub/deep/..",
+            "sub/.",
+            "sub/",
+            ".",
+            "missing",
+            "sub/missing/x",
+            "dirlink/link",
+        ] {
+            for _ in 0..2 {
+                let want = resolve(&root, Path::new(name)).unwrap();
+                let got = r.resolve(&root, Path::new(name)).unwrap();
+                assert_eq!(got.canonical(), want.canonical(), "{name}");
+                assert_eq!(
+                    matches!(got, Resolved::Existing { .. }),
+                    matches!(want, Resolved::Existing { .. }),
+                    "{name}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -444,7 +444,9 @@ impl Store {
     pub(crate) fn told_all(&self, sid: &str) -> Result<HashMap<i64, Told>> {
         self.read(|conn| {
             let mut stmt = conn.prepare(&format!(
-                "SELECT t.file_id, {} FROM told t JOIN files f ON f.id = t.file_id WHERE f.sid=?1",
+                // told first (CROSS JOIN keeps that order): it holds a few
+                // rows, the session may hold 100,000 files.
+                "SELECT t.file_id, {} FROM told t CROSS JOIN files f ON f.id = t.file_id WHERE f.sid=?1",
                 TOLD_COLUMNS
                     .split(", ")
                     .map(|c| format!("t.{c}"))
@@ -462,7 +464,8 @@ impl Store {
     pub fn told_ids(&self, sid: &str) -> Result<HashSet<i64>> {
         self.read(|conn| {
             let mut stmt = conn.prepare(
-                "SELECT t.file_id FROM told t JOIN files f ON f.id = t.file_id WHERE f.sid=?1",
+                // told first, as in told_all.
+                "SELECT t.file_id FROM told t CROSS JOIN files f ON f.id = t.file_id WHERE f.sid=?1",
             )?;
             let rows = stmt.query_map([sid], |r| r.get::<_, i64>(0))?;
             rows.collect()
@@ -470,10 +473,10 @@ impl Store {
     }
 }
 
-const TOLD_COLUMNS: &str =
+pub(crate) const TOLD_COLUMNS: &str =
     "change, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, text_hash, told_ns";
 
-fn told_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Told> {
+pub(crate) fn told_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Told> {
     told_row_at(r, 0)
 }
 
@@ -506,7 +509,7 @@ fn told_row_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Told> {
     })
 }
 
-fn store_told(
+pub(crate) fn store_told(
     conn: &Connection,
     file_id: i64,
     t: &Told,

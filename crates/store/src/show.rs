@@ -96,6 +96,11 @@ impl Shown {
         number_lines(&self.bytes, self.offset)
     }
 
+    /// [`Shown::numbered`], written to `w`.
+    pub fn write_numbered(&self, w: &mut impl io::Write) -> io::Result<()> {
+        number_lines_to(&self.bytes, self.offset, w)
+    }
+
     pub fn is_utf8(&self) -> bool {
         std::str::from_utf8(&self.bytes).is_ok()
     }
@@ -108,32 +113,39 @@ impl Shown {
 
 /// Number `bytes` as lines starting at `first`.
 pub fn number_lines(bytes: &[u8], first: u64) -> String {
+    let mut out: Vec<u8> = Vec::with_capacity(bytes.len() + bytes.len() / 16 + 16);
+    number_lines_to(bytes, first, &mut out).expect("writing to a Vec cannot fail");
+    // Whole lines of valid UTF-8 (lossy conversion made it so), joined by
+    // ASCII: still valid UTF-8.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// [`number_lines`], written to `w` as it goes (valid UTF-8): a large read
+/// is not built in memory a second time before it is written out.
+pub fn number_lines_to(bytes: &[u8], first: u64, w: &mut impl io::Write) -> io::Result<()> {
     // from_utf8 is several times faster than the lossy walk on valid text.
     let text = match std::str::from_utf8(bytes) {
         Ok(s) => std::borrow::Cow::Borrowed(s),
         Err(_) => String::from_utf8_lossy(bytes),
     };
     let text = text.as_bytes();
-    let mut out: Vec<u8> = Vec::with_capacity(text.len() + text.len() / 16 + 16);
     let mut n = first;
     let mut start = 0;
     let mut digits = [0u8; 20];
     while start < text.len() {
-        let end = memchr::memchr(b'\n', &text[start..]).map_or(text.len(), |i| start + i);
+        let end = crate::scan::find(b'\n', &text[start..]).map_or(text.len(), |i| start + i);
         let mut line = &text[start..end];
         if let [rest @ .., b'\r'] = line {
             line = rest;
         }
-        out.extend_from_slice(format_u64(n, &mut digits));
-        out.push(b'\t');
-        out.extend_from_slice(line);
-        out.push(b'\n');
+        w.write_all(format_u64(n, &mut digits))?;
+        w.write_all(b"\t")?;
+        w.write_all(line)?;
+        w.write_all(b"\n")?;
         n += 1;
         start = end + 1;
     }
-    // Whole lines of valid UTF-8 (lossy conversion made it so), joined by
-    // ASCII: still valid UTF-8.
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    Ok(())
 }
 
 /// `n` in decimal, without allocating.
@@ -152,7 +164,7 @@ fn format_u64(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
 
 /// Count lines the way they are numbered: a last line without `\n` counts.
 pub fn count_lines(bytes: &[u8]) -> u64 {
-    let nl = memchr::memchr_iter(b'\n', bytes).count() as u64;
+    let nl = crate::scan::count(b'\n', bytes) as u64;
     if bytes.last().is_some_and(|&b| b != b'\n') {
         nl + 1
     } else {
@@ -278,7 +290,10 @@ pub fn same_text(a: &[u8], b: &[u8]) -> bool {
 /// A chunked reader that hashes what passes through it and counts lines.
 struct Reader {
     file: File,
+    /// The chunk buffer, allocated on first use (a whole read of a file
+    /// under the cap reads straight into what it keeps, [`Reader::read_into`]).
     buf: Vec<u8>,
+    len: usize,
     hasher: Option<Sha256>,
     sniffed: bool,
 }
@@ -295,14 +310,38 @@ impl Reader {
         let len = (size as usize + 1).clamp(4096, CHUNK);
         Reader {
             file,
-            buf: vec![0u8; len],
+            buf: Vec::new(),
+            len,
             hasher: hash.then(Sha256::new),
             sniffed: false,
         }
     }
 
+    /// Read up to `want` bytes onto the end of `dst`; 0 at the end of the
+    /// file.
+    fn read_into(&mut self, dst: &mut Vec<u8>, want: usize) -> Result<usize, ReadError> {
+        let at = dst.len();
+        dst.resize(at + want, 0);
+        let n = loop {
+            match self.file.read(&mut dst[at..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    dst.truncate(at);
+                    return Err(ReadError::Io(e));
+                }
+            }
+        };
+        dst.truncate(at + n);
+        passed(&mut self.sniffed, &mut self.hasher, &dst[at..])?;
+        Ok(n)
+    }
+
     /// The next chunk, or an empty slice at the end of the file.
     fn next(&mut self) -> Result<&[u8], ReadError> {
+        if self.buf.is_empty() {
+            self.buf = vec![0u8; self.len];
+        }
         let n = loop {
             match self.file.read(&mut self.buf) {
                 Ok(n) => break n,
@@ -311,19 +350,25 @@ impl Reader {
             }
         };
         let chunk = &self.buf[..n];
-        if !self.sniffed && n > 0 {
-            // Decide on the first 8 KiB; a short first read is rare for a
-            // regular file and only makes the sniff smaller.
-            self.sniffed = true;
-            if memchr::memchr(0, &chunk[..n.min(SNIFF_LEN)]).is_some() {
-                return Err(ReadError::Binary);
-            }
-        }
-        if let Some(h) = &mut self.hasher {
-            h.update(chunk);
-        }
+        passed(&mut self.sniffed, &mut self.hasher, chunk)?;
         Ok(chunk)
     }
+}
+
+/// Sniff (once, on the file's first bytes) and hash bytes just read.
+fn passed(sniffed: &mut bool, hasher: &mut Option<Sha256>, chunk: &[u8]) -> Result<(), ReadError> {
+    if !*sniffed && !chunk.is_empty() {
+        // Decide on the first 8 KiB; a short first read is rare for a
+        // regular file and only makes the sniff smaller.
+        *sniffed = true;
+        if crate::scan::find(0, &chunk[..chunk.len().min(SNIFF_LEN)]).is_some() {
+            return Err(ReadError::Binary);
+        }
+    }
+    if let Some(h) = hasher {
+        h.update(chunk);
+    }
+    Ok(())
 }
 
 /// Lines counted by newlines plus a last unterminated line.
@@ -348,24 +393,36 @@ fn read_whole(
     let mut newlines = 0u64;
     let mut last = None;
     let mut over = false;
+    // Up to the cap (and one byte past it, to know), straight into what is
+    // kept: a file that fits is read once, into one buffer.
     loop {
-        let chunk = reader.next()?;
-        if chunk.is_empty() {
+        let room = (cap as usize + 1).saturating_sub(kept.len());
+        let expected = stat.size.saturating_sub(kept.len() as u64) as usize;
+        let want = expected.saturating_add(1).max(4096).min(room);
+        let at = kept.len();
+        if reader.read_into(&mut kept, want)? == 0 {
             break;
         }
-        newlines += memchr::memchr_iter(b'\n', chunk).count() as u64;
-        last = chunk.last().copied();
-        if !over {
-            let room = (cap as usize + 1).saturating_sub(kept.len());
-            kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
-            if kept.len() as u64 > cap {
-                over = true;
-            }
+        newlines += crate::scan::count(b'\n', &kept[at..]) as u64;
+        last = kept.last().copied();
+        if kept.len() as u64 > cap {
+            over = true;
+            break;
         }
+    }
+    if over {
         // Beyond the hash limit, a start view of a file whose stat can
         // stand in for it is fingerprinted by that stat; stop reading.
-        if over && stat_only {
+        if stat_only {
             return Ok(start_view(kept, cap, None, stat, taken_ns, None));
+        }
+        loop {
+            let chunk = reader.next()?;
+            if chunk.is_empty() {
+                break;
+            }
+            newlines += crate::scan::count(b'\n', chunk) as u64;
+            last = chunk.last().copied();
         }
     }
     let total = total_from(newlines, last);
@@ -422,7 +479,7 @@ fn start_view(
 /// there is none, keep the cut line, ending on a UTF-8 boundary. Returns
 /// whether a line was cut.
 fn cut_to_lines(bytes: &mut Vec<u8>) -> bool {
-    match memchr::memrchr(b'\n', bytes) {
+    match crate::scan::rfind(b'\n', bytes) {
         Some(i) => {
             bytes.truncate(i + 1);
             false
@@ -465,12 +522,12 @@ fn read_range(
             break;
         }
         last = chunk.last().copied();
-        newlines += memchr::memchr_iter(b'\n', chunk).count() as u64;
+        newlines += crate::scan::count(b'\n', chunk) as u64;
         if !done {
             let mut at = 0usize;
             // Skip to the offset.
             while line < offset {
-                match memchr::memchr(b'\n', &chunk[at..]) {
+                match crate::scan::find(b'\n', &chunk[at..]) {
                     Some(i) => {
                         at += i + 1;
                         line += 1;
@@ -485,7 +542,7 @@ fn read_range(
                 // Keep whole lines until the limit.
                 let mut take_to = at;
                 let mut reached = false;
-                for i in memchr::memchr_iter(b'\n', &chunk[at..]) {
+                for i in crate::scan::positions(b'\n', &chunk[at..]) {
                     take_to = at + i + 1;
                     line += 1;
                     if line >= end_line {

@@ -268,6 +268,7 @@ impl Store {
         // Settings are checked before the file is touched, so a bad one is
         // an error for every tool alike.
         fingerprint::check_policy().map_err(Error::new)?;
+        refuse_network(path)?;
         let fresh = match inspect(path)? {
             Some(len) => len == 0,
             None if !create => return Ok(None),
@@ -279,6 +280,7 @@ impl Store {
         if !fresh {
             sniff_header(path)?;
         }
+        configure_sqlite();
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).map_err(|e| db_error(path, e))?;
         let store = Store {
@@ -443,16 +445,23 @@ impl Store {
     /// whether it was stored.
     pub fn refresh(&self, sid: &str, record: &FileRecord, fp: &Fingerprint) -> Result<bool> {
         crate::pause::point("refresh");
-        self.write(|conn| {
-            if !still_current(conn, sid, record)? {
-                return Ok(false);
-            }
-            conn.execute(
-                "UPDATE files SET dev=?2, ino=?3, btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, hash=COALESCE(?10, hash) WHERE id=?1",
-                fingerprint_params(record.id, fp),
-            )?;
-            Ok(true)
-        })
+        self.write(|conn| refresh_in(conn, sid, record, fp))
+    }
+
+    /// Start a read transaction: every read until [`Store::end_read`] sees
+    /// one snapshot of the file, and the file's lock is taken once, not
+    /// once per statement. Nothing may write on this connection meanwhile.
+    pub fn begin_read(&self) -> Result<()> {
+        self.conn
+            .execute_batch("BEGIN")
+            .map_err(|e| db_error(&self.path, e))
+    }
+
+    /// End the read transaction [`Store::begin_read`] started.
+    pub fn end_read(&self) {
+        if !self.conn.is_autocommit() {
+            let _ = self.conn.execute_batch("COMMIT");
+        }
     }
 
     pub fn file_by_path(&self, sid: &str, path: &Path) -> Result<Option<FileRecord>> {
@@ -507,9 +516,8 @@ impl Store {
     pub(crate) fn text_budget(&self) -> Result<i64> {
         self.read(|conn| {
             Ok(conn
-                .query_row("SELECT value FROM meta WHERE key='text_budget'", [], |r| {
-                    r.get(0)
-                })
+                .prepare_cached("SELECT value FROM meta WHERE key='text_budget'")?
+                .query_row([], |r| r.get(0))
                 .optional()?
                 .unwrap_or(DEFAULT_TEXT_BUDGET))
         })
@@ -668,6 +676,23 @@ pub(crate) fn view_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ViewRecord> {
 /// never wrapped to a negative number.
 pub(crate) fn line_number(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// [`Store::refresh`] inside a write transaction already open on `conn`.
+pub(crate) fn refresh_in(
+    conn: &Connection,
+    sid: &str,
+    record: &FileRecord,
+    fp: &Fingerprint,
+) -> rusqlite::Result<bool> {
+    if !still_current(conn, sid, record)? {
+        return Ok(false);
+    }
+    conn.prepare_cached(
+        "UPDATE files SET dev=?2, ino=?3, btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, hash=COALESCE(?10, hash) WHERE id=?1",
+    )?
+    .execute(fingerprint_params(record.id, fp))?;
+    Ok(true)
 }
 
 /// Inside a write transaction: is `record` still session `sid`'s record of
@@ -833,6 +858,33 @@ pub(crate) fn evict(conn: &Connection, budget: i64) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// Settings for SQLite as a whole, made once, before its first connection
+/// in the process. Every fsview call is a short process that opens one
+/// connection: SQLite's default lookaside allocator (about 120 KiB, all
+/// touched when the connection opens: a dozen page faults) is cut to 8 KiB,
+/// which still serves the small allocations of a few statements, and its
+/// memory statistics (a lock around every allocation) are turned off. Best
+/// effort: a library already initialized by someone else keeps its
+/// settings.
+fn configure_sqlite() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: sqlite3_config is called before any connection of this
+        // process exists; called later, it only returns SQLITE_MISUSE.
+        unsafe {
+            rusqlite::ffi::sqlite3_config(
+                rusqlite::ffi::SQLITE_CONFIG_LOOKASIDE,
+                128 as std::os::raw::c_int,
+                64 as std::os::raw::c_int,
+            );
+            rusqlite::ffi::sqlite3_config(
+                rusqlite::ffi::SQLITE_CONFIG_MEMSTATUS,
+                0 as std::os::raw::c_int,
+            );
+        }
+    });
+}
+
 /// Keep the WAL file when the last connection closes (truncated to zero
 /// bytes, see `journal_size_limit`) instead of deleting it and creating it
 /// again in the next process. Best effort: a failure only costs speed.
@@ -945,6 +997,30 @@ fn newer_error(path: &Path, version: i32) -> Error {
         "session file {} was written by a newer fsview (schema {version}, this one knows {SCHEMA_VERSION}); upgrade fsview or pass another --session",
         quote(path)
     ))
+}
+
+/// Refuse a session file on a network filesystem (NFS, SMB, 9p, Ceph, ...),
+/// before it is created or touched: SQLite's WAL keeps its index in memory
+/// shared through a file mapping and its locks in the kernel of each
+/// machine, so processes on two machines sharing the file would each see
+/// their own and corrupt it. One `statfs` of the file, or of the nearest
+/// directory above it that exists. `FSVIEW_NETWORK_SESSION=allow` accepts
+/// it, for a file only this machine's processes use (a home directory on
+/// NFS).
+fn refuse_network(path: &Path) -> Result<()> {
+    if std::env::var("FSVIEW_NETWORK_SESSION").as_deref() == Ok("allow") {
+        return Ok(());
+    }
+    let Some(existing) = path.ancestors().find(|a| a.exists()) else {
+        return Ok(());
+    };
+    match fingerprint::network_filesystem(existing) {
+        None => Ok(()),
+        Some(fs) => Err(Error::new(format!(
+            "session file {} is on a network filesystem ({fs}), where SQLite's locks and shared memory do not hold between machines; put it on a local disk (--session or FSVIEW_SESSION), or set FSVIEW_NETWORK_SESSION=allow if only this machine uses it",
+            quote(path)
+        ))),
+    }
 }
 
 /// What is at the session path: `None` when nothing, else its length.
