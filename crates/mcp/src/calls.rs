@@ -9,8 +9,10 @@
 //! (a [`Delivery`]): the view a read showed, and what the news told. A
 //! change made by edit or write is recorded by `apply` as it is made.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Map, Value};
 
@@ -27,6 +29,7 @@ use fsview_store::store::NewView;
 use fsview_store::{Error, Source, Store};
 
 use crate::catalog::Call;
+use crate::connections::Connections;
 
 /// Caps on the diffs of `changed` and of the news, in lines: smaller than
 /// the command line's (200 per file, 1,000 in all), since a client passes
@@ -42,7 +45,6 @@ pub const LIMITS: Limits = Limits {
 const ABSOLUTE: &str = "";
 
 /// Everything a call needs to know, fixed at start.
-#[derive(Clone, Debug)]
 pub struct Desk {
     /// The session options, the session id settled.
     pub session: SessionArgs,
@@ -60,6 +62,11 @@ pub struct Desk {
     pub also: Vec<String>,
     /// The ctx-build to run for `context`.
     pub ctx_build: PathBuf,
+    /// The session file's connections.
+    pub connections: Arc<Connections>,
+    /// Files whose news is on its way to the client: not news for a call
+    /// running beside it (each change is told once).
+    pub telling: Arc<Mutex<HashSet<i64>>>,
 }
 
 /// A tool's answer.
@@ -103,7 +110,8 @@ impl Answer {
 /// What a delivered answer records: what the news told, then the view a
 /// read showed (a read clears what was told of its file).
 pub struct Delivery {
-    store: Store,
+    connections: Arc<Connections>,
+    telling: Arc<Mutex<HashSet<i64>>>,
     sid: String,
     told: Vec<Reminder>,
     view: Option<(PathBuf, Shown)>,
@@ -114,14 +122,15 @@ impl Delivery {
     /// and the next edit of that file will ask for a read, never pass on a
     /// view that was not recorded.
     pub fn record(self) {
+        let store = self.connections.lease();
         if !self.told.is_empty() {
-            if let Err(e) = remind::record(&self.store, &self.sid, TOOL, &self.told) {
+            if let Err(e) = remind::record(&store, &self.sid, TOOL, &self.told) {
                 eprintln!("{TOOL}: what changed was told, but not recorded: {e}");
             }
         }
         if let Some((canonical, shown)) = &self.view {
             let view = NewView::of_shown(canonical, shown, Source::Read);
-            let r = self.store.record_logged(&self.sid, &view, |r| {
+            let r = store.record_logged(&self.sid, &view, |r| {
                 let e = Event::new(TOOL, "read")
                     .path(canonical)
                     .detail(Some(shown.kind.as_str()));
@@ -141,14 +150,25 @@ impl Delivery {
     }
 }
 
+impl Drop for Delivery {
+    /// Recorded or never delivered: no longer on its way either way (news
+    /// not delivered is news for the next call).
+    fn drop(&mut self) {
+        let mut telling = self.telling.lock().expect("telling lock");
+        for r in &self.told {
+            telling.remove(&r.record.id);
+        }
+    }
+}
+
 impl Desk {
     /// Answer one call.
     pub fn call(&self, call: Call) -> Answer {
-        let store = match self.session.open(&self.dir, TOOL) {
-            Ok(s) => s,
-            Err(e) => return Answer::error(e.message()),
-        };
+        let store = self.connections.lease();
         let sid = self.session.sid();
+        if let Some(refused) = self.session_file_named(&call) {
+            return refused;
+        }
         // The answer, the view a read showed, and for `changed` what it
         // listed (recorded as told: not news for the next call).
         let (mut answer, view, listed) = match call {
@@ -204,13 +224,55 @@ impl Desk {
         }
         if !told.is_empty() || view.is_some() {
             answer.delivery = Some(Delivery {
-                store,
+                connections: self.connections.clone(),
+                telling: self.telling.clone(),
                 sid,
                 told,
                 view,
             });
         }
         answer
+    }
+
+    /// A refusal when `call` would read or change the session file itself
+    /// (or its WAL): besides making no sense to an agent, opening it in
+    /// this process and closing it again would drop the locks this
+    /// process's connections hold on it (see crate::connections).
+    fn session_file_named(&self, call: &Call) -> Option<Answer> {
+        let path = match call {
+            Call::Read { file_path, .. }
+            | Call::Edit { file_path, .. }
+            | Call::Write { file_path, .. } => file_path,
+            _ => return None,
+        };
+        let canonical = paths::resolve(&self.dir, path)
+            .ok()?
+            .canonical()
+            .to_path_buf();
+        let name = self
+            .session_file
+            .file_name()?
+            .to_string_lossy()
+            .into_owned();
+        let ours = canonical.parent() == self.session_file.parent()
+            && ["", "-wal", "-shm", "-journal"]
+                .iter()
+                .any(|suffix| canonical.file_name() == Some(format!("{name}{suffix}").as_ref()));
+        ours.then(|| {
+            Answer::error(format!(
+                "{} is fsview's session file; the file tools do not show or change it (fsview-session inspects it)",
+                quote(path)
+            ))
+        })
+    }
+
+    /// Of `found`, what no call beside this one is telling already; those
+    /// are marked as being told (until their delivery is recorded or
+    /// dropped).
+    fn claim(&self, mut found: Vec<Reminder>) -> Vec<Reminder> {
+        let mut telling = self.telling.lock().expect("telling lock");
+        found.retain(|r| telling.insert(r.record.id));
+        found
     }
 
     /// What changed since seen and was never told, the file just read
@@ -223,7 +285,7 @@ impl Desk {
     ) -> Result<Vec<Reminder>, Error> {
         let mut found = remind::select(store, sid, Path::new(ABSOLUTE), LIMITS)?;
         found.retain(|r| Some(r.record.path.as_path()) != exclude);
-        Ok(found)
+        Ok(self.claim(found))
     }
 
     fn read(
@@ -342,7 +404,7 @@ impl Desk {
         // Listed now, so not news for the next call: what the reminders
         // would tell is recorded as told once this answer is delivered.
         let told = if self.news {
-            remind::select(store, sid, Path::new(ABSOLUTE), LIMITS)?
+            self.claim(remind::select(store, sid, Path::new(ABSOLUTE), LIMITS)?)
         } else {
             Vec::new()
         };

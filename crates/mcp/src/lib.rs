@@ -12,6 +12,7 @@
 
 pub mod calls;
 pub mod catalog;
+pub mod connections;
 pub mod delivery;
 pub mod server;
 
@@ -30,6 +31,7 @@ use fsview_store::error::quote;
 use fsview_store::Error;
 
 use crate::calls::Desk;
+use crate::connections::Connections;
 use crate::delivery::{Delivering, Ledger};
 use crate::server::Server;
 
@@ -53,10 +55,11 @@ fn run(args: &mut Args, matches: &clap::ArgMatches) -> Result<Outcome, Stop> {
     if matches.value_source("sid") == Some(ValueSource::DefaultValue) {
         args.common.session_id = own_sid();
     }
-    // Fail at start, with one line, on a session file that cannot be used.
-    let store = args.common.open(&dir, TOOL)?;
-    let session_file = std::fs::canonicalize(store.path()).unwrap_or(store.path().to_path_buf());
-    drop(store);
+    // Every connection is opened now (see crate::connections); a session
+    // file that cannot be used fails here, with one line.
+    let connections = Connections::open(&args.common, &dir, connections::SIZE)?;
+    let path = args.common.session_path(&dir)?;
+    let session_file = std::fs::canonicalize(&path).unwrap_or(path);
     let ctx_build = std::env::current_exe()
         .ok()
         .and_then(|e| e.parent().map(|d| d.join("ctx-build")))
@@ -70,6 +73,8 @@ fn run(args: &mut Args, matches: &clap::ArgMatches) -> Result<Outcome, Stop> {
         news: !args.no_news,
         also: args.also.clone(),
         ctx_build,
+        connections: Arc::new(connections),
+        telling: Arc::default(),
     };
     if !args.common.quiet {
         eprintln!(

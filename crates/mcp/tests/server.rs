@@ -500,7 +500,7 @@ fn context_gives_ctx_builds_text_and_nested_files_once() {
     let r = c.call("context", json!({}));
     let want = env.run("ctx-build", &["--sid", "s"]);
     assert_eq!(want.code, 0, "{}", want.stderr);
-    assert_eq!(texts(&r), [want.stdout.clone()]);
+    assert_eq!(texts(&r), std::slice::from_ref(&want.stdout));
     assert!(
         want.stdout.contains("Run the tests first."),
         "{}",
@@ -676,27 +676,45 @@ fn eight_servers_on_one_session_file_lose_nothing_and_one_edit_wins() {
         c.call("read", json!({"file_path": "shared.txt"}));
         c.call("read", json!({"file_path": format!("own{i}.txt")}));
     }
-    // All at once: each edits its own file and the shared one, from the
-    // version all of them read.
+    // All at once: each server edits its own file and the shared one side
+    // by side (its two calls pipelined), from the version all of them read,
+    // while short-lived command-line tools open and close the same session
+    // file (each close may checkpoint the WAL: a server whose connections
+    // had lost their locks would see it reset under them).
+    let stop = std::sync::atomic::AtomicBool::new(false);
     let results: Vec<(Value, Value)> = std::thread::scope(|s| {
+        let shell = s.spawn(|| {
+            let mut runs = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) || runs < 20 {
+                let r = env.run("fsview-check-edit", &["--sid", "crew-0", "--changed"]);
+                assert!(r.code < 2, "{}", r.stderr);
+                runs += 1;
+            }
+        });
         let handles: Vec<_> = clients
             .iter_mut()
             .enumerate()
             .map(|(i, c)| {
                 s.spawn(move || {
-                    let own = c.call(
-                        "edit",
-                        json!({"file_path": format!("own{i}.txt"), "old_string": "file", "new_string": "edited"}),
-                    );
-                    let shared = c.call(
-                        "edit",
-                        json!({"file_path": "shared.txt", "old_string": "version 1", "new_string": format!("version by {i}")}),
-                    );
-                    (own, shared)
+                    let r = c.call_all(&[
+                        (
+                            "edit",
+                            json!({"file_path": format!("own{i}.txt"), "old_string": "file", "new_string": "edited"}),
+                        ),
+                        (
+                            "edit",
+                            json!({"file_path": "shared.txt", "old_string": "version 1", "new_string": format!("version by {i}")}),
+                        ),
+                        ("changed", json!({})),
+                    ]);
+                    (r[0].clone(), r[1].clone())
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
+        let r = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        shell.join().unwrap();
+        r
     });
     for (i, (own, _)) in results.iter().enumerate() {
         assert_eq!(own["isError"], false, "{own}");
@@ -723,6 +741,8 @@ fn eight_servers_on_one_session_file_lose_nothing_and_one_edit_wins() {
     }
     // Every read and edit is in the session file's log, each in its
     // server's session; every view is there.
+    let integrity = env.run("fsview-session", &["list"]);
+    assert_eq!(integrity.code, 0, "{}", integrity.stderr);
     let mut reads = 0;
     let mut edits = 0;
     for i in 0..8 {
@@ -848,4 +868,81 @@ fn bad_command_lines_get_one_line_and_exit_2() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("fsview-mcp: "), "{err}");
+}
+
+#[test]
+fn the_servers_connections_keep_their_locks_while_other_processes_come_and_go() {
+    // A process that opens a file and closes it again drops every POSIX
+    // lock it holds on it, SQLite's too. The server keeps connections open
+    // for its whole life, so none may be opened (with the header check's
+    // open and close) after another: it would hold no lock at all, and a
+    // command-line tool closing the file would take itself for the last
+    // user, checkpoint and empty the WAL under the server. (Regression: 8
+    // SDK clients at once saw "disk I/O error" and a corrupt file.)
+    use std::os::unix::fs::MetadataExt;
+    let env = Env::new();
+    env.write("m.txt", "m\n");
+    env.write("c.txt", "c\n");
+    let mut c = env.server(&["--sid", "server", "-q"]);
+    c.call("read", json!({"file_path": "m.txt"}));
+    c.call("changed", json!({}));
+    let inode = std::fs::metadata(&env.session).unwrap().ino();
+    let locks = std::fs::read_to_string("/proc/locks").unwrap();
+    let held = locks.lines().any(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        f.len() > 5 && f[4] == c.pid().to_string() && f[5].ends_with(&format!(":{inode}"))
+    });
+    assert!(
+        held,
+        "the server holds a lock on the session file:\n{locks}"
+    );
+    let cli = env.run("fsview-read", &["--sid", "shell", "c.txt"]);
+    assert_eq!(cli.code, 0, "{}", cli.stderr);
+    let wal = env.session.with_file_name("session.db-wal");
+    assert!(
+        std::fs::metadata(&wal).unwrap().len() > 0,
+        "the WAL was not reset under the live server"
+    );
+    let r = c.call("read", json!({"file_path": "c.txt"}));
+    assert_eq!(texts(&r), ["1\tc\n"]);
+    c.call("changed", json!({}));
+    assert_eq!(c.close(), (0, String::new()));
+    let conn = rusqlite::Connection::open(&env.session).unwrap();
+    let ok: String = conn
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(ok, "ok");
+    assert_eq!(views(&env, "server").len(), 2);
+    assert_eq!(views(&env, "shell").len(), 1);
+}
+
+#[test]
+fn the_session_file_itself_is_not_a_file_to_read_or_change() {
+    let env = Env::new();
+    env.write("a.txt", "a\n");
+    let mut c = env.server(&["--sid", "s", "-q"]);
+    c.call("read", json!({"file_path": "a.txt"}));
+    let db = path_str(&env.session);
+    for (tool, args) in [
+        ("read", json!({"file_path": db})),
+        ("read", json!({"file_path": format!("{db}-wal")})),
+        (
+            "write",
+            json!({"file_path": format!("{db}-journal"), "content": "x"}),
+        ),
+        (
+            "edit",
+            json!({"file_path": db, "old_string": "a", "new_string": "b"}),
+        ),
+    ] {
+        let r = c.call(tool, args.clone());
+        let p = args["file_path"].as_str().unwrap();
+        assert!(is_error(&r), "{r}");
+        assert_eq!(
+            texts(&r),
+            [format!("{p} is fsview's session file; the file tools do not show or change it (fsview-session inspects it)")]
+        );
+    }
+    assert!(!env.session.with_file_name("session.db-journal").exists());
+    assert_eq!(c.close().0, 0);
 }

@@ -232,6 +232,32 @@ impl Client {
         r["result"].clone()
     }
 
+    /// Call several tools at once (every request sent before any answer is
+    /// read, so the server runs them side by side); their results, in the
+    /// order of `calls`.
+    pub fn call_all(&mut self, calls: &[(&str, Value)]) -> Vec<Value> {
+        let first = self.next_id;
+        for (name, arguments) in calls {
+            let id = self.next_id;
+            self.next_id += 1;
+            self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                              "params": {"name": name, "arguments": arguments}}));
+        }
+        let mut results = vec![Value::Null; calls.len()];
+        let mut left = calls.len();
+        while left > 0 {
+            let m = self.recv();
+            let Some(id) = m.get("id").and_then(Value::as_u64) else {
+                continue;
+            };
+            let slot = &mut results[(id - first) as usize];
+            assert!(slot.is_null() && m.get("error").is_none(), "{m}");
+            *slot = m["result"].clone();
+            left -= 1;
+        }
+        results
+    }
+
     /// Close stdin (the client is done) and wait for the server to exit.
     pub fn close(mut self) -> (i32, String) {
         drop(self.stdin.take());
