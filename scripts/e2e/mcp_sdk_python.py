@@ -22,6 +22,7 @@ import tempfile
 import time
 import traceback
 
+import mcp_types as types
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
@@ -233,9 +234,15 @@ async def malformed(w, c):
              "a number for a path")
         r = await client.call_tool("edit", {"file_path": "a.txt"})
         c.eq((texts(r), r.is_error), (["edit: old_string is required (a string)"], True), "missing arguments")
+        try:
+            await client.session.send_request(types.Request(method="no/such/method", params=None),
+                                              types.EmptyResult)
+            c.true(False, "an unknown method raised no error")
+        except MCPError as e:
+            c.eq(e.code, -32601, "an unknown method")
         r = await client.call_tool("read", {"file_path": "a.txt"})
         c.eq(texts(r), ["1\ta\n"], "still serving")
-    return "unknown tool: protocol error -32602; bad arguments: isError; still serving"
+    return "unknown tool: -32602, unknown method: -32601 (protocol errors); bad arguments: isError; still serving"
 
 
 async def disconnect_mid_call(w, c):
