@@ -322,6 +322,10 @@ pub fn exit_status(tool: &str) -> Option<&'static [(&'static str, &'static str)]
             ("1", "at least one was refused by the gate (a whole-file write needs a fresh full view); its file is untouched"),
             ("2", "an error: bad arguments, a malformed request line (the good ones are still written), a file that cannot be written, an unusable session file"),
         ],
+        "fsview-mcp" => &[
+            ("0", "the client closed the connection (end of standard input); refusals and failures of tools are tool results, not exit codes"),
+            ("2", "an error at start: bad arguments, a --dir that is not a directory, an unusable session file; or standard input or output failed"),
+        ],
         "fsview-demo" => &[
             ("0", "every step ran (the denials it shows are part of the demo)"),
             ("2", "an error: bad arguments, git or the fsview tools missing, a tool that failed"),

@@ -14,6 +14,7 @@ pub mod edit;
 pub mod git_hooks;
 pub mod hook;
 pub mod json;
+pub mod mcp;
 pub mod read;
 pub mod session;
 pub mod usage;
@@ -31,6 +32,7 @@ pub fn commands() -> Vec<clap::Command> {
         ctx_invalidate::command(),
         session::command(),
         hook::command(),
+        mcp::command(),
     ]
     .into_iter()
     .map(common::with_exit_status)

@@ -176,6 +176,15 @@ fn extra(name: &str) -> Extra {
                 ("FSVIEW_MANAGED_DIR, SOURCE_DATE_EPOCH, TZ", "Read by the ctx-build that SessionStart runs."),
             ],
         },
+        "fsview-mcp" => Extra {
+            exit: &[],
+            env: &[
+                ("FSVIEW_SID", "The session id, as --sid; without either, each server process is a session of its own, mcp-YYYYMMDDTHHMMSSZ-PID."),
+                ("FSVIEW_MCP_CAP", "The default for --cap."),
+                ("FSVIEW_INSTRUCTION_NAMES", "Other instruction file names for the context tool, comma-separated, as --also."),
+                ("CLAUDE_CONFIG_DIR, FSVIEW_MANAGED_DIR, SOURCE_DATE_EPOCH, TZ", "Read by the ctx-build that the context tool runs."),
+            ],
+        },
         "fsview-session" => Extra {
             exit: &[],
             env: &[("TZ", "The time zone of the dates shown for times more than a week back, else the system's.")],
@@ -239,6 +248,8 @@ fn page(cmd: clap::Command) -> String {
     for (var, what) in SHARED_ENV
         .iter()
         .filter(|(v, _)| !(name == "fsview-hook" && matches!(*v, "FSVIEW_SID" | "FSVIEW_AGENT")))
+        // fsview-mcp says what its FSVIEW_SID default is itself.
+        .filter(|(v, _)| !(name == "fsview-mcp" && *v == "FSVIEW_SID"))
         .chain(x.env)
     {
         r.control("TP", []).text([bold(*var)]).text([roman(*what)]);

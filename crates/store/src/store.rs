@@ -260,6 +260,32 @@ impl Store {
         Store::open_inner(path, false)
     }
 
+    /// Another connection to this store's file, for a process that uses
+    /// several at once (the MCP server). It skips the header check that
+    /// [`Store::open`] makes through a plain file descriptor: closing that
+    /// descriptor drops every POSIX lock the process holds on the file,
+    /// SQLite's included, and a connection of this process that SQLite
+    /// believes locked would run unlocked beside other processes (a WAL
+    /// reset under it: short reads, a corrupt file). The file's header and
+    /// schema were checked when `self` was opened.
+    pub fn another(&self) -> Result<Store> {
+        let path = &self.path;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| db_error(path, e))?;
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .map_err(|e| db_error(path, e))?;
+        persist_wal(&conn);
+        conn.execute_batch(&format!(
+            "PRAGMA synchronous={}; PRAGMA journal_size_limit=0;",
+            sync_mode()?
+        ))
+        .map_err(|e| db_error(path, e))?;
+        Ok(Store {
+            conn,
+            path: path.clone(),
+        })
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

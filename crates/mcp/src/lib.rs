@@ -1,0 +1,138 @@
+//! fsview-mcp: fsview's gated file tools for any MCP client, over stdio.
+//!
+//! The one async program of fsview: tokio and the official MCP SDK
+//! (`rmcp`) stay in this crate. The tools themselves ([`calls`]) are
+//! synchronous, on the cores the command-line tools use, and run on
+//! blocking threads. [`catalog`] is what a client lists (names, schemas,
+//! descriptions) and checks a call's arguments; [`delivery`] records a
+//! read's view only once its result is out; [`server`] is the MCP side.
+//!
+//! The command line (`fsview::mcp::Args`) lives with the other tools'
+//! definitions, so that man pages and completions come from one place.
+
+pub mod calls;
+pub mod catalog;
+pub mod connections;
+pub mod delivery;
+pub mod server;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::parser::ValueSource;
+use rmcp::service::ServerInitializeError;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::ServiceExt;
+
+use fsview::common::{self, Outcome, Stop};
+use fsview::mcp::{Args, TOOL};
+use fsview_store::error::quote;
+use fsview_store::Error;
+
+use crate::calls::Desk;
+use crate::connections::Connections;
+use crate::delivery::{Delivering, Ledger};
+use crate::server::Server;
+
+pub fn main() -> ExitCode {
+    let (mut args, matches): (Args, clap::ArgMatches) =
+        common::parse_with_matches(fsview::mcp::command());
+    common::finish(TOOL, run(&mut args, &matches))
+}
+
+fn run(args: &mut Args, matches: &clap::ArgMatches) -> Result<Outcome, Stop> {
+    if args.common.json {
+        return Err(Error::new(
+            "fsview-mcp speaks MCP (JSON-RPC) on standard output; --json does not apply to it",
+        )
+        .into());
+    }
+    let dir = match &args.dir {
+        Some(d) => directory(d)?,
+        None => common::current_dir()?,
+    };
+    if matches.value_source("sid") == Some(ValueSource::DefaultValue) {
+        args.common.session_id = own_sid();
+    }
+    // Every connection is opened now (see crate::connections); a session
+    // file that cannot be used fails here, with one line.
+    let connections = Connections::open(&args.common, &dir, connections::SIZE)?;
+    let path = args.common.session_path(&dir)?;
+    let session_file = std::fs::canonicalize(&path).unwrap_or(path);
+    let ctx_build = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(|d| d.join("ctx-build")))
+        .unwrap_or_else(|| PathBuf::from("ctx-build"));
+    let desk = Desk {
+        session: args.common.clone(),
+        session_file,
+        dir,
+        cap: args.cap,
+        stub: args.stub,
+        news: !args.no_news,
+        also: args.also.clone(),
+        ctx_build,
+        connections: Arc::new(connections),
+        telling: Arc::default(),
+    };
+    if !args.common.quiet {
+        eprintln!(
+            "{TOOL}: serving session {:?} of {} on stdio; relative paths from {}",
+            desk.session.sid(),
+            desk.session_file.display(),
+            desk.dir.display()
+        );
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::new(format!("cannot start: {e}")))?;
+    runtime.block_on(serve(desk))?;
+    Ok(Outcome::Ok)
+}
+
+/// Serve on stdin and stdout until the client closes the connection.
+async fn serve(desk: Desk) -> Result<(), Error> {
+    let ledger = Arc::new(Ledger::default());
+    let (stdin, stdout) = rmcp::transport::stdio();
+    let transport = Delivering::new(AsyncRwTransport::new_server(stdin, stdout), ledger.clone());
+    let running = match Server::new(desk, ledger).serve(transport).await {
+        Ok(r) => r,
+        // Closed before it began: a client that changed its mind.
+        Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+        Err(e) => {
+            return Err(Error::new(format!(
+                "the client did not begin with initialize ({e}); is it an MCP client?"
+            )))
+        }
+    };
+    running
+        .waiting()
+        .await
+        .map_err(|e| Error::new(format!("the server stopped: {e}")))?;
+    Ok(())
+}
+
+/// --dir, checked and made absolute.
+fn directory(d: &Path) -> Result<PathBuf, Error> {
+    match std::fs::metadata(d) {
+        Ok(m) if m.is_dir() => std::fs::canonicalize(d).map_err(|e| Error::io("open --dir", d, &e)),
+        Ok(_) => Err(Error::new(format!(
+            "--dir {} is not a directory; give the directory paths are taken from",
+            quote(d)
+        ))),
+        Err(e) => Err(Error::io("open --dir", d, &e)),
+    }
+}
+
+/// The session of a server started without --sid: its own, named for when
+/// it started and its process.
+fn own_sid() -> String {
+    let now = jiff::Timestamp::now();
+    format!(
+        "mcp-{}-{}",
+        now.strftime("%Y%m%dT%H%M%SZ"),
+        std::process::id()
+    )
+}
