@@ -33,15 +33,21 @@ fn binaries_without_unit_tests_are_not_test_targets() {
         missing.is_empty(),
         "declare these in Cargo.toml as [[bin]] with test = false (they have no unit tests): {missing:?}"
     );
-    for lib in [
-        "Cargo.toml",
-        "crates/store/Cargo.toml",
-        "crates/context/Cargo.toml",
-    ] {
-        let m = std::fs::read_to_string(root.join(lib)).unwrap();
+    // Every library of the workspace: the root package and each crate.
+    let mut libs = vec![root.join("Cargo.toml")];
+    for e in std::fs::read_dir(root.join("crates")).unwrap() {
+        let manifest = e.unwrap().path().join("Cargo.toml");
+        let m = std::fs::read_to_string(&manifest).unwrap();
+        if manifest.parent().unwrap().join("src/lib.rs").exists() && !m.contains("[[bin]]") {
+            libs.push(manifest);
+        }
+    }
+    for lib in &libs {
+        let m = std::fs::read_to_string(lib).unwrap();
         assert!(
             m.contains("[lib]\ndoctest = false"),
-            "{lib}: no doc tests, so doctest = false"
+            "{}: no doc tests, so doctest = false",
+            lib.display()
         );
     }
 }
