@@ -153,20 +153,12 @@ impl Agent for Claude {
                 }
             }),
         };
-        Reply {
-            stdout: Some(out.to_string()),
-            stderr: None,
-            code: 0,
-        }
+        Reply::json(&out)
     }
 
     fn fail(&self, stage: Stage, msg: &str, closed: bool) -> Reply {
         if !closed {
-            return Reply {
-                stdout: None,
-                stderr: Some(msg.to_string()),
-                code: 0,
-            };
+            return Reply::error(msg, 0);
         }
         if stage == Stage::AboutToChange {
             return Reply {
@@ -183,11 +175,7 @@ impl Agent for Claude {
         }
         // Exit 2: Claude Code's blocking error, with our one line as its
         // message.
-        Reply {
-            stdout: None,
-            stderr: Some(msg.to_string()),
-            code: 2,
-        }
+        Reply::error(msg, 2)
     }
 
     fn loads_itself(&self, name: &str) -> bool {

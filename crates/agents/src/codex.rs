@@ -44,8 +44,9 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
+use crate::claude::Claude;
 use crate::event::{Answer, Changed, Event, Extent, Patched, Shown, ShownText, Stage, Start, Who};
 use crate::install::{Hook, Installer, Scope};
 use crate::patch::{self, FileOp};
@@ -102,46 +103,20 @@ impl Agent for Codex {
     }
 
     fn reply(&self, stage: Stage, answer: Answer) -> Reply {
-        let out = match answer {
-            Answer::Nothing => return Reply::nothing(),
-            Answer::Allow(reason) => decision("allow", &reason),
-            Answer::Deny(reason) => decision("deny", &reason),
-            Answer::Context(text) => json!({
-                "hookSpecificOutput": {
-                    "hookEventName": if stage == Stage::SessionStart { "SessionStart" } else { "UserPromptSubmit" },
-                    "additionalContext": text,
-                }
-            }),
+        // Codex's hook answers are Claude Code's (permissionDecision,
+        // additionalContext); only a prompt's context is never a tool's.
+        let stage = match stage {
+            Stage::SessionStart => Stage::SessionStart,
+            Stage::AboutToChange => Stage::AboutToChange,
+            _ => Stage::Prompt,
         };
-        Reply {
-            stdout: Some(out.to_string()),
-            stderr: None,
-            code: 0,
-        }
+        Claude.reply(stage, answer)
     }
 
     fn fail(&self, stage: Stage, msg: &str, closed: bool) -> Reply {
-        if !closed {
-            return Reply {
-                stdout: None,
-                stderr: Some(msg.to_string()),
-                code: 0,
-            };
-        }
-        if stage == Stage::AboutToChange {
-            let reason = format!("fsview-hook could not check this change, so it is denied: {msg}");
-            return Reply {
-                stdout: Some(decision("deny", &reason).to_string()),
-                stderr: Some(msg.to_string()),
-                code: 0,
-            };
-        }
-        // Exit 2: Codex's blocking error.
-        Reply {
-            stdout: None,
-            stderr: Some(msg.to_string()),
-            code: 2,
-        }
+        // The same failure answers as Claude Code's: a deny naming the
+        // problem, or exit 2, Codex's blocking error.
+        Claude.fail(stage, msg, closed)
     }
 
     fn loads_itself(&self, name: &str) -> bool {
@@ -203,16 +178,6 @@ fn agents_md(transcript: &Path) -> Option<String> {
 }
 
 /// A PreToolUse answer.
-fn decision(verdict: &str, reason: &str) -> Value {
-    json!({
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": verdict,
-            "permissionDecisionReason": reason,
-        }
-    })
-}
-
 fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
     let session = payload
         .get("session_id")
@@ -520,6 +485,7 @@ impl Installer for CodexInstaller {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// A subagent's payloads carry `agent_id` and `agent_type`; the main
     /// thread's do not.

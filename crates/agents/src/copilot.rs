@@ -93,20 +93,12 @@ impl Agent for Copilot {
             Answer::Deny(reason) => decision("deny", &reason),
             Answer::Context(text) => json!({ "additionalContext": text }),
         };
-        Reply {
-            stdout: Some(out.to_string()),
-            stderr: None,
-            code: 0,
-        }
+        Reply::json(&out)
     }
 
     fn fail(&self, stage: Stage, msg: &str, closed: bool) -> Reply {
         if !closed {
-            return Reply {
-                stdout: None,
-                stderr: Some(msg.to_string()),
-                code: 0,
-            };
+            return Reply::error(msg, 0);
         }
         if stage == Stage::AboutToChange {
             // A deny with the reason, which the model sees (a failing hook
@@ -123,11 +115,7 @@ impl Agent for Copilot {
                 code: 0,
             };
         }
-        Reply {
-            stdout: None,
-            stderr: Some(msg.to_string()),
-            code: 2,
-        }
+        Reply::error(msg, 2)
     }
 
     fn loads_itself(&self, name: &str) -> bool {

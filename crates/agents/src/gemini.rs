@@ -123,11 +123,7 @@ impl Agent for Gemini {
                 }
             }),
         };
-        Reply {
-            stdout: Some(out.to_string()),
-            stderr: None,
-            code: 0,
-        }
+        Reply::json(&out)
     }
 
     fn fail(&self, stage: Stage, msg: &str, closed: bool) -> Reply {
@@ -149,11 +145,7 @@ impl Agent for Gemini {
             };
         }
         // Exit 2: gemini-cli's blocking error (exit 1 would only warn).
-        Reply {
-            stdout: None,
-            stderr: Some(msg.to_string()),
-            code: 2,
-        }
+        Reply::error(msg, 2)
     }
 
     fn loads_itself(&self, name: &str) -> bool {

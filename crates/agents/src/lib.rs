@@ -77,6 +77,24 @@ impl Reply {
             code: 0,
         }
     }
+
+    /// An answer on stdout, exit 0.
+    pub fn json(v: &serde_json::Value) -> Reply {
+        Reply {
+            stdout: Some(v.to_string()),
+            stderr: None,
+            code: 0,
+        }
+    }
+
+    /// No answer; `msg` on stderr, exit `code`.
+    pub fn error(msg: &str, code: u8) -> Reply {
+        Reply {
+            stdout: None,
+            stderr: Some(msg.to_string()),
+            code,
+        }
+    }
 }
 
 /// One agent's protocol.

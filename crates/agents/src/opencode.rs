@@ -92,11 +92,7 @@ impl Agent for Opencode {
             Answer::Deny(reason) => json!({ "deny": reason }),
             Answer::Context(text) => json!({ "context": text }),
         };
-        Reply {
-            stdout: Some(out.to_string()),
-            stderr: None,
-            code: 0,
-        }
+        Reply::json(&out)
     }
 
     fn fail(&self, stage: Stage, msg: &str, closed: bool) -> Reply {
