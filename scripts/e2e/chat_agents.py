@@ -23,63 +23,16 @@ machine:
 
 import json
 import os
-import shutil
 import subprocess
 
-from harness import Skip, fsview_bin_dir
+from harness import cache_root, fsview_bin_dir, npm_ensure
 
 
-def cache_root():
-    return os.environ.get("FSVIEW_E2E_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "fsview-e2e")
-
-
-def _version_of(binary, env=None):
-    try:
-        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=120, env=env,
-                             stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    words = out.stdout.replace("CLI ", "").split()
-    return next((w.rstrip(".") for w in words if w[:1].isdigit()), None) if out.returncode == 0 else None
-
-
-def npm_ensure(package, version, name, binary, env=None, log=None):
-    """The path of `binary` from npm `package`@`version`, installed into
-    CACHE/NAME-VERSION when missing. Raises Skip when npm cannot install it
-    here."""
-    d = os.path.join(cache_root(), "%s-%s" % (name, version))
-    path = os.path.join(d, "node_modules", ".bin", binary)
-    if os.path.exists(path) and _version_of(path, env) == version:
-        return path
-    npm = shutil.which("npm")
-    if not npm:
-        raise Skip("npm is not installed, so %s %s cannot be installed into %s" % (package, version, d))
-    # A quick look first: an unreachable registry makes npm install retry
-    # for minutes.
-    try:
-        p = subprocess.run([npm, "view", "%s@%s" % (package, version), "version", "--fetch-timeout=15000",
-                            "--fetch-retries=0"], capture_output=True, text=True, timeout=60)
-        reachable = p.returncode == 0 and p.stdout.strip() == version
-    except subprocess.TimeoutExpired:
-        reachable = False
-    if not reachable:
-        raise Skip("the npm registry does not answer for %s@%s, so it cannot be installed into %s"
-                   % (package, version, d))
-    os.makedirs(d, exist_ok=True)
-    if log:
-        print("e2e: installing %s@%s into %s" % (package, version, d), file=log, flush=True)
-    try:
-        p = subprocess.run([npm, "install", "--prefix", d, "--no-audit", "--no-fund", "--save-exact",
-                            "%s@%s" % (package, version)], capture_output=True, text=True, timeout=900)
-    except subprocess.TimeoutExpired:
-        raise Skip("npm install of %s@%s timed out (is the registry reachable?)" % (package, version))
-    if p.returncode != 0:
-        last = (p.stderr.strip().splitlines() or ["(no output)"])[-1]
-        raise Skip("npm install of %s@%s failed (is the registry reachable?): %s" % (package, version, last))
-    got = _version_of(path, env)
-    if got != version:
-        raise Skip("npm installed %s, which says its version is %r, not %s" % (path, got, version))
-    return path
+def first_version(out):
+    """The first word of `--version`'s output that starts with a digit
+    ("GitHub Copilot CLI 1.0.102." gives 1.0.102)."""
+    words = out.replace("CLI ", "").split()
+    return next((w.rstrip(".") for w in words if w[:1].isdigit()), None)
 
 
 def _jsonl(text):
@@ -309,4 +262,4 @@ def ensure(cls, log=None):
     if cls is Copilot:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.path.expanduser("~"),
                "COPILOT_CACHE_HOME": copilot_cache(), "COPILOT_AUTO_UPDATE": "false"}
-    return npm_ensure(cls.package, cls.version, cls.dirname, cls.bin, env=env, log=log)
+    return npm_ensure(cls.package, cls.version, cls.dirname, cls.bin, parse_version=first_version, log=log, env=env)

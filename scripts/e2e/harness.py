@@ -176,22 +176,24 @@ def cache_root():
     return os.environ.get("FSVIEW_E2E_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "fsview-e2e")
 
 
-def _version_of(binary, parse):
+def _version_of(binary, parse, env=None):
     try:
-        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=60,
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=120, env=env,
                              stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return parse(out.stdout) if out.returncode == 0 and out.stdout.strip() else None
 
 
-def npm_ensure(package, version, name, binary, parse_version=lambda out: out.split()[-1], log=None):
+def npm_ensure(package, version, name, binary, parse_version=lambda out: out.split()[-1], log=None, env=None):
     """The path of `binary` from npm `package`@`version`, installed into
     CACHE/NAME-VERSION when missing (once: a concurrent run waits for the
-    same install). Raises Skip when npm cannot install it here."""
+    same install). `binary --version` runs in `env` (default: ours) and
+    `parse_version` reads its output. Raises Skip when npm cannot install it
+    here."""
     d = os.path.join(cache_root(), "%s-%s" % (name, version))
     path = os.path.join(d, "node_modules", ".bin", binary)
-    if os.path.exists(path) and _version_of(path, parse_version) == version:
+    if os.path.exists(path) and _version_of(path, parse_version, env) == version:
         return path
     npm = shutil.which("npm")
     if not npm:
@@ -218,7 +220,7 @@ def npm_ensure(package, version, name, binary, parse_version=lambda out: out.spl
     if p.returncode != 0:
         last = (p.stderr.strip().splitlines() or ["(no output)"])[-1]
         raise Skip("npm install of %s@%s failed (is the registry reachable?): %s" % (package, version, last))
-    got = _version_of(path, parse_version)
+    got = _version_of(path, parse_version, env)
     if got != version:
         raise Skip("npm installed %s, which says its version is %r, not %s" % (path, got, version))
     return path

@@ -295,7 +295,8 @@ struct Reader {
     buf: Vec<u8>,
     len: usize,
     hasher: Option<Sha256>,
-    sniffed: bool,
+    /// Bytes from the start of the file looked at for a NUL so far.
+    sniffed: usize,
 }
 
 impl Reader {
@@ -313,7 +314,7 @@ impl Reader {
             buf: Vec::new(),
             len,
             hasher: hash.then(Sha256::new),
-            sniffed: false,
+            sniffed: 0,
         }
     }
 
@@ -355,13 +356,14 @@ impl Reader {
     }
 }
 
-/// Sniff (once, on the file's first bytes) and hash bytes just read.
-fn passed(sniffed: &mut bool, hasher: &mut Option<Sha256>, chunk: &[u8]) -> Result<(), ReadError> {
-    if !*sniffed && !chunk.is_empty() {
-        // Decide on the first 8 KiB; a short first read is rare for a
-        // regular file and only makes the sniff smaller.
-        *sniffed = true;
-        if crate::scan::find(0, &chunk[..chunk.len().min(SNIFF_LEN)]).is_some() {
+/// Sniff the file's first [`SNIFF_LEN`] bytes for a NUL, whatever the sizes
+/// of the reads that bring them (a whole read under a small cap asks for a
+/// few bytes first), and hash bytes just read.
+fn passed(sniffed: &mut usize, hasher: &mut Option<Sha256>, chunk: &[u8]) -> Result<(), ReadError> {
+    if *sniffed < SNIFF_LEN {
+        let look = &chunk[..chunk.len().min(SNIFF_LEN - *sniffed)];
+        *sniffed += look.len();
+        if crate::scan::find(0, look).is_some() {
             return Err(ReadError::Binary);
         }
     }
@@ -724,6 +726,21 @@ mod tests {
         let s = read(&p, &req).unwrap();
         assert_eq!(s.kind, Kind::Full);
         assert_eq!(s.numbered(), "1\tx\n2\ty\n");
+    }
+
+    // Found by the property tests: a whole read under a tiny cap asks for
+    // cap + 1 bytes first, and the sniff looked at that read only, so a NUL
+    // at byte 9 passed as text.
+    #[test]
+    fn the_sniff_covers_the_first_8_kib_whatever_the_reads() {
+        let d = tempfile::tempdir().unwrap();
+        let p = write(d.path(), "a", b"xxxxxxxxx\0xxxxxxxx");
+        for cap in [1, 2, 9, 10, 64] {
+            assert!(
+                matches!(read(&p, &Request::whole(cap)), Err(ReadError::Binary)),
+                "cap {cap}"
+            );
+        }
     }
 
     #[test]
