@@ -16,7 +16,7 @@ use fsview_store::error::quote;
 use fsview_store::events::Event;
 use fsview_store::fingerprint::{self, Fingerprint};
 use fsview_store::paths::{self, Resolved};
-use fsview_store::show::{self, ReadError, Request, Shown};
+use fsview_store::show::{self, Notice, ReadError, Request, Shown};
 use fsview_store::store::NewView;
 use fsview_store::{Error, Kind, Source, Store};
 
@@ -350,44 +350,28 @@ fn show_one(
 
 /// The notices a read deserves, in the words the agent will see.
 fn notices(s: &Shown, req: &Request, cap: u64) -> Vec<String> {
-    let mut v = Vec::new();
-    let total = s
-        .total_lines
-        .map(|t| format!(" of {t}"))
-        .unwrap_or_default();
-    if s.fingerprint.stat.size == 0 {
-        v.push("the file exists but is empty".to_string());
-    } else if s.lines == 0 && !s.cut_line {
-        let offset = req.offset.unwrap_or(1);
-        match s.total_lines {
-            Some(t) => v.push(format!(
+    let of = |total: Option<u64>| total.map(|t| format!(" of {t}")).unwrap_or_default();
+    s.notices(req)
+        .into_iter()
+        .map(|n| match n {
+            Notice::Empty => "the file exists but is empty".to_string(),
+            Notice::PastEnd { offset, total: Some(t) } => format!(
                 "the file exists but is shorter than the provided offset ({offset}); the file has {t} lines"
-            )),
-            None => v.push(format!("the file exists but has fewer than {offset} lines")),
-        }
-    }
-    if s.cut_line {
-        v.push(format!(
-            "line {} is longer than the cap of {cap} bytes and was cut; raise --cap to see all of it",
-            s.offset
-        ));
-    } else if s.capped {
-        let next = s.last_line() + 1;
-        let what = if req.is_range() {
-            "the range"
-        } else {
-            "the file"
-        };
-        v.push(format!(
-            "showing lines {}-{}{total}: {what} is over the cap of {cap} bytes; read on with --offset {next} (or raise --cap)",
-            s.offset,
-            s.last_line(),
-        ));
-    }
-    if !s.is_utf8() {
-        v.push("not valid UTF-8: invalid bytes are shown as U+FFFD".to_string());
-    }
-    v
+            ),
+            Notice::PastEnd { offset, total: None } => {
+                format!("the file exists but has fewer than {offset} lines")
+            }
+            Notice::CutLine { line } => format!(
+                "line {line} is longer than the cap of {cap} bytes and was cut; raise --cap to see all of it"
+            ),
+            Notice::Capped { first, last, total, range, next } => format!(
+                "showing lines {first}-{last}{}: {} is over the cap of {cap} bytes; read on with --offset {next} (or raise --cap)",
+                of(total),
+                if range { "the range" } else { "the file" },
+            ),
+            Notice::NotUtf8 => "not valid UTF-8: invalid bytes are shown as U+FFFD".to_string(),
+        })
+        .collect()
 }
 
 /// Record the agent's own write: a full view of what is on disk now.

@@ -24,7 +24,7 @@ use fsview_store::error::{plain_io, quote};
 use fsview_store::events::Event;
 use fsview_store::paths::{self, Resolved};
 use fsview_store::remind::{self, Reminder};
-use fsview_store::show::{self, ReadError, Shown};
+use fsview_store::show::{self, Notice, ReadError, Shown};
 use fsview_store::store::NewView;
 use fsview_store::{Error, Source, Store};
 
@@ -554,42 +554,28 @@ fn read_error(path: &Path, e: ReadError) -> Error {
 /// What the model should know about a read beyond its lines, in the words
 /// of fsview-read's notices, with the tool's arguments for its options.
 fn notices(s: &Shown, req: &show::Request, cap: u64) -> Vec<String> {
-    let mut v = Vec::new();
-    let total = s
-        .total_lines
-        .map(|t| format!(" of {t}"))
-        .unwrap_or_default();
-    if s.fingerprint.stat.size == 0 {
-        v.push("the file exists but is empty.".to_string());
-    } else if s.lines == 0 && !s.cut_line {
-        let offset = req.offset.unwrap_or(1);
-        match s.total_lines {
-            Some(t) => v.push(format!(
+    let of = |total: Option<u64>| total.map(|t| format!(" of {t}")).unwrap_or_default();
+    s.notices(req)
+        .into_iter()
+        .map(|n| match n {
+            Notice::Empty => "the file exists but is empty.".to_string(),
+            Notice::PastEnd { offset, total: Some(t) } => format!(
                 "the file exists but is shorter than the provided offset ({offset}); the file has {t} lines."
-            )),
-            None => v.push(format!("the file exists but has fewer than {offset} lines.")),
-        }
-    }
-    if s.cut_line {
-        v.push(format!(
-            "line {} is longer than {cap} bytes, the most one read shows; only its start was shown.",
-            s.offset
-        ));
-    } else if s.capped {
-        let next = s.last_line() + 1;
-        let what = if req.is_range() {
-            "the range"
-        } else {
-            "the file"
-        };
-        v.push(format!(
-            "showing lines {}-{}{total}: {what} is over {cap} bytes, the most one read shows; read on with offset {next}.",
-            s.offset,
-            s.last_line(),
-        ));
-    }
-    if !s.is_utf8() {
-        v.push("the file is not valid UTF-8: invalid bytes are shown as U+FFFD.".to_string());
-    }
-    v
+            ),
+            Notice::PastEnd { offset, total: None } => {
+                format!("the file exists but has fewer than {offset} lines.")
+            }
+            Notice::CutLine { line } => format!(
+                "line {line} is longer than {cap} bytes, the most one read shows; only its start was shown."
+            ),
+            Notice::Capped { first, last, total, range, next } => format!(
+                "showing lines {first}-{last}{}: {} is over {cap} bytes, the most one read shows; read on with offset {next}.",
+                of(total),
+                if range { "the range" } else { "the file" },
+            ),
+            Notice::NotUtf8 => {
+                "the file is not valid UTF-8: invalid bytes are shown as U+FFFD.".to_string()
+            }
+        })
+        .collect()
 }

@@ -111,6 +111,60 @@ impl Shown {
     }
 }
 
+/// Something a read's reader should know beyond the lines it shows; each
+/// front end (fsview-read, fsview-mcp) words it for its own options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// The file is empty.
+    Empty,
+    /// The offset lies past the end: `total` lines, when counted.
+    PastEnd { offset: u64, total: Option<u64> },
+    /// One line was longer than the cap: only its start was shown.
+    CutLine { line: u64 },
+    /// The cap cut the output: lines `first`-`last` (of `total`) were
+    /// shown of `the range` asked for (`range`) or of the file; `next` reads
+    /// on.
+    Capped {
+        first: u64,
+        last: u64,
+        total: Option<u64>,
+        range: bool,
+        next: u64,
+    },
+    /// Not UTF-8: invalid bytes were shown as U+FFFD.
+    NotUtf8,
+}
+
+impl Shown {
+    /// What a reader of this read, made with `req`, should be told.
+    pub fn notices(&self, req: &Request) -> Vec<Notice> {
+        let mut v = Vec::new();
+        if self.fingerprint.stat.size == 0 {
+            v.push(Notice::Empty);
+        } else if self.lines == 0 && !self.cut_line {
+            v.push(Notice::PastEnd {
+                offset: req.offset.unwrap_or(1),
+                total: self.total_lines,
+            });
+        }
+        if self.cut_line {
+            v.push(Notice::CutLine { line: self.offset });
+        } else if self.capped {
+            v.push(Notice::Capped {
+                first: self.offset,
+                last: self.last_line(),
+                total: self.total_lines,
+                range: req.is_range(),
+                next: self.last_line().saturating_add(1),
+            });
+        }
+        if !self.is_utf8() {
+            v.push(Notice::NotUtf8);
+        }
+        v
+    }
+}
+
 /// Number `bytes` as lines starting at `first`.
 pub fn number_lines(bytes: &[u8], first: u64) -> String {
     let mut out: Vec<u8> = Vec::with_capacity(bytes.len() + bytes.len() / 16 + 16);
