@@ -125,11 +125,11 @@ fn read_problem(path: &Path, e: ReadError) -> Problem {
 pub fn shown(canonical: &Path, s: &Shown) -> Result<Option<Held>, Problem> {
     let offset = s.offset.max(1);
     match &s.text {
-        ShownText::Lines(text) => lines(canonical, text, offset, s.extent, false),
-        ShownText::Printed(text) => lines(canonical, text, offset, s.extent, true),
+        ShownText::Lines(text) => lines(canonical, text, offset, s.extent, Seen::Decoded),
+        ShownText::Printed(text) => lines(canonical, text, offset, s.extent, Seen::Printed),
         ShownText::Processed(text) => processed(canonical, text, offset),
         ShownText::Cells(cells) => notebook(canonical, cells),
-        ShownText::Trimmed(text) => trimmed(canonical, text, s.offset.max(1), s.extent),
+        ShownText::Trimmed(text) => lines(canonical, text, offset, s.extent, Seen::Trimmed),
     }
 }
 
@@ -164,89 +164,32 @@ fn trim_lines(text: &[u8]) -> Vec<u8> {
         .into_bytes()
 }
 
-/// Lines shown with their trailing whitespace trimmed: the view holds the
-/// disk's lines (as [`lines`] would) when, trimmed the same way, they are
-/// the lines shown; otherwise the shown text, never fresh. The model saw
-/// every character of those lines but the invisible ends, as a tool that
-/// shows `\r\n` as `\n` hides the `\r`.
-fn trimmed(
-    canonical: &Path,
-    text: &str,
-    mut offset: u64,
-    extent: Extent,
-) -> Result<Option<Held>, Problem> {
-    let text = text.as_bytes();
-    let n = show::count_lines(text);
-    if n == 0 && (extent != Extent::Whole || offset > 1) {
-        return Ok(None); // nothing was shown
-    }
-    if extent == Extent::Tail {
-        match tail_offset(canonical, n)? {
-            Some(o) => offset = o,
-            None => return Ok(None),
-        }
-    }
-    let req = match extent {
-        Extent::Whole => Request::whole(READ_CAP),
-        Extent::Start | Extent::Range | Extent::Tail => Request {
-            offset: Some(offset),
-            limit: Some(n),
-            cap: READ_CAP,
-        },
-    };
-    let disk = match show::read(canonical, &req) {
-        Ok(d) => d,
-        Err(ReadError::Binary) => return Ok(None),
-        Err(e) => return Err(read_problem(canonical, e)),
-    };
-    let seen = trim_lines(&disk.bytes);
-    let same = match extent {
-        Extent::Whole => seen == text && disk.kind == Kind::Full,
-        Extent::Start | Extent::Range | Extent::Tail => {
-            seen == text
-                || trim_lines(disk.bytes.strip_suffix(b"\n").unwrap_or(&disk.bytes)) == text
-        }
-    };
-    let kind = match extent {
-        Extent::Whole => Kind::Full,
-        Extent::Start => Kind::Start,
-        Extent::Range | Extent::Tail if same => disk.kind,
-        Extent::Range | Extent::Tail => Kind::Range,
-    };
-    if same {
-        return Ok(Some(Held {
-            canonical: canonical.to_path_buf(),
-            kind,
-            offset: disk.offset,
-            lines: disk.lines,
-            total_lines: disk.total_lines,
-            shown: disk.bytes,
-            fingerprint: disk.fingerprint,
-            keep_text: true,
-            moved: false,
-        }));
-    }
-    Ok(Some(Held {
-        canonical: canonical.to_path_buf(),
-        kind,
-        offset,
-        lines: n,
-        total_lines: None,
-        fingerprint: never_fresh(&disk.fingerprint, text),
-        shown: text.to_vec(),
-        keep_text: true,
-        moved: true,
-    }))
+/// How a tool's text shows the file's lines.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Seen {
+    /// The bytes, or decoded ([`decoded`]: no BOM, `\r\n` as `\n`); text
+    /// that is neither is what the agent saw, held never fresh.
+    Decoded,
+    /// A command's output: the text must be what the disk holds, else
+    /// nothing is recorded.
+    Printed,
+    /// Each line without its trailing whitespace (Qwen Code's read_file):
+    /// the model saw every character of those lines but the invisible
+    /// ends, as a tool that shows `\r\n` as `\n` hides the `\r`.
+    Trimmed,
 }
 
-/// `exact`: the text must be what the disk holds, else nothing is recorded.
+/// The view of `text`, shown from line `offset` of the file with `extent`:
+/// the disk's lines when they are what was shown (as `seen` says a tool
+/// shows them), else the shown text, never fresh.
 fn lines(
     canonical: &Path,
     text: &str,
     mut offset: u64,
     extent: Extent,
-    exact: bool,
+    seen_as: Seen,
 ) -> Result<Option<Held>, Problem> {
+    let exact = seen_as == Seen::Printed;
     let text = text.as_bytes();
     let n = show::count_lines(text);
     if n == 0 && (extent != Extent::Whole || offset > 1) {
@@ -276,8 +219,11 @@ fn lines(
             None => return Ok(None),
         },
     };
-    // A tool shows the file's bytes, or decodes them.
-    let seen = decoded(&disk.bytes, offset == 1);
+    // A tool shows the file's bytes, or decodes (or trims) them.
+    let seen = match seen_as {
+        Seen::Trimmed => Cow::Owned(trim_lines(&disk.bytes)),
+        Seen::Decoded | Seen::Printed => decoded(&disk.bytes, offset == 1),
+    };
     let same = match extent {
         Extent::Whole => (seen.as_ref() == text || disk.bytes == text) && disk.kind == Kind::Full,
         Extent::Start | Extent::Range | Extent::Tail => [seen.as_ref(), &disk.bytes[..]]
