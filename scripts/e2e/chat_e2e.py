@@ -17,7 +17,8 @@ import shutil
 import sys
 
 import chat_agents
-from harness import ROOT, Skip, fsview_bin_dir, run_scenarios, table
+import harness
+from harness import ROOT, fsview_bin_dir
 from model import Server
 from openai_chat import Chat, call, text, tool_results
 
@@ -335,49 +336,16 @@ SCENARIOS = [
 
 def main(argv, name, capture, doc):
     """The command line of scripts/e2e-NAME."""
-    global AGENT, BINARY
+    global AGENT
     AGENT = chat_agents.AGENTS[name]
-    jobs, keep, table_file, save, only = 3, False, None, False, []
-    args = list(argv)
-    while args:
-        x = args.pop(0)
-        if x == "-j":
-            jobs = int(args.pop(0))
-        elif x == "--keep":
-            keep = True
-        elif x == "--table":
-            table_file = args.pop(0)
-        elif x == "--save-fixtures":
-            save = True
-        elif x in ("-h", "--help"):
-            print(doc.strip())
-            return 0
-        elif x.startswith("-"):
-            print("e2e-%s: unknown option %s (see --help)" % (name, x), file=sys.stderr)
-            return 2
-        else:
-            only.append(x)
-    try:
+
+    def ensure():
+        global BINARY
         BINARY = chat_agents.ensure(AGENT, log=sys.stderr)
-    except Skip as e:
-        print("e2e-%s: skipped: %s" % (name, e))
-        return 0
-    fsview_bin_dir()
+        return BINARY
+
     scenarios = [(n, f, (False, True)) for n, f in SCENARIOS if AGENT.name != "copilot" or n != "write-after-capped-read"]
-    if save:
-        scenarios.append(("capture", capture, (False,)))
-    runs = run_scenarios(scenarios, jobs=jobs, keep=keep, only=only)
-    t = table(runs, AGENT.label)
-    print("%s %s, %s\n" % (AGENT.label, AGENT.version, BINARY))
-    print(t)
-    if table_file:
-        with open(table_file, "w") as f:
-            f.write(t + "\n")
-    failures = [f for r in runs for f in r.failures]
-    for f in failures:
-        print("FAIL: " + f, file=sys.stderr)
-    print("e2e-%s: %d runs, %d failed checks" % (name, len(runs), len(failures)), file=sys.stderr)
-    return 1 if failures else 0
+    return harness.main(argv, "e2e-" + name, AGENT.label, AGENT.version, ensure, scenarios, capture, doc, jobs=3)
 
 
 def save_fixtures(run, fixtures, ws, sid):

@@ -294,11 +294,12 @@ def save_fixtures(fixtures, agent, version, ws, sid):
     return dest
 
 
-def main(argv, name, agent, version, ensure, scenarios, capture=None, doc=""):
+def main(argv, name, agent, version, ensure, scenarios, capture=None, doc="", jobs=2):
     """The command line of an agent's suite (`scripts/e2e-NAME`): options
-    -j N, --keep, --table FILE, --save-fixtures, scenario names. `ensure()`
-    returns the binary or raises Skip. Returns the exit code."""
-    jobs, keep, table_file, save, only = 2, False, None, False, []
+    -j N (default `jobs`), --keep, --table FILE, --save-fixtures, scenario
+    names. `ensure()` returns the binary or raises Skip. Returns the exit
+    code."""
+    keep, table_file, save, only = False, None, False, []
     args = list(argv)
     while args:
         a = args.pop(0)
