@@ -268,19 +268,12 @@ fn run_changed(args: &Args, cwd: &Path, out: &mut Out) -> Result<Outcome, Stop> 
             m.insert("note".into(), c.note.clone().into());
             out.json(&Value::Object(m))?;
         } else {
-            let note = c
-                .note
-                .as_deref()
-                .map(|n| format!(": {n}"))
-                .unwrap_or_default();
-            out.write(&format!(
-                "{}: modified ({}){note}\n",
-                common::shown(&shown),
-                c.change.as_str()
+            out.write(&changes::listing(
+                &common::shown(&shown),
+                c.change,
+                c.note.as_deref(),
+                c.diff.as_deref(),
             ))?;
-            if let Some(d) = &c.diff {
-                out.write(d)?;
-            }
         }
     }
     out.flush()?;

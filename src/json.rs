@@ -6,10 +6,8 @@
 //! `error`, ...). Paths are strings; a path that is not valid UTF-8 is
 //! written lossily in `path` and exactly, base64-encoded, in `path_bytes`.
 
-use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use base64::Engine;
 use serde_json::{Map, Value};
 
 pub const VERSION: u64 = 1;
@@ -22,27 +20,7 @@ pub fn object(kind: &str) -> Map<String, Value> {
     m
 }
 
-/// Put `path` under `key`, with `{key}_bytes` when it is not UTF-8.
-pub fn put_path(m: &mut Map<String, Value>, key: &str, path: &Path) {
-    let bytes = path.as_os_str().as_bytes();
-    match std::str::from_utf8(bytes) {
-        Ok(s) => {
-            m.insert(key.into(), s.into());
-        }
-        Err(_) => {
-            m.insert(
-                key.into(),
-                String::from_utf8_lossy(bytes).into_owned().into(),
-            );
-            m.insert(
-                format!("{key}_bytes"),
-                base64::engine::general_purpose::STANDARD
-                    .encode(bytes)
-                    .into(),
-            );
-        }
-    }
-}
+pub use fsview_store::export::put_path;
 
 /// An error about one input.
 pub fn error(path: Option<&Path>, message: &str) -> Value {

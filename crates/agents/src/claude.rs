@@ -161,17 +161,7 @@ impl Agent for Claude {
             return Reply::error(msg, 0);
         }
         if stage == Stage::AboutToChange {
-            return Reply {
-                stdout: Some(
-                    decision(
-                        "deny",
-                        &format!("fsview-hook could not check this change, so it is denied: {msg}"),
-                    )
-                    .to_string(),
-                ),
-                stderr: Some(msg.to_string()),
-                code: 0,
-            };
+            return Reply::unchecked(msg, |reason| decision("deny", reason));
         }
         // Exit 2: Claude Code's blocking error, with our one line as its
         // message.
@@ -278,6 +268,11 @@ fn tool_path(tool: &str, input: &Value) -> Result<PathBuf, Problem> {
     } else {
         "file_path"
     };
+    input_path(tool, input, key)
+}
+
+/// The path in `tool_input.KEY` of a `tool` call.
+pub(crate) fn input_path(tool: &str, input: &Value, key: &str) -> Result<PathBuf, Problem> {
     input
         .get(key)
         .and_then(Value::as_str)

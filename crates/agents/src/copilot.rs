@@ -103,17 +103,7 @@ impl Agent for Copilot {
         if stage == Stage::AboutToChange {
             // A deny with the reason, which the model sees (a failing hook
             // is denied too, but as "hook errored", without it).
-            return Reply {
-                stdout: Some(
-                    decision(
-                        "deny",
-                        &format!("fsview-hook could not check this change, so it is denied: {msg}"),
-                    )
-                    .to_string(),
-                ),
-                stderr: Some(msg.to_string()),
-                code: 0,
-            };
+            return Reply::unchecked(msg, |reason| decision("deny", reason));
         }
         Reply::error(msg, 2)
     }

@@ -137,12 +137,7 @@ impl Agent for Gemini {
             };
         }
         if stage == Stage::AboutToChange {
-            let reason = format!("fsview-hook could not check this change, so it is denied: {msg}");
-            return Reply {
-                stdout: Some(json!({"decision": "deny", "reason": reason}).to_string()),
-                stderr: Some(msg.to_string()),
-                code: 0,
-            };
+            return Reply::unchecked(msg, |reason| json!({"decision": "deny", "reason": reason}));
         }
         // Exit 2: gemini-cli's blocking error (exit 1 would only warn).
         Reply::error(msg, 2)

@@ -95,6 +95,18 @@ impl Reply {
             code,
         }
     }
+
+    /// A change the gate could not check, refused all the same: `deny`
+    /// (the agent's refusal, built from the reason) on stdout, so the model
+    /// sees why, and `msg` on stderr, exit 0.
+    pub fn unchecked(msg: &str, deny: impl FnOnce(&str) -> serde_json::Value) -> Reply {
+        let reason = format!("fsview-hook could not check this change, so it is denied: {msg}");
+        Reply {
+            stdout: Some(deny(&reason).to_string()),
+            stderr: Some(msg.to_string()),
+            code: 0,
+        }
+    }
 }
 
 /// One agent's protocol.

@@ -96,17 +96,10 @@ impl Agent for Opencode {
     }
 
     fn fail(&self, stage: Stage, msg: &str, closed: bool) -> Reply {
-        let stdout = (closed && stage == Stage::AboutToChange).then(|| {
-            json!({
-                "deny": format!("fsview-hook could not check this change, so it is denied: {msg}")
-            })
-            .to_string()
-        });
-        Reply {
-            code: if closed && stdout.is_none() { 2 } else { 0 },
-            stdout,
-            stderr: Some(msg.to_string()),
+        if closed && stage == Stage::AboutToChange {
+            return Reply::unchecked(msg, |reason| json!({ "deny": reason }));
         }
+        Reply::error(msg, if closed { 2 } else { 0 })
     }
 
     fn loads_itself(&self, name: &str) -> bool {

@@ -133,12 +133,7 @@ fn path(tool: &str, input: &Value) -> Result<PathBuf, Problem> {
     } else {
         "file_path"
     };
-    input
-        .get(key)
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(PathBuf::from)
-        .ok_or_else(|| Problem::new(format!("the {tool} payload has no tool_input.{key} string")))
+    claude::input_path(tool, input, key)
 }
 
 fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {

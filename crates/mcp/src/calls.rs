@@ -416,19 +416,12 @@ impl Desk {
             text.push_str("\n\n");
         }
         for c in &found {
-            let note = c
-                .note
-                .as_deref()
-                .map(|n| format!(": {n}"))
-                .unwrap_or_default();
-            text.push_str(&format!(
-                "{}: modified ({}){note}\n",
-                quote(&c.record.path),
-                c.change.as_str()
+            text.push_str(&changes::listing(
+                &quote(&c.record.path),
+                c.change,
+                c.note.as_deref(),
+                c.diff.as_deref(),
             ));
-            if let Some(d) = &c.diff {
-                text.push_str(d);
-            }
         }
         let files: Vec<Value> = found
             .iter()

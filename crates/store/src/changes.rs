@@ -51,6 +51,20 @@ pub struct Changed {
     pub note: Option<String>,
 }
 
+/// A changed file as every front end lists it in text: `PATH: modified
+/// (CHANGE)`, `: NOTE` when there is one, then the diff. `path` comes
+/// quoted as the caller shows paths.
+pub fn listing(path: &str, change: Change, note: Option<&str>, diff: Option<&str>) -> String {
+    let mut text = format!("{path}: modified ({})", change.as_str());
+    if let Some(n) = note {
+        text.push_str(": ");
+        text.push_str(n);
+    }
+    text.push('\n');
+    text.push_str(diff.unwrap_or_default());
+    text
+}
+
 /// What a reminder said, when it holds the text as viewed: the gate
 /// refuses until the file is read again (see [`crate::remind`]).
 pub const TOLD_SINCE: &str =

@@ -88,8 +88,9 @@ fn b64() -> base64::engine::GeneralPurpose {
     base64::engine::general_purpose::STANDARD
 }
 
-/// `path` (and `path_bytes` when not UTF-8) of `p` into `m`, under `key`.
-fn put_path(m: &mut Map<String, Value>, key: &str, p: &Path) {
+/// `p` into `m` under `key`, with `{key}_bytes` (base64, exact) when it is
+/// not UTF-8: how every fsview document and `--json` record names a path.
+pub fn put_path(m: &mut Map<String, Value>, key: &str, p: &Path) {
     let bytes = p.as_os_str().as_bytes();
     match std::str::from_utf8(bytes) {
         Ok(s) => {

@@ -236,19 +236,12 @@ pub fn render(cwd: &Path, reminders: &[Reminder]) -> String {
     let mut text = format!("{HEADER}\n\n");
     for r in reminders {
         let shown = crate::paths::display(cwd, &r.record.path);
-        let note = r
-            .note
-            .as_deref()
-            .map(|n| format!(": {n}"))
-            .unwrap_or_default();
-        text.push_str(&format!(
-            "{}: modified ({}){note}\n",
-            quote(&shown),
-            r.change.as_str()
+        text.push_str(&changes::listing(
+            &quote(&shown),
+            r.change,
+            r.note.as_deref(),
+            r.diff.as_deref(),
         ));
-        if let Some(d) = &r.diff {
-            text.push_str(d);
-        }
     }
     text
 }
