@@ -26,7 +26,7 @@
 //! views. `--sid S/A` (or `--sid S --agent A`) addresses one agent's views
 //! from the shell like any session.
 
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::Result;
 use crate::events::{log_in, Event};
@@ -43,6 +43,16 @@ pub const LAUNCH_ACTION: &str = "launch";
 /// Such a launch was taken by the subagent that started (`verdict`: its
 /// type, `detail`: its id).
 pub const LAUNCHED_ACTION: &str = "launched";
+/// An agent handed its turn to a subagent that reports its calls as its
+/// own (gemini-cli's `invoke_agent`): `verdict` the subagent's type,
+/// `detail` the id fsview gave it.
+pub const DELEGATE_ACTION: &str = "delegate";
+/// That subagent finished (`detail`: its id).
+pub const DELEGATED_ACTION: &str = "delegated";
+
+/// How a launch's detail names the origins whose views the subagent does
+/// not get: `not copied (the same message): ORIGIN ORIGIN ...`.
+const UNSEEN: &str = "not copied (the same message): ";
 
 /// The session holding agent `agent`'s views in conversation
 /// `conversation`.
@@ -97,9 +107,18 @@ impl Store {
     }
 
     /// Log that agent session `sid` launches a subagent of type `kind`
-    /// that is to start with a copy of its views.
-    pub fn launching(&self, sid: &str, tool: &str, kind: &str) -> Result<()> {
-        self.log(sid, &[Event::new(tool, LAUNCH_ACTION).verdict(kind)])
+    /// that is to start with a copy of its views, but for those shown by
+    /// the origins `unseen` (the other calls of the message that launches
+    /// it: the subagent's context ends with that message, without their
+    /// results).
+    pub fn launching(&self, sid: &str, tool: &str, kind: &str, unseen: &[String]) -> Result<()> {
+        let detail = (!unseen.is_empty()).then(|| format!("{UNSEEN}{}", unseen.join(" ")));
+        self.log(
+            sid,
+            &[Event::new(tool, LAUNCH_ACTION)
+                .verdict(kind)
+                .detail(detail.as_deref())],
+        )
     }
 
     /// Start agent `agent` of `conversation` (of type `kind`, if known):
@@ -136,13 +155,13 @@ impl Store {
                 "INSERT INTO sessions(sid, created_ns, parent) VALUES(?1, ?2, ?3)",
                 params![sid, now, conversation],
             )?;
-            let (from, why) = match (start, kind) {
+            let (from, why, unseen) = match (start, kind) {
                 (Start::CopyOfLauncher, Some(kind)) => launcher(conn, conversation, kind)?,
-                (Start::CopyOfLauncher, None) => (None, "no launcher known".to_string()),
-                (Start::Empty, _) => (None, String::new()),
+                (Start::CopyOfLauncher, None) => (None, "no launcher known".to_string(), vec![]),
+                (Start::Empty, _) => (None, String::new(), vec![]),
             };
             let counts = match &from {
-                Some(f) => copy_session(conn, f, &sid)?,
+                Some(f) => copy_session(conn, f, &sid, &unseen)?,
                 None => Counts::default(),
             };
             let whose = |f: &str| match agent_of(conversation, f) {
@@ -179,6 +198,76 @@ impl Store {
                 from,
                 counts,
             })
+        })
+    }
+
+    /// Agent session `sid` of `conversation` hands its turn to a subagent
+    /// of type `kind` whose calls come in its name (gemini-cli's
+    /// `invoke_agent`: the subagent's hooks carry the conversation's id and
+    /// nothing of their own): until [`Store::delegated`], they are the
+    /// subagent's ([`Store::delegate_of`]). The subagent gets an id of its
+    /// own (`KIND-N`) and its views, empty. Returns that id.
+    pub fn delegate(
+        &self,
+        conversation: &str,
+        sid: &str,
+        kind: &str,
+        tool: &str,
+    ) -> Result<String> {
+        let n: i64 = self.read(|conn| {
+            conn.query_row(
+                "SELECT count(*) FROM events WHERE sid=?1 AND action=?2",
+                params![sid, DELEGATE_ACTION],
+                |r| r.get(0),
+            )
+        })?;
+        let safe: String = kind
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(60)
+            .collect();
+        let agent = format!("{safe}-{}", n + 1);
+        self.start_agent(conversation, &agent, Some(kind), Start::Empty, tool)?;
+        self.log(
+            sid,
+            &[Event::new(tool, DELEGATE_ACTION)
+                .verdict(kind)
+                .detail(Some(&agent))],
+        )?;
+        Ok(agent)
+    }
+
+    /// The subagent agent session `sid` handed its turn to has finished.
+    pub fn delegated(&self, sid: &str, tool: &str) -> Result<()> {
+        if let Some(agent) = self.delegate_of(sid)? {
+            self.log(
+                sid,
+                &[Event::new(tool, DELEGATED_ACTION).detail(Some(&agent))],
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The subagent agent session `sid` has handed its turn to and that has
+    /// not finished, if any (the latest).
+    pub fn delegate_of(&self, sid: &str) -> Result<Option<String>> {
+        self.read(|conn| {
+            conn.prepare_cached(
+                "SELECT d.detail FROM events d WHERE d.sid=?1 AND d.action=?2
+                   AND NOT EXISTS (SELECT 1 FROM events e WHERE e.sid=?1 AND e.action=?3
+                                   AND e.detail=d.detail AND e.id > d.id)
+                 ORDER BY d.id DESC LIMIT 1",
+            )?
+            .query_row(params![sid, DELEGATE_ACTION, DELEGATED_ACTION], |r| {
+                r.get(0)
+            })
+            .optional()
         })
     }
 
@@ -240,13 +329,13 @@ pub(crate) fn agents_in(
 
 /// The session whose views a starting agent of type `kind` copies: the one
 /// agent of `conversation` (its main thread included) with a launch of that
-/// type not yet taken. `None` with the reason when there is no such agent,
-/// or more than one.
+/// type not yet taken, and the origins its launch said not to copy. `None`
+/// with the reason when there is no such agent, or more than one.
 fn launcher(
     conn: &Connection,
     conversation: &str,
     kind: &str,
-) -> rusqlite::Result<(Option<String>, String)> {
+) -> rusqlite::Result<(Option<String>, String, Vec<String>)> {
     let mut candidates = vec![conversation.to_string()];
     candidates.extend(agents_in(conn, conversation)?.into_iter().map(|a| a.sid));
     let mut pending = Vec::new();
@@ -262,13 +351,40 @@ fn launcher(
         }
     }
     Ok(match pending.len() {
-        1 => (pending.pop(), String::new()),
-        0 => (None, "no launch of it was seen".to_string()),
+        1 => {
+            let from = pending.pop();
+            let unseen = match &from {
+                Some(sid) => unseen_of(conn, sid, kind)?,
+                None => vec![],
+            };
+            (from, String::new(), unseen)
+        }
+        0 => (None, "no launch of it was seen".to_string(), vec![]),
         _ => (
             None,
             format!("{} agents launched one; which is not known", pending.len()),
+            vec![],
         ),
     })
+}
+
+/// What the launch about to be taken in session `sid` (its oldest of type
+/// `kind` not taken yet) said not to copy.
+fn unseen_of(conn: &Connection, sid: &str, kind: &str) -> rusqlite::Result<Vec<String>> {
+    let taken: i64 = conn
+        .prepare_cached("SELECT count(*) FROM events WHERE sid=?1 AND action=?2 AND verdict=?3")?
+        .query_row(params![sid, LAUNCHED_ACTION, kind], |r| r.get(0))?;
+    let detail: Option<Option<String>> = conn
+        .prepare_cached(
+            "SELECT detail FROM events WHERE sid=?1 AND action=?2 AND verdict=?3 ORDER BY id LIMIT 1 OFFSET ?4",
+        )?
+        .query_row(params![sid, LAUNCH_ACTION, kind, taken], |r| r.get(0))
+        .optional()?;
+    Ok(detail
+        .flatten()
+        .and_then(|d| d.strip_prefix(UNSEEN).map(str::to_string))
+        .map(|ids| ids.split(' ').map(String::from).collect())
+        .unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -304,7 +420,7 @@ mod tests {
         let f = d.path().join("f");
         std::fs::write(&f, "x\n").unwrap();
         read(&store, "c", &f);
-        store.launching("c", "t", "fork").unwrap();
+        store.launching("c", "t", "fork", &[]).unwrap();
         let s = store
             .start_agent("c", "k1", Some("fork"), Start::CopyOfLauncher, "t")
             .unwrap();

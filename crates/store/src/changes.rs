@@ -357,7 +357,8 @@ pub(crate) fn slice_lines(bytes: &[u8], offset: u64, count: u64) -> &[u8] {
     &bytes[start..end.max(start)]
 }
 
-/// The file's bytes, or `None` when it is too large to diff.
+/// The file's text, or `None` when it is too large to diff. A UTF-16
+/// file's is its text in UTF-8, as a read shows it and keeps it.
 fn read_capped(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
     let f = fingerprint::open_nonblocking(path)?;
     if f.metadata()?.len() > MAX_DIFF_FILE {
@@ -365,7 +366,7 @@ fn read_capped(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
     }
     let mut buf = Vec::new();
     f.take(MAX_DIFF_FILE + 1).read_to_end(&mut buf)?;
-    Ok(Some(buf))
+    Ok(Some(crate::encoding::as_shown(buf)))
 }
 
 #[cfg(test)]

@@ -38,10 +38,10 @@ use crate::fingerprint::{self, Change, FileType, Fingerprint, Hash, Stat};
 use crate::inspect::{ContextRow, Dump, DumpFile, EventRecord};
 use crate::remind::Told;
 use crate::store::{FileRecord, ViewRecord};
-use crate::view::{Kind, Source};
+use crate::view::{Kind, Released, Source};
 
 /// The version [`document`] writes.
-pub const VERSION: u64 = 2;
+pub const VERSION: u64 = 3;
 
 /// Where the relative paths of a document are rooted.
 #[derive(Clone, Debug, Default)]
@@ -157,6 +157,9 @@ pub fn document(d: &Dump, root: &Root, now_ns: i64) -> Value {
                         "shown_sha256": fingerprint::hex(&v.shown_hash),
                         "text_sha256": v.text_hash.as_ref().map(fingerprint::hex),
                         "viewed_ns": v.viewed_ns,
+                        "origin": v.origin,
+                        "released": v.released.map(|(why, _)| why.as_str()),
+                        "released_ns": v.released.map(|(_, at)| at),
                     })
                 })
                 .collect();
@@ -316,6 +319,12 @@ struct DocView {
     shown_sha256: String,
     text_sha256: Option<String>,
     viewed_ns: i64,
+    #[serde(default)]
+    origin: Option<String>,
+    #[serde(default)]
+    released: Option<String>,
+    #[serde(default)]
+    released_ns: Option<i64>,
 }
 
 #[derive(Deserialize)]
@@ -433,6 +442,19 @@ pub fn parse(input: &[u8], root: impl FnOnce() -> Result<PathBuf>) -> Result<(Du
                     .map(|h| hash(h, &at("text_sha256")))
                     .transpose()?,
                 viewed_ns: v.viewed_ns,
+                origin: v.origin.clone(),
+                released: match &v.released {
+                    None => None,
+                    Some(why) => Some((
+                        Released::parse(why).ok_or_else(|| {
+                            malformed(format!(
+                                "{}: {why:?} is not a reason a view was released",
+                                at("released")
+                            ))
+                        })?,
+                        v.released_ns.unwrap_or(0),
+                    )),
+                },
             });
         }
         let told = match &f.told {
@@ -715,7 +737,7 @@ mod tests {
         assert_eq!(
             parsed,
             Parsed {
-                version: 2,
+                version: VERSION,
                 mapped_onto: Some(two.clone()),
                 same_boot: false
             }
@@ -736,6 +758,78 @@ mod tests {
         let (dump, _) = parse(doc.to_string().as_bytes(), || Ok(two.clone())).unwrap();
         store.load(&dump, "z", false).unwrap();
         assert_eq!(verdict("z"), Verdict::Ok);
+    }
+
+    // A view the conversation no longer held travels as such, with its
+    // origin, and refuses the change in the importing session too; a
+    // version 2 document (no such fields) holds every view.
+    #[test]
+    fn released_views_travel_released() {
+        let d = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(d.path()).unwrap();
+        std::fs::write(base.join("a"), "one\n").unwrap();
+        let store = Store::open(&base.join("s.db")).unwrap();
+        let a = base.join("a");
+        let s = show::read(&a, &Request::whole(1 << 20)).unwrap();
+        store
+            .record(
+                "x",
+                &NewView::of_shown(&a, &s, Source::Read).with_origin(Some("toolu_1")),
+            )
+            .unwrap();
+        store
+            .hold_only(
+                "x",
+                &HashSet::new(),
+                crate::held::Scope::All,
+                Released::Compaction,
+                "t",
+            )
+            .unwrap();
+        let root = Root {
+            top: Some(base.clone()),
+        };
+        let mut doc = document(&store.dump("x").unwrap().unwrap(), &root, 0);
+        let v = &doc["files"][0]["views"][0];
+        assert_eq!(
+            (&v["origin"], &v["released"]),
+            (&json!("toolu_1"), &json!("compaction"))
+        );
+        assert!(v["released_ns"].as_i64().unwrap() > 0);
+        let (dump, _) = parse(doc.to_string().as_bytes(), || Ok(base.clone())).unwrap();
+        store.load(&dump, "y", false).unwrap();
+        let verdict = |sid| {
+            gate::decide(Some(&store), sid, &base, Path::new("a"), false)
+                .unwrap()
+                .verdict
+        };
+        assert_eq!(verdict("y"), Verdict::NotRead);
+        let f = store.file_by_path("y", &a).unwrap().unwrap();
+        assert_eq!(
+            store.views(f.id).unwrap()[0].origin.as_deref(),
+            Some("toolu_1")
+        );
+        // As version 2 wrote it: held.
+        doc["fsview_export"] = json!(2);
+        for key in ["origin", "released", "released_ns"] {
+            doc["files"][0]["views"][0]
+                .as_object_mut()
+                .unwrap()
+                .remove(key);
+        }
+        let (dump, parsed) = parse(doc.to_string().as_bytes(), || Ok(base.clone())).unwrap();
+        assert_eq!(parsed.version, 2);
+        store.load(&dump, "z", false).unwrap();
+        assert_eq!(verdict("z"), Verdict::Ok);
+        // A reason this build does not know is refused.
+        doc["fsview_export"] = json!(3);
+        doc["files"][0]["views"][0]["released"] = json!("forgotten");
+        let e = parse(doc.to_string().as_bytes(), || Ok(base.clone())).unwrap_err();
+        assert!(
+            e.message()
+                .contains("files[0].views[0].released: \"forgotten\" is not a reason"),
+            "{e}"
+        );
     }
 
     // Version 1 documents, all paths absolute, are still read; their

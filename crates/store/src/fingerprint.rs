@@ -506,6 +506,40 @@ pub fn freshness(path: &Path, fp: &Fingerprint) -> io::Result<Freshness> {
 /// [`freshness`], for a caller that has just taken the `lstat` of `path`
 /// (`meta`) itself: the gate resolving a path has, and need not pay twice.
 pub fn freshness_with(path: &Path, fp: &Fingerprint, meta: &Metadata) -> io::Result<Freshness> {
+    freshness_hashing(path, fp, meta, || {
+        let taken_ns = now_ns();
+        let (hash, stat) = hash_path(path)?;
+        Ok((hash, stat, taken_ns))
+    })
+}
+
+/// [`freshness`] of a file the caller has open (`file`, opened without
+/// following a final link and never blocking, see [`open_nonblocking`]),
+/// with `meta` its `fstat` taken right after the open and `taken_ns` the
+/// moment before the open: a batch of checks opens each file once, and the
+/// stat it decides by is the stat of the bytes it hashes.
+pub fn freshness_of_open(
+    path: &Path,
+    fp: &Fingerprint,
+    file: File,
+    meta: &Metadata,
+    taken_ns: i64,
+) -> io::Result<Freshness> {
+    freshness_hashing(path, fp, meta, || {
+        let stat = Stat::of(meta);
+        Ok((hash_open(file, &stat)?, stat, taken_ns))
+    })
+}
+
+/// The decision of [`freshness_with`], with `hash` giving the file's hash,
+/// the stat of the file hashed and the moment before that stat, when the
+/// content must decide.
+fn freshness_hashing(
+    path: &Path,
+    fp: &Fingerprint,
+    meta: &Metadata,
+    hash: impl FnOnce() -> io::Result<(Hash, Stat, i64)>,
+) -> io::Result<Freshness> {
     let now = Stat::of(meta);
     if now.ftype != fp.stat.ftype {
         return Ok(Freshness::Stale(Change::Type));
@@ -523,8 +557,7 @@ pub fn freshness_with(path: &Path, fp: &Fingerprint, meta: &Metadata) -> io::Res
     if now.size != fp.stat.size && shortcut_enabled() && fs_keeps_stat(path) {
         return Ok(Freshness::Stale(Change::of_bytes(&fp.stat, &now)));
     }
-    let taken_ns = now_ns();
-    let (got, stat) = match hash_path(path) {
+    let (got, stat, taken_ns) = match hash() {
         Ok(x) => x,
         Err(e) if is_gone(&e) => return Ok(Freshness::Stale(Change::Deleted)),
         Err(e) if e.kind() == io::ErrorKind::InvalidInput => {
@@ -578,34 +611,57 @@ pub fn open_nonblocking(path: &Path) -> io::Result<File> {
 /// Hash a whole regular file, with the stat of the open file taken before
 /// the first byte was read.
 pub fn hash_path(path: &Path) -> io::Result<(Hash, Stat)> {
-    let mut file = open_nonblocking(path)?;
-    let meta = file.metadata()?;
-    let stat = Stat::of(&meta);
+    let file = open_nonblocking(path)?;
+    let stat = Stat::of(&file.metadata()?);
+    Ok((hash_open(file, &stat)?, stat))
+}
+
+/// Hash the whole of an open file whose `fstat` is `stat` (a regular file,
+/// else an `InvalidInput` error saying what it is).
+pub fn hash_open(mut file: File, stat: &Stat) -> io::Result<Hash> {
     if stat.ftype != FileType::File {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!("is {}", stat.ftype.describe()),
         ));
     }
-    let mut hasher = Sha256::new();
-    // Sized to the file: a small file needs no 256 KiB buffer zeroed (in a
-    // batch of thousands of checks that zeroing cost more than the rest);
-    // one spare byte lets the first read see the end of the file.
+    thread_local! {
+        // One buffer for every file a thread hashes: a batch of thousands
+        // of small files allocates and zeroes it once.
+        static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    // Sized to the file (up to 256 KiB), with one spare byte so that the
+    // first read of a file that did not grow sees all of it.
     let len = usize::try_from(stat.size)
         .unwrap_or(usize::MAX)
         .saturating_add(1)
         .clamp(4096, 256 * 1024);
-    let mut buf = vec![0u8; len];
-    loop {
-        let n = match file.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        hasher.update(&buf[..n]);
-    }
-    Ok((hasher.finalize().into(), stat))
+    BUF.with_borrow_mut(|buf| {
+        if buf.len() < len {
+            buf.resize(len, 0);
+        }
+        let buf = &mut buf[..len];
+        let mut hasher = Sha256::new();
+        let mut total = 0u64;
+        loop {
+            let n = match file.read(buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            hasher.update(&buf[..n]);
+            total += n as u64;
+            // A first read that returned exactly the size the stat gave,
+            // short of the buffer, met the end of the file: no read
+            // more to find it. Anything else (grown, shrunk, a short
+            // read) reads on to the end.
+            if total == n as u64 && n < buf.len() && total == stat.size {
+                break;
+            }
+        }
+        Ok(hasher.finalize().into())
+    })
 }
 
 pub fn hash_bytes(bytes: &[u8]) -> Hash {

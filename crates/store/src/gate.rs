@@ -5,18 +5,19 @@
 //! does not exist may be created without a read. A file a reminder told of
 //! a change to is `modified` until the agent reads it again, even when the
 //! disk is back to what it read: the agent last heard of something else
-//! (see [`crate::remind`]). The messages keep Claude Code's wording where it
+//! (see [`crate::remind`]). Only the views the conversation still holds
+//! count ([`crate::held`]). The messages keep Claude Code's wording where it
 //! has one, so an agent trained on it knows what to do.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::error::{quote, Error, Result};
 use crate::events::Event;
 use crate::fingerprint::{self, Change, FileType, Fingerprint, Freshness, Stat};
 use crate::paths::{self, Resolved};
-use crate::store::{FileRecord, Store, ViewRecord};
-use crate::view::Kind;
+use crate::store::{FileRecord, Store, ViewRecord, LOOKUP_CHUNK};
+use crate::view::{Kind, Source};
 
 /// The gate's answer for one path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,6 +58,19 @@ impl Verdict {
 pub const MSG_NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
 pub const MSG_MODIFIED: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
 
+/// What change the gate is asked about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Want {
+    /// A targeted edit: any fresh view that is not processed.
+    Edit,
+    /// Replacing the whole file: a fresh `full` view.
+    Write,
+    /// Changing cells of a notebook by id (Claude Code's NotebookEdit): any
+    /// fresh view, a processed one (the cells it was shown, not its JSON)
+    /// included.
+    Cells,
+}
+
 /// The gate's answer, with what it was based on.
 #[derive(Clone, Debug)]
 pub struct Decision {
@@ -76,16 +90,29 @@ pub fn decide(
     path: &Path,
     write: bool,
 ) -> Result<Decision> {
+    let want = if write { Want::Write } else { Want::Edit };
+    decide_for(store, sid, cwd, path, want)
+}
+
+/// Decide whether `path` may be changed as `want` says.
+pub fn decide_for(
+    store: Option<&Store>,
+    sid: &str,
+    cwd: &Path,
+    path: &Path,
+    want: Want,
+) -> Result<Decision> {
     let mut gate = Gate::new(store, sid, cwd);
-    let d = gate.decide(path, write)?;
+    let d = gate.decide_for(path, want)?;
     gate.refresh();
     Ok(d)
 }
 
 /// The gate for a batch of paths (`fsview-check-edit -0 -` of thousands):
 /// what the paths share is done once. Directories are canonicalized once
-/// ([`paths::Resolver`]), the session's lookups run in one read snapshot,
-/// what reminders told is loaded once, and the fingerprints worth storing
+/// ([`paths::Resolver`]), the session's lookups run in one read snapshot
+/// and, through [`Gate::decide_all`], together; each recorded file is
+/// opened once; what reminders told is loaded once, and the fingerprints worth storing
 /// (a file's new identity, an aged stat) are stored together at the end,
 /// each only onto the record it was computed from, in the transaction
 /// that logs the batch's events ([`Gate::finish`]).
@@ -125,61 +152,227 @@ impl<'a> Gate<'a> {
 
     /// The gate's answer for `path`; see [`decide`].
     pub fn decide(&mut self, path: &Path, write: bool) -> Result<Decision> {
+        let want = if write { Want::Write } else { Want::Edit };
+        self.decide_for(path, want)
+    }
+
+    /// The gate's answer for `path`; see [`decide_for`].
+    pub fn decide_for(&mut self, path: &Path, want: Want) -> Result<Decision> {
+        self.decide_resolving(path, want, None)
+    }
+
+    /// [`Gate::decide_for`]; `absent` is a canonical path already known to
+    /// have no record of its own (a batch looked it up), so that lookup is
+    /// not made twice.
+    fn decide_resolving(
+        &mut self,
+        path: &Path,
+        want: Want,
+        absent: Option<&Path>,
+    ) -> Result<Decision> {
         let resolved = self.resolver.resolve(self.cwd, path)?;
+        regular_only(path, &resolved)?;
         let canonical = resolved.canonical().to_path_buf();
-        if let Resolved::Existing { meta, .. } = &resolved {
-            let ft = FileType::of(meta);
-            if ft != FileType::File {
-                return Err(Error::new(format!(
-                    "{} is {}; fsview-check-edit gates regular files only",
-                    quote(path),
-                    ft.describe()
-                )));
-            }
-        }
         let record = match self.store {
-            Some(s) => match s.file_by_path(self.sid, &canonical)? {
-                Some(r) => Some(r),
-                None => match &resolved {
-                    Resolved::Existing { meta, .. } => {
-                        s.file_by_inode(self.sid, &Stat::of(meta))?
-                    }
-                    Resolved::Missing { .. } => None,
+            Some(s) => match absent == Some(canonical.as_path()) {
+                true => None,
+                false => s.file_by_path(self.sid, &canonical)?,
+            }
+            .map_or_else(
+                || match &resolved {
+                    Resolved::Existing { meta, .. } => s.file_by_inode(self.sid, &Stat::of(meta)),
+                    Resolved::Missing { .. } => Ok(None),
                 },
-            },
+                |r| Ok(Some(r)),
+            )?,
             None => None,
         };
+        let all = match (&record, self.store) {
+            (Some(r), Some(s)) => s.views(r.id)?,
+            _ => Vec::new(),
+        };
+        let exists = matches!(resolved, Resolved::Existing { .. });
+        self.judge(
+            path,
+            want,
+            canonical,
+            exists,
+            record,
+            &all,
+            |fp, canonical| match &resolved {
+                Resolved::Existing { meta, .. } => fingerprint::freshness_with(canonical, fp, meta),
+                Resolved::Missing { .. } => Ok(Freshness::Stale(Change::Deleted)),
+            },
+        )
+    }
+
+    /// The gate's answers for many paths (`fsview-check-edit -0 -`), in
+    /// order, each the answer [`Gate::decide`] gives. What the batch shares
+    /// is done once: the records of its paths and their views are looked up
+    /// together (one pass over the session when the batch names at least
+    /// half of its files, else a few statements per [`LOOKUP_CHUNK`]
+    /// paths), and a path with a record of a regular file under its plain
+    /// canonical name is opened once ([`paths::open_plain`]) for both the
+    /// stat and the bytes that decide, on every core when there are many. Anything else (a link, a name that
+    /// is not plain, nothing there, not a regular file, a file never
+    /// viewed) goes the way of [`Gate::decide`].
+    pub fn decide_all(&mut self, jobs: &[(PathBuf, bool)]) -> Vec<Result<Decision>> {
+        let Some(store) = self.store else {
+            return jobs.iter().map(|(p, w)| self.decide(p, *w)).collect();
+        };
+        let plain: Vec<Option<PathBuf>> = jobs
+            .iter()
+            .map(|(p, _)| self.resolver.plain(self.cwd, p))
+            .collect();
+        let count = store.file_count(self.sid).ok();
+        let mut out = Vec::with_capacity(jobs.len());
+        if let Some(n) = count.filter(|n| jobs.len().saturating_mul(2) >= *n) {
+            match store.session_files_and_views(self.sid, n) {
+                Ok((records, views)) => self.decide_found(jobs, &plain, &records, &views, &mut out),
+                Err(_) => self.decide_each(jobs, &mut out),
+            }
+            return out;
+        }
+        for (jobs, plain) in jobs.chunks(LOOKUP_CHUNK).zip(plain.chunks(LOOKUP_CHUNK)) {
+            let names: Vec<&Path> = plain.iter().flatten().map(PathBuf::as_path).collect();
+            let found = store.files_by_paths(self.sid, &names).and_then(|records| {
+                let ids: Vec<i64> = records.values().map(|r| r.id).collect();
+                Ok((store.views_of(&ids)?, records))
+            });
+            match found {
+                Ok((views, records)) => self.decide_found(jobs, plain, &records, &views, &mut out),
+                Err(_) => self.decide_each(jobs, &mut out),
+            }
+        }
+        out
+    }
+
+    /// Each path on its own (a batched lookup failed: each path then gets
+    /// its own error, or its answer).
+    fn decide_each(&mut self, jobs: &[(PathBuf, bool)], out: &mut Vec<Result<Decision>>) {
+        out.extend(jobs.iter().map(|(p, w)| self.decide(p, *w)));
+    }
+
+    /// [`Gate::decide_all`] for `jobs` (with their plain canonical names),
+    /// `records` holding every record of those names and `views` every
+    /// view of those records.
+    fn decide_found(
+        &mut self,
+        jobs: &[(PathBuf, bool)],
+        plain: &[Option<PathBuf>],
+        records: &HashMap<std::ffi::OsString, FileRecord>,
+        views: &HashMap<i64, Vec<ViewRecord>>,
+        out: &mut Vec<Result<Decision>>,
+    ) {
+        // The recorded regular files, opened and checked first (over the
+        // cores when there are many): None where the path turned out to be
+        // something else, for the single path's way.
+        let found: Vec<Option<(&Path, &FileRecord)>> = plain
+            .iter()
+            .map(|p| {
+                let canonical = p.as_deref()?;
+                let record = records.get(canonical.as_os_str())?;
+                (record.fingerprint.stat.ftype == FileType::File).then_some((canonical, record))
+            })
+            .collect();
+        let todo: Vec<(&Path, &FileRecord)> = found.iter().flatten().copied().collect();
+        let mut checked = spread(&todo, |(canonical, record)| {
+            let taken_ns = fingerprint::now_ns();
+            match paths::open_plain(canonical) {
+                Ok((f, m)) if FileType::of(&m) == FileType::File => Some(
+                    fingerprint::freshness_of_open(canonical, &record.fingerprint, f, &m, taken_ns),
+                ),
+                // A link, nothing there, something else: as alone.
+                _ => None,
+            }
+        })
+        .into_iter();
+        for (((path, write), plain), found) in jobs.iter().zip(plain).zip(&found) {
+            let Some(canonical) = plain else {
+                out.push(self.decide(path, *write));
+                continue;
+            };
+            let Some((_, record)) = found else {
+                if records.contains_key(canonical.as_os_str()) {
+                    out.push(self.decide(path, *write));
+                } else {
+                    out.push(self.decide_resolving(path, want_of(*write), Some(canonical)));
+                }
+                continue;
+            };
+            let Some(fresh) = checked.next().flatten() else {
+                out.push(self.decide(path, *write));
+                continue;
+            };
+            let all = views.get(&record.id).map_or(&[][..], Vec::as_slice);
+            out.push(self.judge(
+                path,
+                want_of(*write),
+                canonical.clone(),
+                true,
+                Some((*record).clone()),
+                all,
+                |_, _| fresh,
+            ));
+        }
+    }
+
+    /// The verdict for `path` (canonically `canonical`, on disk when
+    /// `exists`) from its `record` and every view of it (`all`, oldest
+    /// first); `fresh` says whether the file still holds what a
+    /// fingerprint describes, asked only when the views leave it open.
+    #[allow(clippy::too_many_arguments)]
+    fn judge(
+        &mut self,
+        path: &Path,
+        want: Want,
+        canonical: PathBuf,
+        exists: bool,
+        record: Option<FileRecord>,
+        all: &[ViewRecord],
+        fresh: impl FnOnce(&Fingerprint, &Path) -> std::io::Result<Freshness>,
+    ) -> Result<Decision> {
         let Some(record) = record else {
-            let verdict = match resolved {
-                Resolved::Missing { .. } => Verdict::NewFile,
-                Resolved::Existing { .. } => Verdict::NotRead,
+            let verdict = if exists {
+                Verdict::NotRead
+            } else {
+                Verdict::NewFile
             };
             return Ok(decision(verdict, canonical, None));
         };
         let store = self.store.expect("a record comes from a store");
-        let views = store.views(record.id)?;
+        // Only what the conversation still holds counts (see
+        // crate::held): a view it dropped is history.
+        let views: Vec<&ViewRecord> = all.iter().filter(|v| v.held()).collect();
+        if views.is_empty() {
+            let mut d = decision(Verdict::NotRead, canonical, None);
+            if let Some((why, _)) = all.iter().rev().find_map(|v| v.released) {
+                d.message = format!(
+                    "{MSG_NOT_READ} (What it was shown of it is no longer in the conversation: {}.)",
+                    why.as_str()
+                );
+            }
+            return Ok(d);
+        }
         // A full view if there is one, else the latest partial one (views
         // come oldest first): it is what the agent last saw of the file.
+        // Cells are changed by id: the cells shown (a processed view) do.
         let best = views
             .iter()
             .rev()
             .find(|v| v.kind == Kind::Full)
             .or_else(|| views.iter().rev().find(|v| v.kind != Kind::Processed))
-            .cloned();
+            .or_else(|| views.last().filter(|_| want == Want::Cells))
+            .map(|v| (*v).clone());
         let Some(best) = best else {
-            let any = views.last().cloned();
+            let any = views.last().map(|v| (*v).clone());
             return Ok(decision(Verdict::ProcessedView, canonical, any));
         };
-        if write && best.kind != Kind::Full {
+        if want == Want::Write && best.kind != Kind::Full {
             return Ok(decision(Verdict::StartOnly, canonical, Some(best)));
         }
-        let fresh = match &resolved {
-            Resolved::Existing { meta, .. } => {
-                fingerprint::freshness_with(&canonical, &record.fingerprint, meta)
-            }
-            Resolved::Missing { .. } => Ok(Freshness::Stale(Change::Deleted)),
-        }
-        .map_err(|e| Error::io("check", path, &e))?;
+        let fresh =
+            fresh(&record.fingerprint, &canonical).map_err(|e| Error::io("check", path, &e))?;
         let verdict = match fresh {
             Freshness::Fresh { refreshed } => {
                 let told = self.is_told(store, record.id)?;
@@ -250,11 +443,64 @@ impl Drop for Gate<'_> {
     }
 }
 
+/// A batch's job: a whole-file write, else a targeted edit.
+fn want_of(write: bool) -> Want {
+    if write {
+        Want::Write
+    } else {
+        Want::Edit
+    }
+}
+
+/// Files a batch must open before it is spread over the cores: below this
+/// a thread's start costs more than it saves.
+const SPREAD_FROM: usize = 512;
+
+/// `f` of every item, in order; over the machine's cores when there are
+/// many items (each thread takes a contiguous share).
+fn spread<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores < 2 || items.len() < SPREAD_FROM {
+        return items.iter().map(&f).collect();
+    }
+    let share = items.len().div_ceil(cores.min(8));
+    std::thread::scope(|scope| {
+        let f = &f;
+        let parts: Vec<_> = items
+            .chunks(share)
+            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|h| h.join().expect("a check thread panicked"))
+            .collect()
+    })
+}
+
+/// The gate judges regular files only: anything else at the path is an
+/// error that says so.
+fn regular_only(path: &Path, resolved: &Resolved) -> Result<()> {
+    if let Resolved::Existing { meta, .. } = resolved {
+        let ft = FileType::of(meta);
+        if ft != FileType::File {
+            return Err(Error::new(format!(
+                "{} is {}; fsview-check-edit gates regular files only",
+                quote(path),
+                ft.describe()
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn decision(verdict: Verdict, canonical: PathBuf, view: Option<ViewRecord>) -> Decision {
     let message = match verdict {
         Verdict::Ok => "The file may be changed.".to_string(),
         Verdict::NewFile => "File does not exist; creating it needs no read.".to_string(),
         Verdict::NotRead => MSG_NOT_READ.to_string(),
+        // A tool that renders what it reads (a notebook as its cells, lines
+        // it shortened), or injected context.
+        Verdict::ProcessedView if view.as_ref().is_some_and(|v| v.source == Source::Read) => "File has only been shown processed (as its tool rendered it, such as a notebook's cells), not as it is on disk. Change only what was shown (a notebook cell by cell), or read all of its text before writing to it.".to_string(),
         Verdict::ProcessedView => "File has only been shown processed (as injected context), not as it is on disk. Read it first before writing to it.".to_string(),
         Verdict::StartOnly => {
             let part = match &view {

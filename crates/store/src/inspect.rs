@@ -21,7 +21,7 @@ use crate::fingerprint::{self, Hash};
 use crate::remind::{store_told, told_row, Told, TOLD_COLUMNS};
 use crate::store::{
     blob_hash, evict, file_row, line_number, path_bytes, view_row, FileRecord, Store, ViewRecord,
-    FILE_COLUMNS,
+    FILE_COLUMNS, VIEW_COLUMNS,
 };
 
 /// The tool name fsview-session's own events are logged under.
@@ -183,6 +183,24 @@ impl Store {
         self.read(|conn| exists(conn, sid))
     }
 
+    /// What to tell the user of a session `sid` the file does not hold
+    /// while it holds others ("no session \"agnt-7\" in FILE; nearest:
+    /// ..."): a mistyped --sid would otherwise pass for a session with no
+    /// views. `None` when it holds `sid`, or no session at all.
+    pub fn unknown_session(&self, sid: &str) -> Result<Option<String>> {
+        let path = self.path().to_path_buf();
+        self.read(|conn| {
+            let any: bool = conn
+                .query_row("SELECT 1 FROM sessions LIMIT 1", [], |_| Ok(()))
+                .optional()?
+                .is_some();
+            Ok(match any && !exists(conn, sid)? {
+                false => None,
+                true => Some(missing(conn, &path, sid)?.message().to_string()),
+            })
+        })
+    }
+
     /// Ok when the file holds session `sid`; else the error that names the
     /// nearest ids it does hold.
     pub fn require_session(&self, sid: &str) -> Result<()> {
@@ -240,7 +258,7 @@ impl Store {
                 "INSERT INTO sessions(sid, created_ns, parent) VALUES(?1, ?2, ?3)",
                 params![to, now, from],
             )?;
-            let n = copy_session(conn, from, to)?;
+            let n = copy_session(conn, from, to, &[])?;
             let detail = format!("from {}", quote_id(from));
             let e = Event::new(SESSION_TOOL, "fork").detail(Some(&detail));
             log_in(conn, to, now, &e)?;
@@ -383,22 +401,42 @@ pub(crate) fn exists(conn: &Connection, sid: &str) -> rusqlite::Result<bool> {
 
 /// Copy session `from`'s views (kept texts shared by hash), memoized
 /// context and loaded instruction files into session `to`, whose row
-/// exists and holds nothing yet.
-pub(crate) fn copy_session(conn: &Connection, from: &str, to: &str) -> rusqlite::Result<Counts> {
-    let files = conn.execute(
+/// exists and holds nothing yet. A view `from` no longer held is copied as
+/// such; how far `from`'s transcript was read is not copied (`to` reads
+/// its own).
+pub(crate) fn copy_session(
+    conn: &Connection,
+    from: &str,
+    to: &str,
+    unseen: &[String],
+) -> rusqlite::Result<Counts> {
+    let mut files = conn.execute(
         "INSERT INTO files(sid, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns)
          SELECT ?2, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns
          FROM files WHERE sid=?1 ORDER BY id",
         params![from, to],
     )?;
-    let views = conn.execute(
-        "INSERT INTO views(file_id, kind, line_offset, line_count, source, total_lines, shown_hash, text_hash, viewed_ns, copied)
-         SELECT nf.id, v.kind, v.line_offset, v.line_count, v.source, v.total_lines, v.shown_hash, v.text_hash, v.viewed_ns, 1
+    let mut views = conn.execute(
+        "INSERT INTO views(file_id, kind, line_offset, line_count, source, total_lines, shown_hash, text_hash, viewed_ns, copied, origin, released, released_ns)
+         SELECT nf.id, v.kind, v.line_offset, v.line_count, v.source, v.total_lines, v.shown_hash, v.text_hash, v.viewed_ns, 1, v.origin, v.released, v.released_ns
          FROM files f JOIN views v ON v.file_id = f.id
          JOIN files nf ON nf.sid = ?2 AND nf.path = f.path
          WHERE f.sid = ?1",
         params![from, to],
     )?;
+    if !unseen.is_empty() {
+        // Views `to` never saw, and then the files left with no view.
+        for origin in unseen {
+            views -= conn.execute(
+                "DELETE FROM views WHERE origin = ?2 AND file_id IN (SELECT id FROM files WHERE sid = ?1)",
+                params![to, origin],
+            )?;
+        }
+        files -= conn.execute(
+            "DELETE FROM files WHERE sid = ?1 AND id NOT IN (SELECT file_id FROM views)",
+            [to],
+        )?;
+    }
     let context = conn.execute(
         "INSERT INTO context(sid, part, body, built_ns, meta)
          SELECT ?2, part, body, built_ns, meta FROM context WHERE sid=?1",
@@ -427,6 +465,7 @@ fn delete_session(conn: &Connection, sid: &str) -> rusqlite::Result<Counts> {
     let context = conn.execute("DELETE FROM context WHERE sid=?1", [sid])?;
     let nested = conn.execute("DELETE FROM nested WHERE sid=?1", [sid])?;
     let events = conn.execute("DELETE FROM events WHERE sid=?1", [sid])?;
+    conn.execute("DELETE FROM transcripts WHERE sid=?1", [sid])?;
     conn.execute("DELETE FROM sessions WHERE sid=?1", [sid])?;
     Ok(Counts {
         files,
@@ -482,10 +521,9 @@ fn dump(conn: &Connection, sid: &str) -> rusqlite::Result<Option<Dump>> {
         let mut fstmt = conn.prepare(&format!(
             "SELECT {FILE_COLUMNS} FROM files WHERE sid=?1 ORDER BY viewed_ns, id"
         ))?;
-        let mut vstmt = conn.prepare(
-            "SELECT kind, source, line_offset, line_count, total_lines, shown_hash, text_hash, viewed_ns
-             FROM views WHERE file_id=?1 ORDER BY viewed_ns, kind, line_offset, line_count",
-        )?;
+        let mut vstmt = conn.prepare(&format!(
+            "SELECT {VIEW_COLUMNS} FROM views WHERE file_id=?1 ORDER BY viewed_ns, kind, line_offset, line_count"
+        ))?;
         let mut tstmt =
             conn.prepare(&format!("SELECT {TOLD_COLUMNS} FROM told WHERE file_id=?1"))?;
         let records: Vec<FileRecord> = fstmt
@@ -585,8 +623,8 @@ fn load(conn: &Connection, d: &Dump, sid: &str, budget: i64) -> rusqlite::Result
             // second recording of it would. Marked copied: the importing
             // conversation never saw their text.
             conn.prepare_cached(
-                "INSERT OR REPLACE INTO views(file_id, kind, line_offset, line_count, source, total_lines, shown_hash, text_hash, viewed_ns, copied)
-                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1)",
+                "INSERT OR REPLACE INTO views(file_id, kind, line_offset, line_count, source, total_lines, shown_hash, text_hash, viewed_ns, copied, origin, released, released_ns)
+                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?11, ?12)",
             )?
             .execute(params![
                 id,
@@ -597,7 +635,10 @@ fn load(conn: &Connection, d: &Dump, sid: &str, budget: i64) -> rusqlite::Result
                 v.total_lines.map(line_number),
                 &v.shown_hash[..],
                 v.text_hash.as_ref().map(|h| &h[..]),
-                v.viewed_ns
+                v.viewed_ns,
+                v.origin,
+                v.released.map(|(why, _)| why.as_str()),
+                v.released.map(|(_, at)| at)
             ])?;
             n.views += 1;
         }

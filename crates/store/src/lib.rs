@@ -5,7 +5,9 @@
 //! ([`location`]), the SQLite file itself ([`store`]), a file's fingerprint
 //! and freshness ([`fingerprint`]), reading a file as an agent's Read tool
 //! shows it ([`show`]), the edit gate ([`gate`]) and the report of files that
-//! changed since they were seen ([`changes`]), what reminders told the
+//! changed since they were seen ([`changes`]), what the conversation still
+//! holds of what it was shown ([`held`]) and how far each agent's own
+//! transcript was read ([`transcripts`]), what reminders told the
 //! agent of those changes ([`remind`]), the session's event log
 //! ([`events`]), what `fsview-session` does to whole sessions
 //! ([`inspect`]), the export document that moves a session to another
@@ -14,20 +16,24 @@
 
 pub mod agents;
 pub mod changes;
+pub mod encoding;
 pub mod error;
 pub mod events;
 pub mod export;
 pub mod fingerprint;
 pub mod gate;
+pub mod held;
 pub mod inspect;
 pub mod location;
 pub mod memo;
 pub mod paths;
-mod pause;
+#[doc(hidden)]
+pub mod pause;
 pub mod remind;
 mod scan;
 pub mod show;
 pub mod store;
+pub mod transcripts;
 pub mod view;
 
 pub use error::{Error, Result};

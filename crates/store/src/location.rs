@@ -102,19 +102,34 @@ fn env_path(name: &str) -> Option<OsString> {
 }
 
 /// The git directory of the work tree holding `cwd`, found as git finds it:
-/// a `.git` directory, or a `.git` file saying `gitdir: PATH`.
+/// a `.git` directory, or a `.git` file saying `gitdir: PATH`, that holds a
+/// `HEAD` (git walks past a stray empty `.git`, and so does fsview, rather
+/// than put the session file in it).
 fn find_git_dir(cwd: &Path) -> Option<PathBuf> {
+    find_work_tree(cwd).map(|(_, git_dir)| git_dir)
+}
+
+/// The top of the git work tree holding `cwd` (the folder whose `.git`
+/// [`find_git_dir`] takes), or `None` outside one.
+pub fn work_tree_top(cwd: &Path) -> Option<PathBuf> {
+    find_work_tree(cwd).map(|(top, _)| top)
+}
+
+/// The top of the work tree holding `cwd` and its git directory.
+fn find_work_tree(cwd: &Path) -> Option<(PathBuf, PathBuf)> {
     let mut dir = Some(cwd);
     while let Some(d) = dir {
         let dot_git = d.join(".git");
         if let Ok(meta) = std::fs::metadata(&dot_git) {
-            if meta.is_dir() {
-                return Some(dot_git);
-            }
-            if let Ok(s) = std::fs::read_to_string(&dot_git) {
-                if let Some(rest) = s.strip_prefix("gitdir:") {
-                    return Some(d.join(rest.trim()));
-                }
+            let git_dir = if meta.is_dir() {
+                Some(dot_git)
+            } else {
+                std::fs::read_to_string(&dot_git)
+                    .ok()
+                    .and_then(|s| s.strip_prefix("gitdir:").map(|rest| d.join(rest.trim())))
+            };
+            if let Some(g) = git_dir.filter(|g| g.join("HEAD").is_file()) {
+                return Some((d.to_path_buf(), g));
             }
         }
         dir = d.parent();
@@ -131,6 +146,8 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let main = t.path().join("repo/.git");
         std::fs::create_dir_all(main.join("worktrees/wt")).unwrap();
+        std::fs::write(main.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(main.join("worktrees/wt/HEAD"), "ref: refs/heads/wt\n").unwrap();
         std::fs::write(main.join("worktrees/wt/commondir"), "../..\n").unwrap();
         let wt = t.path().join("wt");
         std::fs::create_dir_all(wt.join("sub")).unwrap();
@@ -146,5 +163,23 @@ mod tests {
             std::fs::canonicalize(got.join(common.trim())).unwrap(),
             std::fs::canonicalize(&main).unwrap()
         );
+    }
+
+    #[test]
+    fn walks_past_a_git_dir_without_head() {
+        let t = tempfile::tempdir().unwrap();
+        let repo = t.path().join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::write(repo.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        // A stray, empty `.git` between the work tree's top and cwd.
+        let inner = repo.join("sub");
+        std::fs::create_dir_all(inner.join(".git")).unwrap();
+        std::fs::create_dir_all(inner.join("deeper")).unwrap();
+        assert_eq!(find_git_dir(&inner.join("deeper")), Some(repo.join(".git")));
+        assert_eq!(work_tree_top(&inner.join("deeper")), Some(repo.clone()));
+        // Nothing but stray ones: no git directory at all.
+        let lone = t.path().join("lone");
+        std::fs::create_dir_all(lone.join(".git")).unwrap();
+        assert_eq!(find_git_dir(&lone), None);
     }
 }

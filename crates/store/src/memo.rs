@@ -507,6 +507,7 @@ mod tests {
             total_lines: Some(1),
             shown: b"x\n",
             keep_text: true,
+            origin: None,
         };
         let views = [v];
         let b = Build {

@@ -97,6 +97,22 @@ impl Resolver {
     }
 
     fn quick(&mut self, cwd: &Path, path: &Path) -> Option<Resolved> {
+        let canonical = self.plain(cwd, path)?;
+        let meta = std::fs::symlink_metadata(&canonical).ok()?;
+        if meta.file_type().is_symlink() {
+            return None;
+        }
+        Some(Resolved::Existing { canonical, meta })
+    }
+
+    /// The canonical path `path` has if its last component is no symbolic
+    /// link: its directory's canonical path (canonicalized once per
+    /// directory) joined with its plain last name; no system call on the
+    /// file itself. `None` for a name that is not plain (`.`, `..`, a
+    /// trailing `/`) or a directory that cannot be resolved. Whether the
+    /// last name is a link is for the caller to find out
+    /// ([`open_plain`] refuses one).
+    pub fn plain(&mut self, cwd: &Path, path: &Path) -> Option<PathBuf> {
         use std::os::unix::ffi::OsStrExt;
         let bytes = path.as_os_str().as_bytes();
         // "a/" and "a/." must name a directory: leave them to resolve().
@@ -113,13 +129,27 @@ impl Resolver {
             .entry(dir.to_path_buf())
             .or_insert_with(|| std::fs::canonicalize(dir).ok())
             .as_ref()?;
-        let canonical = canonical_dir.join(name);
-        let meta = std::fs::symlink_metadata(&canonical).ok()?;
-        if meta.file_type().is_symlink() {
-            return None;
-        }
-        Some(Resolved::Existing { canonical, meta })
+        Some(canonical_dir.join(name))
     }
+}
+
+/// Open the file at `canonical` (a path [`Resolver::plain`] gave) for
+/// reading, never following a final symbolic link and never blocking, and
+/// take its `fstat`: one open for both the stat a check decides by and the
+/// bytes it hashes. A link at the path is an error (`ELOOP`): resolve it
+/// with [`resolve`] instead. Opening comes before knowing what is there:
+/// the gate does it only where the session recorded a regular file, so
+/// only a device node put in a read file's place (which takes `mknod`)
+/// would be opened, never read (its type sends the gate the single path's
+/// way).
+pub fn open_plain(canonical: &Path) -> std::io::Result<(std::fs::File, Metadata)> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW)
+        .open(canonical)?;
+    let meta = file.metadata()?;
+    Ok((file, meta))
 }
 
 /// The canonical path a missing file would have: its deepest existing

@@ -5,8 +5,9 @@
 //! by stopping one of them at a named point, not by luck. With
 //! `FSVIEW_TEST_PAUSE=POINT:DIR` in its environment, a debug build that
 //! reaches `POINT` creates `DIR/POINT.waiting` and waits (up to a minute)
-//! until `DIR/POINT.go` exists. Release builds compile the points away and
-//! never read the variable.
+//! until `DIR/POINT.go` exists. Several points, comma-separated
+//! (`exchange,undo:DIR`), pause at each in turn. Release builds compile the
+//! points away and never read the variable.
 
 /// Pause here when a test asks for it (see the module documentation).
 #[cfg(debug_assertions)]
@@ -16,10 +17,10 @@ pub fn point(name: &str) {
     let Ok(spec) = std::env::var("FSVIEW_TEST_PAUSE") else {
         return;
     };
-    let Some((point, dir)) = spec.split_once(':') else {
+    let Some((points, dir)) = spec.split_once(':') else {
         return;
     };
-    if point != name {
+    if !points.split(',').any(|p| p == name) {
         return;
     }
     let dir = Path::new(dir);

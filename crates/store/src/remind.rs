@@ -17,6 +17,18 @@
 //!   be what is there; `fsview-check-edit --changed` lists it likewise;
 //! - a read of the file (any view but a processed one) clears what was told.
 //!
+//! A reminder can also move the view instead of leaving it stale: when its
+//! diff is the whole change from the whole text the agent holds (a `full`
+//! view it still holds, never told of since) to the file's text now, and
+//! reaches the model unaltered ([`Reminder::whole`], which a caller clears
+//! when it alters or leaves out the diff), the agent holds the new text as
+//! surely as if it had read it. [`record`] then records that text as a
+//! `full` view (source `read`, logged as `told`) instead of what was told:
+//! the next edit needs no re-read. Anything less (a diff cut by the caps, a
+//! range or start view, a change told before and not read since, a text
+//! that is not plain UTF-8 with `\n` line ends) leaves the view stale as
+//! before.
+//!
 //! Recording is conditional like a refresh ([`crate::Store::refresh`]): a
 //! told state lands only on the file record it was computed from, never on
 //! a newer view recorded meanwhile, nor on a reused row.
@@ -36,7 +48,8 @@ use crate::changes::{self, Described, Limits, Now};
 use crate::error::{quote, Result};
 use crate::events::{log_in, Event};
 use crate::fingerprint::{self, Change, FileType, Fingerprint, Freshness, Hash, Stat};
-use crate::store::{blob_hash, keep_text, still_current, FileRecord, Store};
+use crate::store::{blob_hash, keep_text, record_in, still_current, FileRecord, NewView, Store};
+use crate::view::{Kind, Source};
 
 /// The first line of a reminder's text.
 pub const HEADER: &str = "These files changed since you last saw them:";
@@ -107,6 +120,11 @@ pub struct Reminder {
     pub truncated: usize,
     /// Why there is no diff, when there is none.
     pub note: Option<String>,
+    /// The diff is the whole change from the whole text the agent holds to
+    /// the file's text now: told unaltered, it moves the view to that text
+    /// (see the module documentation). Clear it when the diff does not
+    /// reach the model exactly as it is.
+    pub whole: bool,
     /// The state being told, to record.
     told: Told,
     /// The file's text now, to keep for the next diff.
@@ -153,10 +171,74 @@ pub fn remind(
 /// The files of session `sid` with news for the agent: changed since its
 /// last view and never told, or moved away from what it was last told.
 pub fn select(store: &Store, sid: &str, cwd: &Path, limits: Limits) -> Result<Vec<Reminder>> {
+    select_among(store, sid, cwd, limits, store.files(sid)?)
+}
+
+/// How many of a session's most recently viewed files
+/// [`select_stat_moved`] looks at: a call's cost stays flat however long
+/// the session grows.
+pub const STAT_MOVED_FILES: usize = 256;
+
+/// [`select`] among the [`STAT_MOVED_FILES`] most recently viewed files
+/// whose stat moved from their record's (any write moves the ctime; a
+/// deletion or a new file object shows too): what to tell after every tool
+/// call, where [`select`]'s close look at every file (a hash of each small
+/// one) would cost each call as much as a prompt. A change no stat shows
+/// (a write through a shared mapping), or to a file viewed long ago, waits
+/// for the next prompt's reminder or the gate, which decide by content.
+pub fn select_stat_moved(
+    store: &Store,
+    sid: &str,
+    cwd: &Path,
+    limits: Limits,
+) -> Result<Vec<Reminder>> {
+    let mut records: Vec<FileRecord> = store
+        .recent_files(sid, STAT_MOVED_FILES)?
+        .into_iter()
+        .filter(stat_moved)
+        .collect();
+    // Told in the order a prompt tells them: oldest view first.
+    records.reverse();
+    select_among(store, sid, cwd, limits, records)
+}
+
+/// Whether the file at `record`'s path is no longer the file object, with
+/// the size and times, its record holds.
+fn stat_moved(record: &FileRecord) -> bool {
+    let was = &record.fingerprint.stat;
+    match std::fs::symlink_metadata(&record.path) {
+        Ok(m) => {
+            let now = Stat::of(&m);
+            !(now.ftype == was.ftype && now.same_identity(was) && now.same_times(was))
+        }
+        Err(_) => true,
+    }
+}
+
+/// [`select`] for the one file at canonical `path`: what would be told of
+/// it (nothing when it has no news or no record).
+pub fn select_file(
+    store: &Store,
+    sid: &str,
+    cwd: &Path,
+    limits: Limits,
+    path: &Path,
+) -> Result<Vec<Reminder>> {
+    let records = store.file_by_path(sid, path)?.into_iter().collect();
+    select_among(store, sid, cwd, limits, records)
+}
+
+fn select_among(
+    store: &Store,
+    sid: &str,
+    cwd: &Path,
+    limits: Limits,
+    records: Vec<FileRecord>,
+) -> Result<Vec<Reminder>> {
     let told = store.told_all(sid)?;
     let mut budget = limits.total;
     let mut out = Vec::new();
-    for mut record in store.files(sid)? {
+    for mut record in records {
         let prior = told.get(&record.id);
         if prior.is_some_and(|t| !t.moved(&record.path)) {
             continue; // already told, and still so
@@ -187,12 +269,21 @@ pub fn select(store: &Store, sid: &str, cwd: &Path, limits: Limits) -> Result<Ve
             limits.per_file,
             &mut budget,
         )?;
+        let whole = prior.is_none()
+            && d.truncated == 0
+            && d.note.is_none()
+            && d.diff.is_some()
+            && matches!(change, Change::Content | Change::Replaced)
+            && now.told.hash.is_some()
+            && now.bytes.as_deref().is_some_and(plain_text)
+            && holds_whole_text(store, &record)?;
         out.push(Reminder {
             record,
             change,
             diff: d.diff,
             truncated: d.truncated,
             note: d.note,
+            whole,
             told: Told { change, ..now.told },
             text: now.bytes,
         });
@@ -200,16 +291,64 @@ pub fn select(store: &Store, sid: &str, cwd: &Path, limits: Limits) -> Result<Ve
     Ok(out)
 }
 
+/// Text a diff shows exactly: UTF-8 with `\n` line ends (a tool that
+/// decodes `\r\n` would show other lines than the diff's).
+fn plain_text(bytes: &[u8]) -> bool {
+    !bytes.contains(&b'\r') && std::str::from_utf8(bytes).is_ok()
+}
+
+/// Whether the diff of `record` starts from a `full` view the agent still
+/// holds, with its text kept (what [`changes::describe`] diffs from): the
+/// very text it was shown (even where that was not the disk's by then), so
+/// that text with the whole diff applied is the file's text now.
+fn holds_whole_text(store: &Store, record: &FileRecord) -> Result<bool> {
+    let views = store.views(record.id)?;
+    Ok(changes::best_kept(&views).is_some_and(|v| v.kind == Kind::Full && v.held()))
+}
+
 /// Record in one transaction that `reminders` were told to session `sid`,
 /// with a `remind` event each (logged under `tool`). A told state lands only
-/// on the very record it was computed from (see the module documentation).
-pub fn record(store: &Store, sid: &str, tool: &str, reminders: &[Reminder]) -> Result<()> {
+/// on the very record it was computed from (see the module documentation);
+/// a [`Reminder::whole`] one records the file's text as a `full` view
+/// instead. Returns how many views moved so.
+pub fn record(store: &Store, sid: &str, tool: &str, reminders: &[Reminder]) -> Result<usize> {
     let budget = store.text_budget()?;
     let summaries: Vec<String> = reminders.iter().map(Reminder::summary).collect();
     crate::pause::point("told");
     store.write(|conn| {
         let now = fingerprint::now_ns();
+        let mut moved = 0;
         for (r, summary) in reminders.iter().zip(&summaries) {
+            if still_current(conn, sid, &r.record)? && r.whole {
+                if let (Some(text), Some(_)) = (&r.text, r.told.hash) {
+                    let fp = Fingerprint {
+                        stat: r.told.stat.expect("a whole reminder is of a regular file"),
+                        taken_ns: r.told.taken_ns,
+                        hash: r.told.hash,
+                    };
+                    let lines = crate::show::count_lines(text);
+                    let view = NewView {
+                        path: &r.record.path,
+                        fingerprint: &fp,
+                        kind: Kind::Full,
+                        source: Source::Read,
+                        offset: 1,
+                        lines,
+                        total_lines: Some(lines),
+                        shown: text,
+                        keep_text: true,
+                        origin: None,
+                    };
+                    record_in(conn, sid, &view, now, budget)?;
+                    moved += 1;
+                    let e = Event::new(tool, TOLD_ACTION)
+                        .path(&r.record.path)
+                        .verdict(r.change.as_str())
+                        .detail(Some(summary));
+                    log_in(conn, sid, now, &e)?;
+                    continue;
+                }
+            }
             if still_current(conn, sid, &r.record)? {
                 let text_hash = match (&r.text, r.told.hash) {
                     (Some(text), Some(hash)) if (text.len() as i64) <= budget => {
@@ -226,9 +365,12 @@ pub fn record(store: &Store, sid: &str, tool: &str, reminders: &[Reminder]) -> R
                 .detail(Some(summary));
             log_in(conn, sid, now, &e)?;
         }
-        Ok(())
+        Ok(moved)
     })
 }
+
+/// The action logged when a told change moved a view (see [`record`]).
+pub const TOLD_ACTION: &str = "told";
 
 /// The reminder's text: one line per file (`PATH: modified (CHANGE)`, with
 /// a note when there is no diff) and its diff, under [`HEADER`].
@@ -319,7 +461,7 @@ fn capture(path: &Path) -> Captured {
     match hash_keeping(file, changes::MAX_DIFF_FILE) {
         Ok((hash, bytes)) => Captured {
             told: told(Some(stat), Some(hash)),
-            bytes,
+            bytes: bytes.map(crate::encoding::as_shown),
             missing: Now::TooLarge,
         },
         Err(_) => Captured {

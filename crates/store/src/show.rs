@@ -16,6 +16,7 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
+use crate::encoding::{self, Encoding};
 use crate::fingerprint::{self, FileType, Fingerprint, Stat};
 use crate::view::Kind;
 
@@ -243,17 +244,79 @@ pub fn read(path: &Path, req: &Request) -> Result<Shown, ReadError> {
     if stat.ftype != FileType::File {
         return Err(ReadError::NotAFile(stat.ftype));
     }
+    if let Some(enc) = utf16(&file)? {
+        return read_utf16(file, enc, req, &stat, taken_ns);
+    }
     // A huge file whose stat can stand in for its content is fingerprinted
     // by that stat alone when not read to the end: a range deep inside it
     // skips hashing what passes by. A read from the start hashes as it goes,
-    // so one that reaches the end carries the hash of every byte.
-    let stat_only = fingerprint::stat_may_stand_in(&file, &stat, taken_ns);
+    // so one that reaches the end carries the hash of every byte. A read
+    // from the start of a file written a moment ago reads on to the end
+    // and hashes it all: its racy stat could never prove it fresh, so the
+    // agent could not edit a file just made, or just written and read back,
+    // until the stat aged.
     let from_start = req.offset.unwrap_or(1) <= 1;
+    let stat_only = fingerprint::stat_may_stand_in(&file, &stat, taken_ns)
+        && !(from_start && fingerprint::being_written(&stat, taken_ns));
     let mut reader = Reader::new(file, from_start || !stat_only, stat.size);
     let shown = if req.is_range() {
         read_range(&mut reader, req, &stat, taken_ns, stat_only)?
     } else {
         read_whole(&mut reader, req, &stat, taken_ns, stat_only)?
+    };
+    Ok(shown)
+}
+
+/// The encoding of a file that starts with a UTF-16 byte-order mark.
+fn utf16(file: &File) -> io::Result<Option<Encoding>> {
+    use std::os::unix::fs::FileExt;
+    let mut head = [0u8; 4];
+    let mut got = 0;
+    while got < head.len() {
+        match file.read_at(&mut head[got..], got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(match encoding::sniff(&head[..got]) {
+        Ok(e @ Encoding::Utf16 { .. }) => Some(e),
+        _ => None,
+    })
+}
+
+/// A UTF-16 file (with a BOM): read whole and hashed as it is on disk,
+/// shown as its text in UTF-8, as the agent's Read tools show it; lines,
+/// ranges and the cap count in that text. A BOM followed by what is not
+/// UTF-16 is binary.
+fn read_utf16(
+    mut file: File,
+    enc: Encoding,
+    req: &Request,
+    stat: &Stat,
+    taken_ns: i64,
+) -> Result<Shown, ReadError> {
+    let mut raw = Vec::with_capacity(stat.size as usize + 1);
+    file.read_to_end(&mut raw)?;
+    let hash = fingerprint::hash_bytes(&raw);
+    let text = match encoding::decode(&raw) {
+        Ok((e, text)) if e == enc => text.into_owned(),
+        _ => return Err(ReadError::Binary),
+    };
+    drop(raw);
+    let mut as_text = *stat;
+    as_text.size = text.len() as u64;
+    let mut reader = Reader::over(text);
+    let mut shown = if req.is_range() {
+        read_range(&mut reader, req, &as_text, taken_ns, false)?
+    } else {
+        read_whole(&mut reader, req, &as_text, taken_ns, false)?
+    };
+    shown.fingerprint = Fingerprint {
+        stat: *stat,
+        taken_ns,
+        hash: Some(hash),
     };
     Ok(shown)
 }
@@ -343,7 +406,7 @@ pub fn same_text(a: &[u8], b: &[u8]) -> bool {
 
 /// A chunked reader that hashes what passes through it and counts lines.
 struct Reader {
-    file: File,
+    file: Box<dyn Read>,
     /// The chunk buffer, allocated on first use (a whole read of a file
     /// under the cap reads straight into what it keeps, [`Reader::read_into`]).
     buf: Vec<u8>,
@@ -359,12 +422,24 @@ impl Reader {
         self.hasher.take().map(|h| h.finalize().into())
     }
 
+    /// A reader of text already in memory (decoded), hashing nothing.
+    fn over(text: Vec<u8>) -> Reader {
+        let len = (text.len() + 1).clamp(4096, CHUNK);
+        Reader {
+            file: Box::new(io::Cursor::new(text)),
+            buf: Vec::new(),
+            len,
+            hasher: None,
+            sniffed: 0,
+        }
+    }
+
     fn new(file: File, hash: bool, size: u64) -> Reader {
         // A small file needs no 256 KiB buffer (nor its page faults); one
         // spare byte lets the first read see the end of the file.
         let len = (size as usize + 1).clamp(4096, CHUNK);
         Reader {
-            file,
+            file: Box::new(file),
             buf: Vec::new(),
             len,
             hasher: hash.then(Sha256::new),

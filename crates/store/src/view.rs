@@ -1,4 +1,5 @@
-//! The words of a view: its kind and its source.
+//! The words of a view: its kind, its source, and why the conversation no
+//! longer holds it.
 //!
 //! These strings are part of the contract (`--json` output, the session
 //! file), so they are spelled in one place.
@@ -66,6 +67,36 @@ impl Source {
             "write" => Source::Write,
             "inject" => Source::Inject,
             "import" => Source::Import,
+            _ => return None,
+        })
+    }
+}
+
+/// Why the conversation no longer holds a view: it was shown, and then
+/// dropped from what the model has. The view stays for history and change
+/// reports, but lets no change through and is never "unchanged".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Released {
+    /// The conversation was compacted into a summary, and the message that
+    /// showed it was not kept.
+    Compaction,
+    /// The conversation was rewound to an earlier message: the one that
+    /// showed it is no longer on the live branch.
+    Rewind,
+}
+
+impl Released {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Released::Compaction => "compaction",
+            Released::Rewind => "rewind",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Released> {
+        Some(match s {
+            "compaction" => Released::Compaction,
+            "rewind" => Released::Rewind,
             _ => return None,
         })
     }
