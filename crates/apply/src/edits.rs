@@ -94,11 +94,131 @@ pub const MSG_SAME: &str = "No changes to make: old_string and new_string are ex
 pub const MSG_UNCHANGED: &str = "Original and edited file match exactly. Failed to apply edit.";
 pub const MSG_EXISTS: &str = "Cannot create new file - file already exists.";
 
+/// Whose words a refusal is said in. The model keeps Claude Code's
+/// messages, which name its Edit tool's arguments; the command line says
+/// its own, naming what its user typed, on one line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Voice {
+    /// Claude Code's words (fsview-mcp's tools).
+    #[default]
+    Model,
+    /// `--old`, `--new`, `--all` (fsview-edit's flags).
+    Flags,
+    /// `old_string`, `new_string`, `"replace_all": true` (JSON Lines
+    /// requests on the command line).
+    Requests,
+}
+
+impl Voice {
+    /// The command line's voice: JSON requests' names with `--requests`,
+    /// else the flags'.
+    pub fn command_line(requests: bool) -> Voice {
+        if requests {
+            Voice::Requests
+        } else {
+            Voice::Flags
+        }
+    }
+
+    fn old(self) -> &'static str {
+        match self {
+            Voice::Flags => "--old",
+            Voice::Model | Voice::Requests => "old_string",
+        }
+    }
+
+    fn new(self) -> &'static str {
+        match self {
+            Voice::Flags => "--new",
+            Voice::Model | Voice::Requests => "new_string",
+        }
+    }
+
+    fn all(self) -> &'static str {
+        match self {
+            Voice::Flags => "--all",
+            Voice::Model | Voice::Requests => "\"replace_all\": true",
+        }
+    }
+
+    /// `s` quoted on one line, cut past 80 characters.
+    fn quoted(s: &str) -> String {
+        let cut: String = s.chars().take(80).collect();
+        if cut.len() < s.len() {
+            format!("{:?}...", cut)
+        } else {
+            format!("{s:?}")
+        }
+    }
+
+    fn not_found(self, old: &str) -> String {
+        match self {
+            Voice::Model => format!("String to replace not found in file.\nString: {old}"),
+            v => format!("{} is not in the file: {}", v.old(), Voice::quoted(old)),
+        }
+    }
+
+    fn ambiguous(self, n: usize, old: &str) -> String {
+        match self {
+            Voice::Model => format!(
+                "Found {n} matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: {old}"
+            ),
+            v => format!(
+                "{} occurs {n} times in the file: {}; give {} to replace each, or more of the text around the one to replace",
+                v.old(),
+                Voice::quoted(old),
+                v.all()
+            ),
+        }
+    }
+
+    fn same(self) -> String {
+        match self {
+            Voice::Model => MSG_SAME.to_string(),
+            v => format!(
+                "{} and {} are the same: nothing to change",
+                v.old(),
+                v.new()
+            ),
+        }
+    }
+
+    fn unchanged(self) -> String {
+        match self {
+            Voice::Model => MSG_UNCHANGED.to_string(),
+            _ => "the edits leave the file as it was: nothing to change".to_string(),
+        }
+    }
+
+    fn exists(self) -> String {
+        match self {
+            Voice::Model => format!("{MSG_EXISTS} To change it, give the text to replace as old_string; to replace all of it, use fsview-write."),
+            v => format!(
+                "the file exists and has text, so an empty {} cannot create it: give the text to replace as {}, or replace all of it with fsview-write",
+                v.old(),
+                v.old()
+            ),
+        }
+    }
+
+    fn missing(self) -> String {
+        match self {
+            Voice::Model => "File does not exist. To create it, give an empty old_string and the whole text as new_string (or use fsview-write).".to_string(),
+            v => format!(
+                "the file does not exist: to create it, give an empty {} and the whole text as {} (or use fsview-write)",
+                v.old(),
+                v.new()
+            ),
+        }
+    }
+}
+
 /// Apply `edits` in order to `text` (UTF-8 bytes, possibly with invalid
 /// sequences, without a BOM). `exists` is false when the file does not
 /// exist yet: then the first edit must have an empty `old`, and its `new`
 /// is the file.
-pub fn apply(text: &[u8], exists: bool, edits: &[Edit]) -> Result<Edited, Refused> {
+/// Refusals are said in `voice`.
+pub fn apply(text: &[u8], exists: bool, edits: &[Edit], voice: Voice) -> Result<Edited, Refused> {
     let many = edits.len() > 1;
     let refuse = |i: usize, refusal: Refusal, message: String| Refused {
         refusal,
@@ -113,21 +233,17 @@ pub fn apply(text: &[u8], exists: bool, edits: &[Edit]) -> Result<Edited, Refuse
     let mut replacements = 0;
     for (i, e) in edits.iter().enumerate() {
         if e.old == e.new {
-            return Err(refuse(i, Refusal::NoChange, MSG_SAME.to_string()));
+            return Err(refuse(i, Refusal::NoChange, voice.same()));
         }
         if i == 0 && !exists {
             if !e.old.is_empty() {
-                return Err(refuse(
-                    i,
-                    Refusal::NotFound,
-                    "File does not exist. To create it, give an empty old_string and the whole text as new_string (or use fsview-write).".to_string(),
-                ));
+                return Err(refuse(i, Refusal::NotFound, voice.missing()));
             }
             current = Cow::Owned(e.new.as_bytes().to_vec());
             replacements += 1;
             continue;
         }
-        let (next, n) = apply_one(&current, e).map_err(|(r, m)| refuse(i, r, m))?;
+        let (next, n) = apply_one(&current, e, voice).map_err(|(r, m)| refuse(i, r, m))?;
         current = Cow::Owned(next);
         replacements += n;
     }
@@ -135,7 +251,7 @@ pub fn apply(text: &[u8], exists: bool, edits: &[Edit]) -> Result<Edited, Refuse
         return Err(Refused {
             refusal: Refusal::NoChange,
             edit: None,
-            message: MSG_UNCHANGED.to_string(),
+            message: voice.unchanged(),
         });
     }
     Ok(Edited {
@@ -146,13 +262,13 @@ pub fn apply(text: &[u8], exists: bool, edits: &[Edit]) -> Result<Edited, Refuse
 
 /// One edit on an existing file's text: the new text and the number of
 /// replacements, or the refusal and its message.
-fn apply_one(text: &[u8], e: &Edit) -> Result<(Vec<u8>, usize), (Refusal, String)> {
+fn apply_one(text: &[u8], e: &Edit, voice: Voice) -> Result<(Vec<u8>, usize), (Refusal, String)> {
     if e.old.is_empty() {
         // Claude Code lets an empty old_string fill an empty file only.
         if text.iter().all(u8::is_ascii_whitespace) {
             return Ok((e.new.as_bytes().to_vec(), 1));
         }
-        return Err((Refusal::FileExists, format!("{MSG_EXISTS} To change it, give the text to replace as old_string; to replace all of it, use fsview-write.")));
+        return Err((Refusal::FileExists, voice.exists()));
     }
     let old = lf(&e.old);
     let new = lf(&e.new);
@@ -169,20 +285,10 @@ fn apply_one(text: &[u8], e: &Edit) -> Result<(Vec<u8>, usize), (Refusal, String
         via_quotes = !spans.is_empty();
     }
     if spans.is_empty() {
-        return Err((
-            Refusal::NotFound,
-            format!("String to replace not found in file.\nString: {}", e.old),
-        ));
+        return Err((Refusal::NotFound, voice.not_found(&e.old)));
     }
     if spans.len() > 1 && !e.replace_all {
-        return Err((
-            Refusal::Ambiguous,
-            format!(
-                "Found {} matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: {}",
-                spans.len(),
-                e.old
-            ),
-        ));
+        return Err((Refusal::Ambiguous, voice.ambiguous(spans.len(), &e.old)));
     }
     if new.is_empty() && !old.ends_with('\n') {
         // Deleting a line's text deletes its line break too.
@@ -388,6 +494,36 @@ fn opening(chars: &[char], i: usize) -> bool {
 mod tests {
     use super::*;
 
+    // The command line names what its user typed, on one line; the model
+    // gets Claude Code's words.
+    #[test]
+    fn refusals_in_each_voice() {
+        let e = [Edit {
+            old: "a\nb".into(),
+            new: "c".into(),
+            replace_all: false,
+        }];
+        let said = |v: Voice| apply(b"a\nb a\nb", true, &e, v).unwrap_err().message;
+        assert_eq!(said(Voice::Flags), "--old occurs 2 times in the file: \"a\\nb\"; give --all to replace each, or more of the text around the one to replace");
+        assert_eq!(said(Voice::Requests), "old_string occurs 2 times in the file: \"a\\nb\"; give \"replace_all\": true to replace each, or more of the text around the one to replace");
+        assert!(said(Voice::Model)
+            .starts_with("Found 2 matches of the string to replace, but replace_all is false."));
+        let long = "x".repeat(100);
+        let e = [Edit {
+            old: long.clone(),
+            new: "y".into(),
+            replace_all: false,
+        }];
+        assert_eq!(
+            apply(b"z", true, &e, Voice::Flags).unwrap_err().message,
+            format!("--old is not in the file: {:?}...", "x".repeat(80))
+        );
+        assert_eq!(
+            apply(b"z", true, &e, Voice::Model).unwrap_err().message,
+            format!("String to replace not found in file.\nString: {long}")
+        );
+    }
+
     fn edit(old: &str, new: &str) -> Edit {
         Edit {
             old: old.into(),
@@ -404,11 +540,16 @@ mod tests {
     }
 
     fn ok(text: &str, edits: &[Edit]) -> String {
-        String::from_utf8(apply(text.as_bytes(), true, edits).unwrap().text).unwrap()
+        String::from_utf8(
+            apply(text.as_bytes(), true, edits, Voice::Model)
+                .unwrap()
+                .text,
+        )
+        .unwrap()
     }
 
     fn refused(text: &str, edits: &[Edit]) -> (Refusal, String) {
-        let r = apply(text.as_bytes(), true, edits).unwrap_err();
+        let r = apply(text.as_bytes(), true, edits, Voice::Model).unwrap_err();
         (r.refusal, r.message)
     }
 
@@ -435,7 +576,7 @@ mod tests {
         );
         assert_eq!(ok("x x x\n", &[all("x", "yy")]), "yy yy yy\n");
         assert_eq!(
-            apply(b"x x x", true, &[all("x", "y")])
+            apply(b"x x x", true, &[all("x", "y")], Voice::Model)
                 .unwrap()
                 .replacements,
             3
@@ -529,7 +670,13 @@ mod tests {
     #[test]
     fn several_edits_apply_in_order_all_or_nothing() {
         assert_eq!(ok("a\nb\n", &[edit("a", "x"), edit("x\nb", "y")]), "y\n");
-        let r = apply(b"a\nb\n", true, &[edit("a", "x"), edit("zzz", "y")]).unwrap_err();
+        let r = apply(
+            b"a\nb\n",
+            true,
+            &[edit("a", "x"), edit("zzz", "y")],
+            Voice::Model,
+        )
+        .unwrap_err();
         assert_eq!(r.refusal, Refusal::NotFound);
         assert_eq!(r.edit, Some(1));
         assert_eq!(
@@ -545,10 +692,18 @@ mod tests {
 
     #[test]
     fn empty_old_creates_or_fills_only() {
-        let r = apply(b"", false, &[edit("", "new\n"), edit("new", "fresh")]).unwrap();
+        let r = apply(
+            b"",
+            false,
+            &[edit("", "new\n"), edit("new", "fresh")],
+            Voice::Model,
+        )
+        .unwrap();
         assert_eq!(r.text, b"fresh\n");
         assert_eq!(
-            apply(b"", false, &[edit("x", "y")]).unwrap_err().refusal,
+            apply(b"", false, &[edit("x", "y")], Voice::Model)
+                .unwrap_err()
+                .refusal,
             Refusal::NotFound
         );
         assert_eq!(ok(" \n", &[edit("", "body\n")]), "body\n");
@@ -558,7 +713,7 @@ mod tests {
     #[test]
     fn bytes_that_are_not_utf8_survive() {
         let text = b"caf\xe9\nvalue = 1\n";
-        let r = apply(text, true, &[edit("1", "2")]).unwrap();
+        let r = apply(text, true, &[edit("1", "2")], Voice::Model).unwrap();
         assert_eq!(r.text, b"caf\xe9\nvalue = 2\n");
     }
 
@@ -576,7 +731,7 @@ mod tests {
         ) {
             let e = Edit { old: old.clone(), new: new.clone(), replace_all: all };
             let count = text.matches(&old).count();
-            match apply(text.as_bytes(), true, std::slice::from_ref(&e)) {
+            match apply(text.as_bytes(), true, std::slice::from_ref(&e), Voice::Model) {
                 Ok(r) => {
                     prop_assert!(count == 1 || (all && count > 1));
                     let want = if all { text.replace(&old, &new) } else { text.replacen(&old, &new, 1) };
@@ -602,8 +757,8 @@ mod tests {
         ) {
             let crlf = text.replace('\n', "\r\n");
             let e = [Edit { old: old.clone(), new: new.clone(), replace_all: false }];
-            let lf_result = apply(text.as_bytes(), true, &e);
-            let crlf_result = apply(crlf.as_bytes(), true, &e);
+            let lf_result = apply(text.as_bytes(), true, &e, Voice::Model);
+            let crlf_result = apply(crlf.as_bytes(), true, &e, Voice::Model);
             let dominant = text.contains('\n');
             match (lf_result, crlf_result) {
                 (Ok(a), Ok(b)) => {

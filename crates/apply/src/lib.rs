@@ -5,10 +5,12 @@
 //! [`apply`] takes a request (a path, and edits or the whole new text) and
 //! does, in order:
 //!
-//! 1. **The gate**, as `fsview-check-edit` decides it ([`gate::decide`]):
-//!    an edit needs a fresh view that is not processed, a whole-file write a
-//!    fresh `full` view, a file that does not exist none. Refused: the
-//!    gate's verdict and message, nothing written.
+//! 1. **The gate**, as `fsview-check-edit` decides it ([`gate::decide`]),
+//!    before anything else: an edit needs a fresh view that is not
+//!    processed, a whole-file write a fresh `full` view, a file that does
+//!    not exist none. Refused: the gate's verdict and message, nothing
+//!    written. Then what must not be changed is refused for everyone, root
+//!    included: a mode without a `w` bit, `chattr +i` or `+a`.
 //! 2. **The check, under the writers' lock.** The file is opened and locked
 //!    against other fsview writers ([`replace`]), and its bytes are read
 //!    once and checked against the view's fingerprint: the new text is
@@ -17,8 +19,13 @@
 //! 3. **Claude Code's Edit rules** ([`edits`]) on the file's text, kept in
 //!    its encoding ([`encoding`]): refusals are `not_found`, `ambiguous`,
 //!    `no_change`, `file_exists`.
-//! 4. **The write**: a temporary file beside it, flushed, swapped in with a
-//!    check that nothing else landed meanwhile ([`replace::swap_in`]).
+//! 4. **The write** ([`replace::replace`]): a temporary file beside it,
+//!    flushed; under a read lease ([`lease`]; `in_use` when another program
+//!    has the file open for writing) the last check, the old file's
+//!    metadata given to the new one ([`meta`]), and the swap, undone if
+//!    anything else landed meanwhile (`modified`; another program's version
+//!    kept as a conflict copy, never deleted). A file a new one cannot
+//!    stand in for is written in place.
 //! 5. **The record**: the written text becomes a `full` view of source
 //!    `write` (so the next edit needs no re-read), with the event in the
 //!    session's log, in one transaction. A refusal is logged with its
@@ -26,12 +33,16 @@
 //!
 //! Errors a user can cause (a directory, a binary file, a path that cannot
 //! be written, a full disk) are `Err` with one line that says what to do;
-//! the file is then as it was.
+//! the file is then as it was (except a write whose view could not be
+//! recorded: [`Report::unrecorded`]). The whole account is docs/apply.md.
 
 pub mod diff;
 pub mod edits;
-pub mod encoding;
+pub mod lease;
+pub mod meta;
 pub mod replace;
+
+pub use fsview_store::encoding;
 
 use std::io;
 use std::os::unix::fs::MetadataExt;
@@ -97,6 +108,8 @@ pub struct Context<'a> {
     pub tool: &'a str,
     /// Decide and compute everything, write nothing.
     pub dry_run: bool,
+    /// Whose words an edit's refusal is said in.
+    pub voice: edits::Voice,
 }
 
 /// The answer for one request: the gate's verdict, or why the edit itself
@@ -105,16 +118,21 @@ pub struct Context<'a> {
 pub enum Verdict {
     Gate(GateVerdict),
     Refused(Refusal),
+    /// Another program has the file open for writing: replacing it would
+    /// lose what it writes next.
+    InUse,
 }
 
 impl Verdict {
     /// The verdict's word: the gate's (`ok`, `new_file`, `not_read`,
     /// `processed_view`, `start_only`, `modified`) or the edit's
-    /// (`not_found`, `ambiguous`, `no_change`, `file_exists`).
+    /// (`not_found`, `ambiguous`, `no_change`, `file_exists`), or
+    /// `in_use`.
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Gate(v) => v.as_str(),
             Verdict::Refused(r) => r.as_str(),
+            Verdict::InUse => "in_use",
         }
     }
 
@@ -128,7 +146,7 @@ impl Verdict {
     pub fn change(self) -> Option<FileChange> {
         match self {
             Verdict::Gate(v) => v.change(),
-            Verdict::Refused(_) => None,
+            _ => None,
         }
     }
 }
@@ -150,8 +168,13 @@ pub struct Report {
     pub replacements: usize,
     /// SHA-256 of the file as written (or as it would be, in a dry run).
     pub sha256: Option<Hash>,
-    /// Things worth knowing that are not errors (a hard link broken).
+    /// Things worth knowing that are not errors (a hard link broken, a
+    /// write in place).
     pub notices: Vec<String>,
+    /// Another program's version of the file, kept beside it as a conflict
+    /// copy (`NAME.fsview-conflict-TIME-PID`) because it could not stay at
+    /// the path.
+    pub conflict: Option<PathBuf>,
     /// The file was written but the view could not be recorded: the next
     /// edit will need a read first.
     pub unrecorded: Option<Error>,
@@ -169,6 +192,7 @@ impl Report {
             replacements: 0,
             sha256: None,
             notices: Vec::new(),
+            conflict: None,
             unrecorded: None,
         }
     }
@@ -194,7 +218,7 @@ fn attempt(cx: &Context<'_>, req: &Request) -> Result<Option<Report>, Error> {
     let p = quote(&req.path);
     let tool = cx.tool;
     let resolved = paths::resolve(cx.cwd, &req.path)?;
-    if let Resolved::Existing { canonical, meta } = &resolved {
+    if let Resolved::Existing { meta, .. } = &resolved {
         let ft = FileType::of(meta);
         if ft != FileType::File {
             return Err(Error::new(format!(
@@ -202,18 +226,28 @@ fn attempt(cx: &Context<'_>, req: &Request) -> Result<Option<Report>, Error> {
                 ft.describe()
             )));
         }
+    }
+    // The gate first: a file the agent has not seen (or no longer sees as
+    // it is) gets the gate's answer, whatever else is wrong with it.
+    let d = gate::decide(cx.store, cx.sid, cx.cwd, &req.path, req.whole_file())?;
+    if !d.verdict.allowed() {
+        let report = Report::new(d.canonical, Verdict::Gate(d.verdict), d.message);
+        log(cx, req, &report, None);
+        return Ok(Some(report));
+    }
+    if let Resolved::Existing { canonical, meta } = &resolved {
         if meta.len() > MAX_FILE {
             return Err(Error::new(format!(
                 "{p} is {} bytes; {tool} changes files up to 1 GiB",
                 meta.len()
             )));
         }
-        let head = read_head(canonical).map_err(|e| Error::io("read", &req.path, &e))?;
+        let (head, flags) = inspect(canonical).map_err(|e| Error::io("read", &req.path, &e))?;
         if encoding::sniff(&head).is_err() {
             return Err(binary(&req.path, tool));
         }
         if !cx.dry_run {
-            writable(canonical, meta).map_err(|e| Error::new(format!("{p} {e}")))?;
+            writable(canonical, meta, flags).map_err(|e| Error::new(format!("{p} {e}")))?;
         }
     }
     if let Change::Write(content) = &req.change {
@@ -229,12 +263,6 @@ fn attempt(cx: &Context<'_>, req: &Request) -> Result<Option<Report>, Error> {
             )));
         }
     }
-    let d = gate::decide(cx.store, cx.sid, cx.cwd, &req.path, req.whole_file())?;
-    if !d.verdict.allowed() {
-        let report = Report::new(d.canonical, Verdict::Gate(d.verdict), d.message);
-        log(cx, req, &report, None);
-        return Ok(Some(report));
-    }
     match d.verdict {
         GateVerdict::NewFile => create(cx, req, &d.canonical),
         _ => update(cx, req, &d.canonical).map(Some),
@@ -244,13 +272,13 @@ fn attempt(cx: &Context<'_>, req: &Request) -> Result<Option<Report>, Error> {
 /// Create a file that does not exist.
 fn create(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Option<Report>, Error> {
     let (text, replacements) = match &req.change {
-        Change::Edit(list) => match edits::apply(b"", false, list) {
+        Change::Edit(list) => match edits::apply(b"", false, list, cx.voice) {
             Ok(e) => (e.text, e.replacements),
             Err(r) => return Ok(Some(refusal(cx, req, canonical, r))),
         },
         Change::Write(content) => (content.clone(), 1),
     };
-    let diff = diff::unified(None, &text, &req.path.display().to_string());
+    let diff = diff::unified(None, &text, &quote(&req.path));
     let hash = fingerprint::hash_bytes(&text);
     let verdict = Verdict::Gate(GateVerdict::NewFile);
     if cx.dry_run {
@@ -267,7 +295,7 @@ fn create(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Option<Re
     std::fs::create_dir_all(parent).map_err(|e| Error::io("create the directory", parent, &e))?;
     let mut temp =
         replace::Temp::beside(canonical, 0o666).map_err(|e| temp_error(cx, req, canonical, e))?;
-    temp.fill(&text, None).map_err(|e| fill_error(req, e))?;
+    temp.fill(&text).map_err(|e| write_error(req, e))?;
     if !replace::create_new(&mut temp, canonical).map_err(|e| write_error(req, e))? {
         return Ok(None);
     }
@@ -294,9 +322,9 @@ fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, E
     let Some(viewed) = view_record(store, cx.sid, canonical)? else {
         // The gate found a view a moment ago; it was dropped since (a
         // ctx-invalidate --forget): there is none now.
-        return Ok(gate_refusal(cx, req, canonical, GateVerdict::NotRead));
+        return Ok(gate_refusal(cx, req, canonical, GateVerdict::NotRead, None));
     };
-    let modified = |c| gate_refusal(cx, req, canonical, GateVerdict::Modified(c));
+    let modified = |c| gate_refusal(cx, req, canonical, GateVerdict::Modified(c), None);
     let Some(locked) = replace::lock(canonical).map_err(|e| lock_error(req, e))? else {
         return Ok(modified(FileChange::Deleted));
     };
@@ -322,14 +350,17 @@ fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, E
     }
     let (enc, text) = encoding::decode(&bytes).map_err(|_| binary(&req.path, tool))?;
     let (new_text, replacements) = match &req.change {
-        Change::Edit(list) => match edits::apply(&text, true, list) {
+        Change::Edit(list) => match edits::apply(&text, true, list, cx.voice) {
             Ok(e) => (e.text, e.replacements),
             Err(r) => return Ok(refusal(cx, req, canonical, r)),
         },
         Change::Write(content) => (content.clone(), 1),
     };
-    let diff = diff::unified(Some(&text), &new_text, &req.path.display().to_string());
+    let diff = diff::unified(Some(&text), &new_text, &quote(&req.path));
     drop(text);
+    // What the agent sees of a UTF-16 file is its text as UTF-8 (as
+    // fsview-read shows it): that is the view's text.
+    let utf16_text = matches!(enc, encoding::Encoding::Utf16 { .. }).then(|| new_text.clone());
     let Some(new_bytes) = encoding::encode(enc, new_text) else {
         return Err(Error::new(format!(
             "{} is stored as {}, and the new text is not valid UTF-8 to convert; send UTF-8 text",
@@ -338,6 +369,7 @@ fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, E
         )));
     };
     let hash = fingerprint::hash_bytes(&new_bytes);
+    let shown: &[u8] = utf16_text.as_deref().unwrap_or(&new_bytes);
     let verdict = Verdict::Gate(GateVerdict::Ok);
     let base = Report {
         diff: Some(diff),
@@ -369,41 +401,60 @@ fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, E
             ),
             ..base
         };
-        return Ok(record(
-            cx,
-            req,
-            report,
-            &fp,
-            &new_bytes,
-            Some("same content"),
-        ));
+        return Ok(record(cx, req, report, &fp, shown, Some("same content")));
     }
     let mut notices = Vec::new();
-    if locked.meta.nlink() > 1 {
-        notices.push(format!(
+    let (file, in_place, more) =
+        match replace::replace(canonical, &locked, &bytes, &new_bytes) {
+            Ok(replace::Replaced::Done {
+                file,
+                in_place,
+                notices,
+            }) => (file, in_place, notices),
+            Ok(replace::Replaced::Conflict { change, kept }) => {
+                let mut r = gate_refusal(cx, req, canonical, GateVerdict::Modified(change), kept);
+                r.notices = leftovers(req, canonical);
+                return Ok(r);
+            }
+            Ok(replace::Replaced::OpenForWriting { writers }) => {
+                return Ok(in_use(cx, req, canonical, &writers))
+            }
+            Err(replace::Failed::Temp(e)) => return Err(temp_error(cx, req, canonical, e)),
+            Err(replace::Failed::Io(e)) => return Err(write_error(req, e)),
+            Err(replace::Failed::Stuck { err, kept }) => {
+                return Err(Error::new(format!(
+                    "another program changed {} while it was being replaced, and putting its version back failed ({}); its version is in {}, and the file holds the edit: compare them",
+                    quote(&req.path),
+                    fsview_store::error::plain_io(&err),
+                    quote(&kept)
+                )))
+            }
+        };
+    match &in_place {
+        Some(why) => notices.push(format!(
+            "{} was written in place, not replaced: {why}",
+            req.path.display()
+        )),
+        None if locked.meta.nlink() > 1 => notices.push(format!(
             "{} had {} hard links; it was replaced by a new file, so the other names still hold the old text",
             req.path.display(),
             locked.meta.nlink()
-        ));
+        )),
+        None => {}
     }
-    let mut temp =
-        replace::Temp::beside(canonical, 0o600).map_err(|e| temp_error(cx, req, canonical, e))?;
-    temp.fill(&new_bytes, Some(&locked.meta))
-        .map_err(|e| fill_error(req, e))?;
-    match replace::swap_in(&mut temp, canonical, &locked, &bytes)
-        .map_err(|e| write_error(req, e))?
-    {
-        replace::Swapped::Done => {}
-        replace::Swapped::Conflict(c) => return Ok(modified(c)),
-    }
-    let fp =
-        written_fingerprint(&temp.file, hash).map_err(|e| Error::io("inspect", &req.path, &e))?;
-    drop(temp);
+    notices.extend(more);
+    notices.extend(leftovers(req, canonical));
+    let fp = written_fingerprint(&file, hash).map_err(|e| Error::io("inspect", &req.path, &e))?;
+    drop(file);
     drop(locked);
     let detail = match &req.change {
         Change::Edit(_) if replacements == 1 => "1 replacement".to_string(),
         Change::Edit(_) => format!("{replacements} replacements"),
         Change::Write(_) => "replaced".to_string(),
+    };
+    let detail = match in_place {
+        Some(_) => format!("{detail}, in place"),
+        None => detail,
     };
     let report = Report {
         applied: true,
@@ -414,7 +465,21 @@ fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, E
         notices,
         ..base
     };
-    Ok(record(cx, req, report, &fp, &new_bytes, Some(&detail)))
+    Ok(record(cx, req, report, &fp, shown, Some(&detail)))
+}
+
+/// Notices naming what an interrupted fsview write left beside the file.
+fn leftovers(req: &Request, canonical: &Path) -> Vec<String> {
+    replace::leftovers(canonical)
+        .iter()
+        .map(|l| {
+            format!(
+                "{} was left by an fsview write of {} that did not finish: it holds the text that write was putting in place, or the version it had swapped out (maybe another program's); compare it with the file, then delete it",
+                quote(l),
+                quote(&req.path)
+            )
+        })
+        .collect()
 }
 
 /// The session's record of the file the gate allowed: by its name, else
@@ -478,6 +543,7 @@ fn record(
         total_lines: Some(lines),
         shown: written,
         keep_text: written.len() <= KEEP_TEXT,
+        origin: None,
     };
     let canonical = report.canonical.clone();
     let verdict = report.verdict.as_str();
@@ -495,16 +561,51 @@ fn record(
     report
 }
 
-fn gate_refusal(cx: &Context<'_>, req: &Request, canonical: &Path, v: GateVerdict) -> Report {
-    let message = match v {
+/// A refusal by the gate's words found under the lock; `kept`: another
+/// program's version kept as a conflict copy on the way.
+fn gate_refusal(
+    cx: &Context<'_>,
+    req: &Request,
+    canonical: &Path,
+    v: GateVerdict,
+    kept: Option<PathBuf>,
+) -> Report {
+    let mut message = match v {
         GateVerdict::Modified(_) => gate::MSG_MODIFIED,
         _ => gate::MSG_NOT_READ,
+    }
+    .to_string();
+    let mut detail = None;
+    if let Some(k) = &kept {
+        message.push_str(&format!(
+            " Another program saved the file twice while it was being replaced: one version is in the file, the other was kept in {}; compare them.",
+            k.display()
+        ));
+        detail = Some(format!(
+            "{}; conflict copy {}",
+            v.change().map(|c| c.as_str()).unwrap_or_default(),
+            k.display()
+        ));
+    }
+    let report = Report {
+        conflict: kept,
+        ..Report::new(canonical.to_path_buf(), Verdict::Gate(v), message)
     };
-    let report = Report::new(
-        canonical.to_path_buf(),
-        Verdict::Gate(v),
-        message.to_string(),
+    log(cx, req, &report, detail.as_deref());
+    report
+}
+
+/// Refused: another program has the file open for writing.
+fn in_use(cx: &Context<'_>, req: &Request, canonical: &Path, writers: &[String]) -> Report {
+    let who = match writers {
+        [] => "another program".to_string(),
+        [one] => format!("another program ({one})"),
+        more => format!("other programs ({})", more.join("; ")),
+    };
+    let message = format!(
+        "File is open for writing in {who}, which would go on writing to the old file if it were replaced. Wait until it closes the file, read it again, then change it."
     );
+    let report = Report::new(canonical.to_path_buf(), Verdict::InUse, message);
     log(cx, req, &report, None);
     report
 }
@@ -539,13 +640,20 @@ fn dry_run_message(path: &Path) -> String {
     )
 }
 
-/// The first bytes of a file, enough to tell text from binary.
-fn read_head(path: &Path) -> io::Result<Vec<u8>> {
+/// The first bytes of a file, enough to tell text from binary, and its
+/// inode flags (`chattr`), 0 where the filesystem has none.
+fn inspect(path: &Path) -> io::Result<(Vec<u8>, u32)> {
     use std::io::Read;
+    use std::os::unix::io::AsRawFd;
     let f = fingerprint::open_nonblocking(path)?;
+    let mut flags: libc::c_long = 0;
+    // SAFETY: FS_IOC_GETFLAGS writes one long into `flags`.
+    if unsafe { libc::ioctl(f.as_raw_fd(), libc::FS_IOC_GETFLAGS, &mut flags) } != 0 {
+        flags = 0;
+    }
     let mut head = Vec::with_capacity(encoding::SNIFF_LEN);
     f.take(encoding::SNIFF_LEN as u64).read_to_end(&mut head)?;
-    Ok(head)
+    Ok((head, flags as u32))
 }
 
 fn binary(path: &Path, tool: &str) -> Error {
@@ -583,11 +691,27 @@ fn temp_error(cx: &Context<'_>, req: &Request, canonical: &Path, e: io::Error) -
     ))
 }
 
-/// Refuse a file its mode says we may not write (as an editor would), even
-/// though replacing it would only need the directory: a read-only file is
-/// a user's "leave this alone". Root may write anything, as with any tool.
-fn writable(path: &Path, meta: &std::fs::Metadata) -> Result<(), String> {
+/// Refuse a file that must not be changed, for everyone, root included:
+/// one whose mode lets no one write it (a user's "leave this alone", as
+/// `chmod a-w` says it), and one marked immutable or append-only
+/// (`chattr +i`, `+a`). Otherwise the kernel's own check decides (root may
+/// change other users' files, as with any tool).
+fn writable(path: &Path, meta: &std::fs::Metadata, flags: u32) -> Result<(), String> {
     use std::os::unix::ffi::OsStrExt;
+    const IMMUTABLE: u32 = 0x10; // FS_IMMUTABLE_FL
+    const APPEND: u32 = 0x20; // FS_APPEND_FL
+    let mode = meta.mode() & 0o7777;
+    if flags & IMMUTABLE != 0 {
+        return Err("is immutable (chattr +i): no one may change it, root included; remove the attribute (chattr -i, as root) to change it".to_string());
+    }
+    if flags & APPEND != 0 {
+        return Err("is append-only (chattr +a): it may only grow, and a change rewrites it; remove the attribute (chattr -a, as root) to change it".to_string());
+    }
+    if mode & 0o222 == 0 {
+        return Err(format!(
+            "is read-only (mode {mode:04o}): no one may write it, root included; make it writable (chmod u+w) to change it"
+        ));
+    }
     let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
         return Ok(());
     };
@@ -598,29 +722,13 @@ fn writable(path: &Path, meta: &std::fs::Metadata) -> Result<(), String> {
     }
     let e = io::Error::last_os_error();
     match e.raw_os_error() {
-        Some(libc::EACCES) | Some(libc::EPERM) if meta.mode() & 0o222 == 0 => Err(format!(
-            "is read-only (mode {:04o}); make it writable (chmod u+w) to change it",
-            meta.mode() & 0o7777
-        )),
         Some(libc::EACCES) | Some(libc::EPERM) => Err(format!(
-            "is not writable for you (mode {:04o}, owner uid {}); ask its owner, or run as them",
-            meta.mode() & 0o7777,
+            "is not writable for you (mode {mode:04o}, owner uid {}); ask its owner, or run as them",
             meta.uid()
         )),
         Some(libc::EROFS) => {
             Err("is on a read-only filesystem; it cannot be changed there".to_string())
         }
         _ => Ok(()),
-    }
-}
-
-fn fill_error(req: &Request, e: replace::WriteError) -> Error {
-    match e {
-        replace::WriteError::Io(e) => write_error(req, e),
-        replace::WriteError::Owner { uid, gid, err } => Error::new(format!(
-            "cannot keep the owner of {} (uid {uid}, gid {gid}): {}; fsview replaces a file with a new one, and only root or its owner can give that the old owner; run as uid {uid}",
-            quote(&req.path),
-            fsview_store::error::plain_io(&err)
-        )),
     }
 }
