@@ -35,6 +35,14 @@
 //!   so fsview's context uses no markup.
 //! - `UserPromptSubmit`: the reminder of files changed since they were seen,
 //!   as `additionalContext` ("UserPromptSubmit hook additional context: ").
+//! - `PostToolUse` of any tool (but a subagent's launch): what changed
+//!   meanwhile, told at once as `additionalContext`, so the model knows
+//!   before its next step. A whole re-read of the exact text the
+//!   conversation still holds is answered short when asked (`--short-reads`):
+//!   `updatedToolOutput` in Read's own output shape (`{type: "text", file:
+//!   {filePath, content, numLines, startLine, totalLines}}`, which Claude
+//!   Code checks), with the notice as the content (Claude Code numbers it
+//!   as line 1).
 //! - `InstructionsLoaded` with `load_reason` `nested_traversal` or
 //!   `path_glob_match`: Claude Code attached the nested CLAUDE.md files and
 //!   matching rules for `trigger_file_path`; fsview records them as views
@@ -60,6 +68,13 @@
 //!   answered like any prompt.
 //!
 //! Subagents fire no SessionStart, UserPromptSubmit or Stop of their own.
+//!
+//! Every hook first catches up with the transcript
+//! ([`crate::transcript::claude`]): files attached to a prompt
+//! (`@path`) and re-attached after a compaction, what a compaction kept and
+//! a rewind abandoned. `Stop` is wired for that alone, so a turn's
+//! attachments are recorded at its end, while the disk still holds what
+//! was shown.
 
 use std::path::{Path, PathBuf};
 
@@ -68,8 +83,9 @@ use serde_json::{json, Value};
 use crate::event::{
     AgentStart, Answer, Cell, Changed, Event, Extent, Shown, ShownText, Stage, Start, Who,
 };
-use crate::install::{Hook, Installer, Scope};
-use crate::{Agent, Parsed, Problem, Reply};
+use crate::install::{hook_settings, ExcludeLine, Hook, Installer, Part, Run, Scope};
+use crate::shell::{self, Output};
+use crate::{payload, Agent, Parsed, Problem, Reply};
 
 /// Claude Code.
 pub struct Claude;
@@ -110,10 +126,13 @@ impl Agent for Claude {
             "UserPromptSubmit" => Stage::Prompt,
             "InstructionsLoaded" => Stage::Shown,
             "SubagentStart" => Stage::Other,
+            // Only the transcript's catch-up: what the turn attached is
+            // recorded while the disk still holds what was shown.
+            "Stop" => Stage::Other,
             other => {
                 return Err(problem(
                     Stage::Other,
-                    format!("hook event {other:?} is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, InstructionsLoaded and SubagentStart only"),
+                    format!("hook event {other:?} is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, InstructionsLoaded, SubagentStart and Stop only"),
                 ))
             }
         };
@@ -121,7 +140,15 @@ impl Agent for Claude {
         let event = match stage {
             Stage::AboutToChange => pre_tool_use(&payload),
             Stage::Shown if name == "InstructionsLoaded" => Ok(instructions_loaded(&payload)),
-            Stage::Shown => post_tool_use(&payload),
+            // After any tool but a subagent's launch (its return tells
+            // what its agent changed, a background launch nothing yet):
+            // what changed meanwhile is told there.
+            Stage::Shown => post_tool_use(&payload).map(|e| {
+                match tool_name(&payload).is_ok_and(is_agent_tool) {
+                    true => e,
+                    false => Event::AfterTool(Box::new(e)),
+                }
+            }),
             Stage::SessionStart => Ok(Event::SessionStart(
                 match payload.get("source").and_then(Value::as_str) {
                     Some("resume") => Start::Resume,
@@ -130,6 +157,7 @@ impl Agent for Claude {
                     _ => Start::Startup,
                 },
             )),
+            Stage::Other if name == "Stop" => Ok(Event::Ignored),
             Stage::Other => Ok(subagent_start(&payload)),
             _ => Ok(Event::Prompt),
         }
@@ -142,6 +170,29 @@ impl Agent for Claude {
             Answer::Nothing => return Reply::nothing(),
             Answer::Allow(reason) => decision("allow", &reason),
             Answer::Deny(reason) => decision("deny", &reason),
+            Answer::Short(short, context) => {
+                let mut out = json!({
+                    "hookSpecificOutput": {
+                        "hookEventName": "PostToolUse",
+                        // Read's own output shape, which Claude Code checks:
+                        // the notice in place of the lines.
+                        "updatedToolOutput": {
+                            "type": "text",
+                            "file": {
+                                "filePath": short.path,
+                                "content": short.notice,
+                                "numLines": 1,
+                                "startLine": 1,
+                                "totalLines": short.lines,
+                            }
+                        },
+                    }
+                });
+                if let Some(c) = context {
+                    out["hookSpecificOutput"]["additionalContext"] = c.into();
+                }
+                out
+            }
             Answer::Context(text) => json!({
                 "hookSpecificOutput": {
                     "hookEventName": match stage {
@@ -171,6 +222,23 @@ impl Agent for Claude {
     fn loads_itself(&self, name: &str) -> bool {
         matches!(name, "CLAUDE.md" | "CLAUDE.local.md")
     }
+
+    /// PostToolUse's `updatedToolOutput` replaces what Read gives the
+    /// model (in Read's own output shape).
+    fn shortens_reads(&self) -> bool {
+        true
+    }
+
+    fn transcript(&self) -> Option<&'static dyn crate::transcript::Format> {
+        Some(&crate::transcript::claude::CLAUDE_CODE)
+    }
+
+    /// Its compactions and rewinds are followed (SessionStart `compact`
+    /// and `clear`, the transcript's compact boundaries and branches):
+    /// unchanged re-reads are answered short by default.
+    fn tells_drops(&self) -> bool {
+        true
+    }
 }
 
 /// A PreToolUse answer.
@@ -185,28 +253,28 @@ fn decision(verdict: &str, reason: &str) -> Value {
 }
 
 pub(crate) fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
-    let session = payload
-        .get("session_id")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| {
-            Problem::new(format!(
-                "the {event} payload has no session_id string; pass --sid ID to name the session"
-            ))
-        })?;
-    let cwd = payload
-        .get("cwd")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| Problem::new(format!("the {event} payload has no cwd string")))?;
-    Ok(Who {
-        session: session.to_string(),
-        agent: payload
-            .get("agent_id")
-            .and_then(Value::as_str)
-            .map(String::from),
-        cwd: PathBuf::from(cwd),
-    })
+    let mut who = payload::who(payload, event, &payload::CLAUDE)?;
+    // A subagent's payload names the conversation's transcript; its own is
+    // beside it (as SubagentStop's agent_transcript_path says).
+    if let (Some(agent), Some(main)) = (&who.agent, &who.transcript) {
+        who.transcript = subagent_transcript(main, &who.session, agent);
+    }
+    Ok(who)
+}
+
+/// Where Claude Code 2.1.332 keeps subagent `agent`'s transcript of
+/// conversation `session` whose transcript is `main`:
+/// `DIR/SESSION/subagents/agent-AGENT.jsonl` beside `DIR/SESSION.jsonl`.
+fn subagent_transcript(main: &Path, session: &str, agent: &str) -> Option<PathBuf> {
+    if agent.contains('/') || session.contains('/') {
+        return None;
+    }
+    Some(
+        main.parent()?
+            .join(session)
+            .join("subagents")
+            .join(format!("agent-{agent}.jsonl")),
+    )
 }
 
 /// A subagent starts: a `fork` with a copy of its launcher's views, any
@@ -283,7 +351,7 @@ pub(crate) fn input_path(tool: &str, input: &Value, key: &str) -> Result<PathBuf
 
 /// An optional line number or count: a JSON number, or digits in a string
 /// (Claude Code coerces those too).
-fn count(v: &Value, key: &str) -> Result<Option<u64>, Problem> {
+pub(crate) fn count(v: &Value, key: &str) -> Result<Option<u64>, Problem> {
     match v.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) if n.as_u64().is_some() => Ok(n.as_u64()),
@@ -308,12 +376,55 @@ fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
     }
     let whole = match tool {
         "Write" => true,
-        "Edit" | "MultiEdit" | "NotebookEdit" => false,
+        "Edit" | "MultiEdit" => false,
+        "NotebookEdit" => {
+            let path = tool_path(tool, tool_input(payload, tool)?)?;
+            return Ok(Event::AboutToEditCells(path));
+        }
+        "Bash" => {
+            let command = command(tool_input(payload, tool)?)?;
+            return Ok(Event::all(shell::about_to_run(command, None)));
+        }
         _ => return Ok(Event::Ignored),
     };
     let path = tool_path(tool, tool_input(payload, tool)?)?;
     Ok(Event::AboutToChange { path, whole })
 }
+
+/// The command line of a Bash call.
+fn command(input: &Value) -> Result<&str, Problem> {
+    input
+        .get("command")
+        .and_then(Value::as_str)
+        .ok_or_else(|| Problem::new("the Bash payload has no tool_input.command string"))
+}
+
+/// What a Bash command showed: `stdout` as the model got it, its blank
+/// lines at the start and whitespace at the end removed. Nothing is taken
+/// from a command interrupted, run in the background, or whose output was
+/// too long to be shown whole (saved to a file, `persistedOutputPath`, of
+/// which the model got a preview the payload does not hold).
+fn bash(input: &Value, response: &Value) -> Result<Event, Problem> {
+    let command = command(input)?;
+    let stdout = string(response, "stdout")
+        .filter(|o| o.len() < BASH_SHOWN_WHOLE)
+        .filter(|_| {
+            !["interrupted", "isImage"]
+                .iter()
+                .any(|k| response.get(*k).and_then(Value::as_bool) == Some(true))
+                && response.get("persistedOutputPath").is_none()
+                && response.get("backgroundTaskId").is_none()
+        });
+    Ok(Event::all(shell::ran(
+        command,
+        None,
+        stdout.map(Output::Trimmed),
+    )))
+}
+
+/// Claude Code shows a Bash output whole below this many characters, and
+/// saves a longer one to a file, showing a preview.
+const BASH_SHOWN_WHOLE: usize = 30_000;
 
 fn post_tool_use(payload: &Value) -> Result<Event, Problem> {
     let tool = tool_name(payload)?;
@@ -329,14 +440,10 @@ fn post_tool_use(payload: &Value) -> Result<Event, Problem> {
             _ => Event::Ignored,
         });
     }
-    if !matches!(
-        tool,
-        "Read" | "Edit" | "MultiEdit" | "NotebookEdit" | "Write"
-    ) {
+    if !is_file_tool(tool) && tool != "Bash" {
         return Ok(Event::Ignored);
     }
     let input = tool_input(payload, tool)?;
-    let path = tool_path(tool, input)?;
     let response = payload
         .get("tool_response")
         .filter(|v| v.is_object())
@@ -345,19 +452,46 @@ fn post_tool_use(payload: &Value) -> Result<Event, Problem> {
                 "the {tool} payload has no tool_response object, so nothing was recorded"
             ))
         })?;
+    tool_result(tool, input, response)
+}
+
+/// What a call of `tool` with `input` did, from its `response` (the
+/// PostToolUse `tool_response`, or the `toolUseResult` the transcript
+/// keeps, the same object): a read shown, a file changed, or nothing
+/// fsview records.
+pub(crate) fn tool_result(tool: &str, input: &Value, response: &Value) -> Result<Event, Problem> {
     // Held for the machine owner's review: the file is unchanged.
     if response.get("staged").and_then(Value::as_bool) == Some(true) {
+        return Ok(Event::Ignored);
+    }
+    if tool == "Bash" {
+        return bash(input, response);
+    }
+    let path = tool_path(tool, input)?;
+    // The user changed the proposed edit before accepting it: the file
+    // holds the user's text, which the model never saw (its earlier view
+    // is no longer fresh, and the gate asks for a read).
+    if response.get("userModified").and_then(Value::as_bool) == Some(true) {
         return Ok(Event::Ignored);
     }
     match tool {
         "Read" => read(path, input, response),
         "Write" => write(path, input, response),
         "NotebookEdit" => notebook_edit(path, response),
-        _ => edit(tool, path, input, response),
+        "Edit" | "MultiEdit" => edit(tool, path, input, response),
+        _ => Ok(Event::Ignored),
     }
 }
 
-fn read(path: PathBuf, input: &Value, response: &Value) -> Result<Event, Problem> {
+/// The tools whose results show or change a file ([`tool_result`]).
+pub(crate) fn is_file_tool(tool: &str) -> bool {
+    matches!(
+        tool,
+        "Read" | "Edit" | "MultiEdit" | "NotebookEdit" | "Write"
+    )
+}
+
+pub(crate) fn read(path: PathBuf, input: &Value, response: &Value) -> Result<Event, Problem> {
     let file = response.get("file").filter(|f| f.is_object());
     match response.get("type").and_then(Value::as_str) {
         Some("text") => {}
@@ -452,6 +586,9 @@ fn write(path: PathBuf, input: &Value, response: &Value) -> Result<Event, Proble
     }))
 }
 
+/// NotebookEdit changes cells by id: afterwards the model knows the
+/// notebook's cells as the edit left them (`updated_file`), not its JSON
+/// (outputs, metadata): a view of the cells, as a notebook read's.
 fn notebook_edit(path: PathBuf, response: &Value) -> Result<Event, Problem> {
     if string(response, "error").is_some_and(|e| !e.is_empty()) {
         return Ok(Event::Ignored);
@@ -459,11 +596,16 @@ fn notebook_edit(path: PathBuf, response: &Value) -> Result<Event, Problem> {
     let text = string(response, "updated_file").ok_or_else(|| {
         Problem::new("the NotebookEdit response has no updated_file, so what the notebook now holds is unknown and nothing was recorded")
     })?;
-    Ok(Event::Changed(Changed {
+    let cells = crate::hold::cells_of(text.as_bytes()).ok_or_else(|| {
+        Problem::new(
+            "the NotebookEdit response's updated_file is not a notebook, so nothing was recorded",
+        )
+    })?;
+    Ok(Event::Shown(Shown {
         path,
-        text: text.to_string(),
-        before: string(response, "original_file").map(String::from),
-        whole: false,
+        text: ShownText::Cells(cells),
+        offset: 1,
+        extent: Extent::Whole,
     }))
 }
 
@@ -586,12 +728,13 @@ pub struct ClaudeInstaller;
 pub const HOOKS: &[Hook] = &[
     Hook {
         event: "PreToolUse",
-        matcher: Some("Edit|MultiEdit|Write|NotebookEdit|Agent|Task"),
+        matcher: Some("Edit|MultiEdit|Write|NotebookEdit|Bash|Agent|Task"),
         fail_closed: true,
     },
     Hook {
         event: "PostToolUse",
-        matcher: Some("Read|Edit|MultiEdit|Write|NotebookEdit|Agent|Task"),
+        // Every tool: after any call, what changed meanwhile is told.
+        matcher: None,
         fail_closed: false,
     },
     Hook {
@@ -614,6 +757,11 @@ pub const HOOKS: &[Hook] = &[
         matcher: None,
         fail_closed: false,
     },
+    Hook {
+        event: "Stop",
+        matcher: None,
+        fail_closed: false,
+    },
 ];
 
 impl Installer for ClaudeInstaller {
@@ -621,13 +769,19 @@ impl Installer for ClaudeInstaller {
         "claude"
     }
 
-    /// Claude Code reads project settings from `.claude/` in the directory
-    /// it starts in (not from the top of the git work tree), and the user's
-    /// from `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+    /// Claude Code 2.1.332 reads `.claude/settings.json` only in the
+    /// directory it starts in, and `.claude/settings.local.json` there or
+    /// at the top of the git work tree (observed: `scripts/e2e-claude
+    /// installed-from-subdirectory`), so the local file goes to the top,
+    /// where it holds for every directory of the project; the user's are
+    /// in `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
     fn settings_file(&self, scope: Scope, cwd: &Path) -> Result<PathBuf, Problem> {
         Ok(match scope {
             Scope::Project => cwd.join(".claude").join("settings.json"),
-            Scope::Local => cwd.join(".claude").join("settings.local.json"),
+            Scope::Local => crate::install::work_top(cwd)
+                .unwrap_or_else(|| cwd.to_path_buf())
+                .join(".claude")
+                .join("settings.local.json"),
             Scope::User => {
                 let dir = std::env::var_os("CLAUDE_CONFIG_DIR")
                     .filter(|d| !d.is_empty())
@@ -647,6 +801,31 @@ impl Installer for ClaudeInstaller {
 
     fn hooks(&self) -> &'static [Hook] {
         HOOKS
+    }
+
+    fn next_step(&self, scope: Scope, cwd: &Path) -> Option<String> {
+        let top = crate::install::work_top(cwd)?;
+        (scope == Scope::Project && top != cwd).then(|| {
+            format!(
+                "Claude Code reads .claude/settings.json only in the directory it starts in: start it in {} (the local settings, the default, hold for every directory of the project)",
+                fsview_store::error::quote(cwd)
+            )
+        })
+    }
+
+    /// The local file is the user's own: kept out of git in this clone
+    /// (`info/exclude`), as Claude Code expects it to be, unless the
+    /// project's rules already ignore it.
+    fn parts(&self, scope: Scope, cwd: &Path, run: &Run) -> Result<Vec<Box<dyn Part>>, Problem> {
+        let settings = hook_settings(self, scope, cwd, run)?;
+        let exclude = (scope == Scope::Local)
+            .then(|| ExcludeLine::of(&settings.file))
+            .flatten();
+        let mut parts: Vec<Box<dyn Part>> = vec![Box::new(settings)];
+        if let Some(x) = exclude {
+            parts.push(Box::new(x));
+        }
+        Ok(parts)
     }
 }
 

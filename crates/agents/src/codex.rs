@@ -41,17 +41,22 @@
 //! transcript is the one file this adapter reads.
 //! `UserPromptSubmit`: the reminder of changed files; Codex gives
 //! `additionalContext` to the model verbatim, as a developer message.
+//! `PostCompact` (`trigger`: auto, manual; seen after an automatic
+//! compaction, `model_auto_compact_token_limit`): the conversation is a
+//! summary now, and none of its views is held any more. (A `SessionStart`
+//! with `source` compact follows; the installer's matcher leaves it out.)
+//! An `@path` in Codex's prompt is a path only: Codex reads nothing itself.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use crate::claude::Claude;
-use crate::event::{Answer, Changed, Event, Extent, Patched, Shown, ShownText, Stage, Start, Who};
+use crate::event::{Answer, Event, Extent, Form, Printed, Shown, ShownText, Stage, Start, Who};
 use crate::install::{Hook, Installer, Scope};
-use crate::patch::{self, FileOp};
-use crate::shell::{self, Lines};
-use crate::{Agent, Parsed, Problem, Reply};
+use crate::patch;
+use crate::shell::{self, Output};
+use crate::{payload, Agent, Parsed, Problem, Reply};
 
 /// Codex.
 pub struct Codex;
@@ -84,16 +89,18 @@ impl Agent for Codex {
             "PostToolUse" => Stage::Shown,
             "SessionStart" => Stage::SessionStart,
             "UserPromptSubmit" => Stage::Prompt,
+            "PostCompact" => Stage::Shown,
             other => {
                 return Err(problem(
                     Stage::Other,
-                    format!("hook event {other:?} is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart and UserPromptSubmit only"),
+                    format!("hook event {other:?} is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart, UserPromptSubmit and PostCompact only"),
                 ))
             }
         };
         let who = who(&payload, name).map_err(|p| (stage, p))?;
         let event = match stage {
             Stage::AboutToChange => pre_tool_use(&payload),
+            Stage::Shown if name == "PostCompact" => Ok(Event::Compacted),
             Stage::Shown => post_tool_use(&payload),
             Stage::SessionStart => Ok(session_start(&payload, &who)),
             _ => Ok(Event::Prompt),
@@ -122,6 +129,11 @@ impl Agent for Codex {
     fn loads_itself(&self, name: &str) -> bool {
         matches!(name, "AGENTS.md" | "AGENTS.override.md")
     }
+
+    /// `PostCompact` (seen headless) releases every view.
+    fn tells_drops(&self) -> bool {
+        true
+    }
 }
 
 /// A session starts: and what Codex gave the model of AGENTS.md, where its
@@ -149,7 +161,10 @@ fn session_start(payload: &Value, who: &Who) -> Event {
     events.extend(who.cwd.ancestors().map(|dir| {
         Event::Shown(Shown {
             path: dir.join("AGENTS.md"),
-            text: ShownText::Printed(text.clone()),
+            text: ShownText::Printed(Printed {
+                text: text.clone(),
+                form: Form::Exact,
+            }),
             offset: 1,
             extent: Extent::Whole,
         })
@@ -177,31 +192,14 @@ fn agents_md(transcript: &Path) -> Option<String> {
         })
 }
 
-/// A PreToolUse answer.
 fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
-    let session = payload
-        .get("session_id")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| {
-            Problem::new(format!(
-                "the {event} payload has no session_id string; pass --sid ID to name the session"
-            ))
-        })?;
-    let cwd = payload
-        .get("cwd")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| Problem::new(format!("the {event} payload has no cwd string")))?;
-    Ok(Who {
-        session: session.to_string(),
-        agent: payload
-            .get("agent_id")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(String::from),
-        cwd: PathBuf::from(cwd),
-    })
+    // Codex's transcript (a rollout file) is not read: what it shows the
+    // model arrives through its hooks.
+    let fields = payload::Fields {
+        transcript: None,
+        ..payload::CLAUDE
+    };
+    payload::who(payload, event, &fields)
 }
 
 /// The tool and its `tool_input.command` (the command line, or the patch).
@@ -222,98 +220,29 @@ fn tool_command(payload: &Value) -> Result<(&str, &str), Problem> {
     Ok((tool, command))
 }
 
-/// A patch's operations, or why it cannot be read (then it is refused:
-/// fsview cannot tell what it would change).
-fn operations(text: &str) -> Result<Vec<FileOp>, Problem> {
-    patch::parse(text).ok_or_else(|| {
-        Problem::new(
-            "the patch is not in the apply_patch format (*** Begin Patch, *** Add/Update/Delete File: PATH, ..., *** End Patch)",
-        )
-    })
-}
-
-/// `path` as named from `dir` (a `cd DIR &&` before the command).
-fn under(dir: &Option<PathBuf>, path: &Path) -> PathBuf {
-    match dir {
-        Some(d) => d.join(path),
-        None => path.to_path_buf(),
-    }
-}
-
 fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
     let (tool, command) = tool_command(payload)?;
     let mut events = Vec::new();
     match tool {
-        "apply_patch" => gates(&None, &operations(command)?, &mut events),
-        "Bash" => {
-            // Codex applies such a patch itself and reports nothing after:
-            // gate it, and hold the views to what it will make of the files.
-            let patches = shell::patch_heredocs(command);
-            for (dir, text) in &patches {
-                gates(dir, &operations(text)?, &mut events);
+        "apply_patch" => events = patch::gates(None, &patch::operations(command)?),
+        "Bash" => match shell::apply_patch(command) {
+            // Codex applies such a patch itself, without running the
+            // command, and reports nothing after: gate it, and hold the
+            // views to what it will make of the files.
+            Some((dir, text)) => {
+                let ops = patch::operations(&text)?;
+                events = patch::gates(dir.as_deref(), &ops);
+                events.extend(
+                    ops.into_iter()
+                        .filter_map(|op| patch::applied(dir.as_deref(), op, false)),
+                );
             }
-            for (dir, text) in &patches {
-                for op in operations(text)? {
-                    events.extend(applied(dir, op, false));
-                }
-            }
-        }
+            // Any other command: the files it writes.
+            None => events = shell::about_to_run(command, None),
+        },
         _ => {}
     }
-    Ok(match events.len() {
-        0 => Event::Ignored,
-        _ => Event::Each(events),
-    })
-}
-
-/// The gate's questions for each file a patch changes.
-fn gates(dir: &Option<PathBuf>, ops: &[FileOp], out: &mut Vec<Event>) {
-    for op in ops {
-        let (path, whole) = match op {
-            FileOp::Update { path, .. } => (path, false),
-            FileOp::Add { path, .. } | FileOp::Delete { path } => (path, true),
-        };
-        out.push(Event::AboutToChange {
-            path: under(dir, path),
-            whole,
-        });
-        if let FileOp::Update { to: Some(to), .. } = op {
-            out.push(Event::AboutToChange {
-                path: under(dir, to),
-                whole: true,
-            });
-        }
-    }
-}
-
-/// What a patch operation makes of its file, once applied (or about to be,
-/// when not `done`).
-fn applied(dir: &Option<PathBuf>, op: FileOp, done: bool) -> Option<Event> {
-    Some(match op {
-        FileOp::Add { path, text } if done => Event::Changed(Changed {
-            path: under(dir, &path),
-            text,
-            before: None,
-            whole: true,
-        }),
-        FileOp::Add { path, text } => Event::Patched(Patched {
-            path: under(dir, &path),
-            from: None,
-            text: Some(text),
-            chunks: Vec::new(),
-            applied: false,
-        }),
-        FileOp::Delete { path } if done => Event::Removed(under(dir, &path)),
-        // Not removed yet: the views stay until they are not fresh.
-        FileOp::Delete { .. } => return None,
-        FileOp::Update { path, to, chunks } => Event::Patched(Patched {
-            path: under(dir, to.as_ref().unwrap_or(&path)),
-            from: to.is_some().then(|| under(dir, &path)),
-            text: None,
-            chunks,
-            applied: done,
-        }),
-    })
+    Ok(Event::all(events))
 }
 
 fn post_tool_use(payload: &Value) -> Result<Event, Problem> {
@@ -325,59 +254,35 @@ fn post_tool_use(payload: &Value) -> Result<Event, Problem> {
             if !output.is_some_and(|o| o.contains("Success. Updated the following files:")) {
                 return Ok(Event::Ignored);
             }
-            let events: Vec<Event> = operations(command)?
+            let events: Vec<Event> = patch::operations(command)?
                 .into_iter()
-                .filter_map(|op| applied(&None, op, true))
+                .filter_map(|op| patch::applied(None, op, true))
                 .collect();
             Ok(Event::Each(events))
         }
         "Bash" => {
-            let (Some(read), Some(output)) = (shell::read(command), output) else {
-                return Ok(Event::Ignored);
+            // The output the model got: maybe from a terminal (`tty`, which
+            // the payload does not say), maybe cut in the middle.
+            let head = output.and_then(untruncated);
+            let shown = match (&head, output) {
+                (Some(h), _) => Some(Output::Head {
+                    text: h,
+                    trimmed: false,
+                }),
+                (None, Some(o)) => Some(Output::Terminal(o)),
+                (None, None) => None,
             };
-            Ok(shown(read, output).map_or(Event::Ignored, Event::Shown))
+            Ok(Event::all(shell::ran(command, None, shown)))
         }
         _ => Ok(Event::Ignored),
     }
 }
 
-/// What a read command's output showed of its file.
-fn shown(read: shell::Read, output: &str) -> Option<Shown> {
-    let (output, truncated) = match untruncated(output) {
-        Some(head) => (head, true),
-        None => (output.to_string(), false),
-    };
-    let (offset, extent) = match read.lines {
-        Lines::All if truncated => (1, Extent::Start),
-        Lines::All if read.numbered => (1, Extent::Range),
-        Lines::All => (1, Extent::Whole),
-        Lines::Range { from, .. } => (from, Extent::Range),
-        Lines::Head(_) => (1, Extent::Range),
-        // Which lines a cut tail shows is not known.
-        Lines::Tail(_) if truncated => return None,
-        Lines::Tail(_) => (1, Extent::Tail),
-    };
-    let text = if read.numbered {
-        unnumbered(&output, offset)?
-    } else {
-        output
-    };
-    if text.is_empty() {
-        return None;
-    }
-    Some(Shown {
-        path: under(&read.dir, &read.path),
-        text: ShownText::Printed(text),
-        offset,
-        extent,
-    })
-}
-
-/// The first complete lines of an output Codex truncated ("Warning:
-/// truncated output (original token count: N)", "Total output lines: M",
-/// a blank line, the head, "…K tokens truncated…", the tail); `None` when
-/// it was not truncated.
-fn untruncated(output: &str) -> Option<String> {
+/// The head of an output Codex truncated ("Warning: truncated output
+/// (original token count: N)", "Total output lines: M", a blank line, the
+/// head, "…K tokens truncated…", the tail); `None` when it was not
+/// truncated.
+fn untruncated(output: &str) -> Option<&str> {
     let rest = output.strip_prefix("Warning: truncated output")?;
     let (_, body) = rest.split_once("\n\n")?;
     // The marker "…K tokens truncated…" (an ellipsis of the file's own
@@ -386,28 +291,7 @@ fn untruncated(output: &str) -> Option<String> {
         Some(end) => body[..end].rfind('\u{2026}').unwrap_or(end),
         None => body.len(),
     };
-    let head = &body[..cut];
-    // The line the cut went through was not shown whole.
-    Some(match head.rfind('\n') {
-        Some(i) => head[..=i].to_string(),
-        None => String::new(),
-    })
-}
-
-/// The lines of `nl -ba` (or `cat -n`) output without their numbers, which
-/// must count up from `first`; the last newline left out (it is printed
-/// even after a last line that has none).
-fn unnumbered(output: &str, first: u64) -> Option<String> {
-    let body = output.strip_suffix('\n').unwrap_or(output);
-    let mut lines = Vec::new();
-    for (i, line) in body.split('\n').enumerate() {
-        let (n, text) = shell::unnumber(line)?;
-        if n != first + i as u64 {
-            return None;
-        }
-        lines.push(text);
-    }
-    Some(lines.join("\n"))
+    Some(&body[..cut])
 }
 
 /// Codex's hook files and the hooks fsview wires into them.
@@ -434,6 +318,11 @@ pub const HOOKS: &[Hook] = &[
     },
     Hook {
         event: "UserPromptSubmit",
+        matcher: None,
+        fail_closed: false,
+    },
+    Hook {
+        event: "PostCompact",
         matcher: None,
         fail_closed: false,
     },
@@ -470,7 +359,7 @@ impl Installer for CodexInstaller {
         HOOKS
     }
 
-    fn next_step(&self, scope: Scope) -> Option<String> {
+    fn next_step(&self, scope: Scope, _cwd: &Path) -> Option<String> {
         let project = if scope == Scope::Project {
             "trust this project and "
         } else {
@@ -503,19 +392,9 @@ mod tests {
     }
 
     #[test]
-    fn a_truncated_output_shows_its_first_whole_lines() {
+    fn a_truncated_output_shows_its_head() {
         let out = "Warning: truncated output (original token count: 57224)\nTotal output lines: 5000\n\nline 1\nline 2\nline 3 of\u{2026}57124 tokens truncated\u{2026}line 4999\nline 5000\n";
-        assert_eq!(untruncated(out).as_deref(), Some("line 1\nline 2\n"));
+        assert_eq!(untruncated(out), Some("line 1\nline 2\nline 3 of"));
         assert_eq!(untruncated("line 1\n"), None);
-    }
-
-    #[test]
-    fn numbered_lines_count_up() {
-        assert_eq!(
-            unnumbered("     3\tline 3\n     4\t\n", 3).as_deref(),
-            Some("line 3\n")
-        );
-        assert_eq!(unnumbered("     3\ta\n     5\tb\n", 3), None);
-        assert_eq!(unnumbered("a\n", 1), None);
     }
 }

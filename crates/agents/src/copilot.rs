@@ -25,6 +25,11 @@
 //!   replaced the one `old_str` with `new_str`, and says nothing else; the
 //!   agent's last view with that replacement applied is what it now knows
 //!   ([`Event::Edited`]). Of `create`: `file_text` is the whole file.
+//! - `preToolUse` of `bash` (`toolArgs.command`): the gate for each file
+//!   the command writes ([`shell`](crate::shell)); `postToolUse` of it:
+//!   what it showed (`textResultForLlm`: what it printed, trimmed, then a
+//!   `<shellId: N completed with exit code X>` line; a preview of the
+//!   first 500 characters of a large one).
 //! - `userPromptSubmitted`: the reminder, as `additionalContext`, which the
 //!   model receives verbatim inside `<system_reminder>` after the prompt.
 //! - `sessionStart`: nothing. Copilot CLI loads its own instruction files,
@@ -35,8 +40,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::event::{Answer, Change, Changed, Edited, Event, Extent, Shown, ShownText, Stage, Who};
-use crate::install::{Done, Scope};
-use crate::{Agent, Parsed, Problem, Reply};
+use crate::install::{Installer, OwnFile, Part, Run, Scope};
+use crate::shell::{self, Output};
+use crate::{payload, Agent, Parsed, Problem, Reply};
 
 /// The hook events fsview-hook answers, as Copilot CLI names them.
 pub const EVENTS: &[&str] = &["preToolUse", "postToolUse", "userPromptSubmitted"];
@@ -91,7 +97,11 @@ impl Agent for Copilot {
             Answer::Nothing => return Reply::nothing(),
             Answer::Allow(reason) => decision("allow", &reason),
             Answer::Deny(reason) => decision("deny", &reason),
-            Answer::Context(text) => json!({ "additionalContext": text }),
+            Answer::Context(text) | Answer::Short(_, Some(text)) => {
+                json!({ "additionalContext": text })
+            }
+            // Never asked for: copilot cannot replace a read's output.
+            Answer::Short(_, None) => return Reply::nothing(),
         };
         Reply::json(&out)
     }
@@ -139,24 +149,14 @@ fn decision(verdict: &str, reason: &str) -> Value {
 }
 
 fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
-    let get = |k: &str| {
-        payload
-            .get(k)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-    };
-    let session = get("sessionId").ok_or_else(|| {
-        Problem::new(format!(
-            "the {event} payload has no sessionId string; pass --sid ID to name the session"
-        ))
-    })?;
-    let cwd =
-        get("cwd").ok_or_else(|| Problem::new(format!("the {event} payload has no cwd string")))?;
-    Ok(Who {
-        session: session.to_string(),
+    const FIELDS: payload::Fields = payload::Fields {
+        session: "/sessionId",
+        cwd: "/cwd",
         agent: None,
-        cwd: PathBuf::from(cwd),
-    })
+        call: None,
+        transcript: None,
+    };
+    payload::who(payload, event, &FIELDS)
 }
 
 /// The tool's name and arguments (an object, or an object as a JSON
@@ -186,6 +186,9 @@ fn path(tool: &str, args: &Value) -> Result<PathBuf, Problem> {
 
 fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
     let (name, args) = tool(payload)?;
+    if name == "bash" {
+        return Ok(Event::all(shell::about_to_run(bash_command(&args)?, None)));
+    }
     let whole = match name {
         "create" => true,
         "edit" => false,
@@ -197,8 +200,51 @@ fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
     })
 }
 
+fn bash_command(args: &Value) -> Result<&str, Problem> {
+    args.get("command")
+        .and_then(Value::as_str)
+        .ok_or_else(|| Problem::new("the bash payload has no toolArgs.command string"))
+}
+
+/// What a bash command showed: `textResultForLlm` is what it printed
+/// (standard output and error, through a terminal) with the whitespace at
+/// both ends removed, then a line "<shellId: N completed with exit code
+/// X>". Over about 20 KB it is "Output too large to read at once", and a
+/// "Preview (first 500 chars):" of it. A command run `async` showed
+/// nothing yet.
+fn bash_ran(args: &Value, result: Option<&Value>) -> Result<Event, Problem> {
+    let command = bash_command(args)?;
+    let text = result
+        .filter(|r| r.get("resultType").and_then(Value::as_str) == Some("success"))
+        .and_then(|r| r.get("textResultForLlm"))
+        .and_then(Value::as_str);
+    let sync = args
+        .get("mode")
+        .and_then(Value::as_str)
+        .is_none_or(|m| m == "sync");
+    let output = text.filter(|_| sync).and_then(|t| {
+        let (body, last) = t.rsplit_once('\n')?;
+        if !(last.starts_with("<shellId: ") && last.contains(" completed with exit code ")) {
+            return None;
+        }
+        if body.starts_with("Output too large to read at once (") {
+            let (_, preview) = body.split_once("\nPreview (first ")?;
+            let (_, head) = preview.split_once("):\n")?;
+            return Some(Output::Head {
+                text: head,
+                trimmed: true,
+            });
+        }
+        Some(Output::Trimmed(body))
+    });
+    Ok(Event::all(shell::ran(command, None, output)))
+}
+
 fn post_tool_use(payload: &Value, cwd: &Path) -> Result<Event, Problem> {
     let (name, args) = tool(payload)?;
+    if name == "bash" {
+        return bash_ran(&args, payload.get("toolResult").filter(|v| v.is_object()));
+    }
     if !matches!(name, "view" | "edit" | "create") {
         return Ok(Event::Ignored);
     }
@@ -277,7 +323,7 @@ fn view(path: PathBuf, args: &Value, text: &str, cwd: &Path) -> Result<Event, Pr
 /// `$COPILOT_HOME/hooks/` (else `~/.copilot/hooks/`).
 pub fn hooks_file(scope: Scope, cwd: &Path) -> Result<PathBuf, Problem> {
     let dir = match scope {
-        Scope::Project => git_top(cwd)
+        Scope::Project => crate::install::work_top(cwd)
             .unwrap_or_else(|| cwd.to_path_buf())
             .join(".github")
             .join("hooks"),
@@ -304,13 +350,6 @@ pub fn hooks_file(scope: Scope, cwd: &Path) -> Result<PathBuf, Problem> {
     Ok(dir.join("fsview.json"))
 }
 
-/// The top of the git work tree holding `dir`, found by its `.git`.
-fn git_top(dir: &Path) -> Option<PathBuf> {
-    dir.ancestors()
-        .find(|d| d.join(".git").exists())
-        .map(Path::to_path_buf)
-}
-
 /// The hooks file fsview-hook owns: every event it answers, each running
 /// `command --event EVENT`.
 pub fn hooks_document(command: &str) -> Value {
@@ -328,37 +367,53 @@ pub fn hooks_document(command: &str) -> Value {
     json!({"version": 1, "hooks": hooks})
 }
 
-/// Write (or remove) `.github/hooks/fsview.json`: a file of its own, so
-/// nothing else of the user's is touched; a file there that fsview-hook
-/// did not write is left alone.
-pub fn install(scope: Scope, uninstall: bool, command: &str, cwd: &Path) -> Result<Done, Problem> {
-    let file = hooks_file(scope, cwd)?;
-    let want = hooks_document(command);
-    let changed = crate::install::own_file(
-        &file,
-        (!uninstall).then(|| {
-            let mut t = serde_json::to_string_pretty(&want).expect("JSON serializes");
-            t.push('\n');
-            t
-        }),
-        |text| {
-            serde_json::from_str::<Value>(text).is_ok_and(|v| {
-                v.get("hooks").and_then(Value::as_object).is_some_and(|h| {
-                    h.values()
-                        .flat_map(|l| l.as_array().into_iter().flatten())
-                        .all(|e| {
-                            e.get("bash")
-                                .and_then(Value::as_str)
-                                .is_some_and(|b| crate::install::runs_fsview_hook(b, "copilot"))
-                        })
+/// Copilot CLI's hooks file, `.github/hooks/fsview.json`: a file of
+/// fsview-hook's own, so nothing else of the user's is touched; a file
+/// there that fsview-hook did not write is left alone.
+pub struct CopilotInstaller;
+
+impl Installer for CopilotInstaller {
+    fn agent(&self) -> &'static str {
+        "copilot"
+    }
+
+    fn settings_file(&self, scope: Scope, cwd: &Path) -> Result<PathBuf, Problem> {
+        hooks_file(scope, cwd)
+    }
+
+    fn default_scope(&self) -> Scope {
+        Scope::Project
+    }
+
+    fn events(&self) -> Vec<&'static str> {
+        EVENTS.to_vec()
+    }
+
+    fn next_step(&self, _scope: Scope, _cwd: &Path) -> Option<String> {
+        Some("Copilot CLI runs a folder's hooks once the folder is trusted: answer its trust prompt, or run it with --trust-folder (or COPILOT_ALLOW_ALL=true).".into())
+    }
+
+    fn parts(&self, scope: Scope, cwd: &Path, run: &Run) -> Result<Vec<Box<dyn Part>>, Problem> {
+        let mut text = serde_json::to_string_pretty(&hooks_document(&run.command("copilot")))
+            .expect("JSON serializes");
+        text.push('\n');
+        Ok(vec![Box::new(OwnFile {
+            file: hooks_file(scope, cwd)?,
+            base: self.base(scope, cwd)?,
+            text,
+            ours: Box::new(|text| {
+                serde_json::from_str::<Value>(text).is_ok_and(|v| {
+                    v.get("hooks").and_then(Value::as_object).is_some_and(|h| {
+                        h.values()
+                            .flat_map(|l| l.as_array().into_iter().flatten())
+                            .all(|e| {
+                                e.get("bash")
+                                    .and_then(Value::as_str)
+                                    .is_some_and(|b| crate::install::runs_fsview_hook(b, "copilot"))
+                            })
+                    })
                 })
-            })
-        },
-    )?;
-    Ok(Done {
-        file,
-        changed,
-        command: command.to_string(),
-        events: EVENTS.to_vec(),
-    })
+            }),
+        })])
+    }
 }

@@ -15,6 +15,9 @@
 //!   the instruction files the agent does not load itself.
 //! - [`Event::Prompt`]: the files that changed since the agent saw them,
 //!   each told once ([`fsview_store::remind`]).
+//! - [`Event::Compacted`], and a session start after a compaction: the
+//!   conversation holds none of what it was shown
+//!   ([`fsview_store::held`]).
 //! - [`Event::Patched`]: record what the agent's patch makes of a file
 //!   ([`hold::patched`]); [`Event::Removed`]: forget a file the agent
 //!   removed; [`Event::Each`]: the gate for every file of a change, then
@@ -43,14 +46,17 @@ use fsview_store::agents::{self, Start as AgentViews};
 use fsview_store::changes::Limits;
 use fsview_store::error::{plain_io, quote};
 use fsview_store::events::Event as LogEvent;
+use fsview_store::gate::{Verdict, Want};
+use fsview_store::held;
 use fsview_store::memo::ForgetPath;
 use fsview_store::paths::{self, Resolved};
+use fsview_store::view::Released;
 use fsview_store::{fingerprint, gate, location, Kind, Source, Store};
 use serde_json::Value;
 
 use crate::event::{
-    AgentStart, Answer, Changed, Edited, Event, Extent, Patched, Shown, ShownText, Stage, Start,
-    Who,
+    AgentStart, Answer, Changed, Edited, Event, Extent, Patched, ShellWrite, Short, Shown,
+    ShownText, Stage, Start, Who,
 };
 use crate::hold::{self, Held};
 use crate::{Agent, Problem};
@@ -75,6 +81,22 @@ pub struct Options {
     pub also: Vec<String>,
     /// Where `ctx-build` and `ctx-invalidate` are installed.
     pub bin_dir: PathBuf,
+    /// The hook answers the agent's event before a change (the installer
+    /// says so): a payload that cannot be read at all is the gate's, and
+    /// fails as the gate does.
+    pub gate: bool,
+    /// Answer an unchanged re-read short ([`Answer::Short`]): `None` for
+    /// the default, on only for an agent whose drops fsview learns
+    /// ([`Agent::tells_drops`]), since a conversation that dropped the
+    /// text must get it again.
+    pub short_reads: Option<bool>,
+}
+
+impl Options {
+    /// Whether `agent`'s unchanged re-reads are answered short.
+    pub fn shortens(&self, agent: &dyn Agent) -> bool {
+        agent.shortens_reads() && self.short_reads.unwrap_or_else(|| agent.tells_drops())
+    }
 }
 
 /// The session an event belongs to: the views of the agent that sent it.
@@ -86,6 +108,10 @@ struct Session<'a> {
     /// The conversation's session.
     conversation: String,
     who: &'a Who,
+    /// Recording what the agent's transcript showed, read after the fact:
+    /// a view the disk no longer holds is not recorded (see
+    /// [`crate::transcript`]).
+    replaying: bool,
 }
 
 impl Session<'_> {
@@ -130,18 +156,57 @@ pub fn handle(
     }
     let session = session(opts, who)?;
     match event {
-        Event::Shown(s) => shown(&session, s).map(|()| Answer::Nothing),
-        Event::AboutToChange { path, whole } => about_to_change(opts, &session, path, *whole),
+        Event::Shown(s) => shown(agent, opts, &session, s),
+        Event::AboutToChange { path, whole } => {
+            let want = if *whole { Want::Write } else { Want::Edit };
+            about_to_change(agent, opts, &session, path, want)
+        }
+        Event::AboutToEditCells(path) => about_to_change(agent, opts, &session, path, Want::Cells),
+        Event::ShellWrite(w) => shell_write(agent, opts, &session, w),
+        Event::ShellWrote(c) => shell_wrote(&session, c).map(|()| Answer::Nothing),
         Event::Changed(c) => changed(&session, c).map(|()| Answer::Nothing),
         Event::InstructionsFor(path) => {
             instructions_for(opts, &session, path).map(|()| Answer::Nothing)
         }
         Event::SessionStart(start) => session_start(agent, opts, &session, *start),
-        Event::Prompt | Event::AgentDone => prompt(agent, opts, &session),
+        Event::Prompt | Event::AgentDone | Event::ToolDone => {
+            prompt(agent, opts, &session, Stage::Prompt)
+        }
+        Event::AfterTool(inner) => after_tool(agent, opts, who, &session, inner),
+        Event::Delegating { kind } => {
+            let store = session.open()?;
+            store.delegate(&session.conversation, &session.sid, kind, TOOL)?;
+            Ok(Answer::Nothing)
+        }
+        Event::Delegated => {
+            if let Some(store) = session.open_existing()? {
+                store.delegated(&session.sid, TOOL)?;
+            }
+            prompt(agent, opts, &session, Stage::Prompt)
+        }
+        Event::Compacted => {
+            compacted(&session.open()?, &session)?;
+            Ok(Answer::Nothing)
+        }
+        Event::Rewound => {
+            if let Some(store) = session.open_existing()? {
+                store.hold_only(
+                    &session.sid,
+                    &Default::default(),
+                    held::Scope::All,
+                    Released::Rewind,
+                    TOOL,
+                )?;
+            }
+            Ok(Answer::Nothing)
+        }
         Event::AgentStart(start) => agent_start(&session, start).map(|()| Answer::Nothing),
         Event::Launching { kind } => {
             let store = session.open()?;
-            store.launching(&session.sid, TOOL, kind)?;
+            // Its context ends with the message that launches it: the
+            // results of that message's other calls are not in it.
+            let unseen = crate::transcript::siblings(agent, who);
+            store.launching(&session.sid, TOOL, kind, &unseen)?;
             Ok(Answer::Nothing)
         }
         Event::Patched(p) => patched(&session, p).map(|()| Answer::Nothing),
@@ -157,14 +222,11 @@ pub fn handle(
 /// all may change, the rest in order (records, a session's start and its
 /// context).
 fn each(agent: &dyn Agent, opts: &Options, who: &Who, events: &[Event]) -> Result<Answer, Problem> {
-    let gates = events
-        .iter()
-        .filter(|e| matches!(e, Event::AboutToChange { .. }))
-        .count();
+    let gates = events.iter().filter(|e| e.is_gate()).count();
     let mut denied = Vec::new();
     let mut allowed = None;
     for e in events {
-        let Event::AboutToChange { path, .. } = e else {
+        let Some(path) = gated(e) else {
             continue;
         };
         match handle(agent, opts, who, e)? {
@@ -179,10 +241,7 @@ fn each(agent: &dyn Agent, opts: &Options, who: &Who, events: &[Event]) -> Resul
     }
     let mut failed = None;
     let mut context = None;
-    for e in events
-        .iter()
-        .filter(|e| !matches!(e, Event::AboutToChange { .. }))
-    {
+    for e in events.iter().filter(|e| !e.is_gate()) {
         match handle(agent, opts, who, e) {
             Ok(Answer::Context(c)) => context = context.or(Some(c)),
             Ok(_) => {}
@@ -197,6 +256,15 @@ fn each(agent: &dyn Agent, opts: &Options, who: &Who, events: &[Event]) -> Resul
         (_, _, Some(m), _) => Ok(Answer::Allow(m)),
         (_, _, _, Some(c)) => Ok(Answer::Context(c)),
         _ => Ok(Answer::Nothing),
+    }
+}
+
+/// The file an event asks the gate about, if it does.
+fn gated(e: &Event) -> Option<&Path> {
+    match e {
+        Event::AboutToChange { path, .. } | Event::AboutToEditCells(path) => Some(path),
+        Event::ShellWrite(w) => Some(&w.path),
+        _ => None,
     }
 }
 
@@ -228,7 +296,63 @@ fn session<'a>(opts: &Options, who: &'a Who) -> Result<Session<'a>, Problem> {
         sid,
         conversation,
         who,
+        replaying: false,
     })
+}
+
+/// Who acted, for an agent whose subagents' calls come in its name
+/// ([`Agent::delegates`]): the subagent the conversation handed its turn
+/// to, if one is running; else `who` as it is. The handing over and back
+/// themselves are the parent's.
+pub(crate) fn acting(agent: &dyn Agent, opts: &Options, who: &Who, event: &Event) -> Who {
+    // The subagent's start and end, also as the tool call they close.
+    let inner = match event {
+        Event::AfterTool(e) => e.as_ref(),
+        e => e,
+    };
+    if !agent.delegates()
+        || who.agent.is_some()
+        || matches!(inner, Event::Delegating { .. } | Event::Delegated)
+    {
+        return who.clone();
+    }
+    let delegate = session(opts, who)
+        .ok()
+        .and_then(|s| {
+            Store::open_existing(&s.file)
+                .ok()
+                .flatten()
+                .map(|st| (st, s.sid))
+        })
+        .and_then(|(store, sid)| store.delegate_of(&sid).ok().flatten());
+    let mut w = who.clone();
+    w.agent = delegate;
+    w
+}
+
+/// The session file and the session holding the views of `who`.
+pub(crate) fn views_of(opts: &Options, who: &Who) -> Result<(PathBuf, String), Problem> {
+    let s = session(opts, who)?;
+    Ok((s.file, s.sid))
+}
+
+/// Record a view the agent's transcript shows (a [`Event::Shown`] or
+/// [`Event::Changed`], its origin in [`Who::call`]) as its hook would
+/// have, but only where the disk still holds exactly what was shown: the
+/// line may be older than what the session knows since.
+pub(crate) fn replay(
+    agent: &dyn Agent,
+    opts: &Options,
+    who: &Who,
+    event: &Event,
+) -> Result<(), Problem> {
+    let mut s = session(opts, who)?;
+    s.replaying = true;
+    match event {
+        Event::Shown(x) => shown(agent, opts, &s, x).map(|_| ()),
+        Event::Changed(c) => changed(&s, c),
+        _ => Ok(()),
+    }
 }
 
 /// 1 to 200 printable characters: what a session or agent id may be.
@@ -271,12 +395,16 @@ fn record(
     source: Source,
     action: &str,
 ) -> Result<(), Problem> {
+    if s.replaying && held.moved {
+        return Ok(());
+    }
     let verdict = match (held.moved, source) {
         (false, _) => None,
         (true, Source::Read) => Some("changed"),
         (true, _) => Some("rewritten"),
     };
-    store.record_logged(&s.sid, &held.view(source), |_| {
+    let view = held.view(source).with_origin(s.who.call.as_deref());
+    store.record_logged(&s.sid, &view, |_| {
         let e = LogEvent::new(TOOL, action)
             .path(&held.canonical)
             .detail(Some(held.kind.as_str()));
@@ -288,7 +416,12 @@ fn record(
     Ok(())
 }
 
-fn shown(s: &Session<'_>, shown: &Shown) -> Result<(), Problem> {
+fn shown(
+    agent: &dyn Agent,
+    opts: &Options,
+    s: &Session<'_>,
+    shown: &Shown,
+) -> Result<Answer, Problem> {
     // A command's output for a file that is not there showed no file.
     if matches!(shown.text, ShownText::Printed(_))
         && matches!(
@@ -296,14 +429,103 @@ fn shown(s: &Session<'_>, shown: &Shown) -> Result<(), Problem> {
             Resolved::Missing { .. }
         )
     {
-        return Ok(());
+        return Ok(Answer::Nothing);
     }
     let canonical = existing(s.cwd(), &shown.path)?;
     let Some(held) = hold::shown(&canonical, shown)? else {
-        return Ok(());
+        return Ok(Answer::Nothing);
     };
     let store = s.open()?;
-    record(s, &store, &held, Source::Read, "read")
+    // A view replayed from the transcript is recorded, never answered.
+    if opts.shortens(agent) && !s.replaying && shown.extent == Extent::Whole {
+        if let Some(short) = short(s, &store, &held, &shown.path)? {
+            return Ok(Answer::Short(short, None));
+        }
+    }
+    record(s, &store, &held, Source::Read, "read")?;
+    Ok(Answer::Nothing)
+}
+
+/// The short answer to a whole read of what the agent holds already: the
+/// same `full` text, still on disk, of a view this agent was shown itself
+/// and its conversation still holds. The view is not recorded again: the
+/// model was shown the notice, not the text, so what holds the text is
+/// still the earlier view (and where it came from).
+fn short(
+    s: &Session<'_>,
+    store: &Store,
+    held: &Held,
+    named: &Path,
+) -> Result<Option<Short>, Problem> {
+    if held.kind != Kind::Full || held.moved || !store.seen(&s.sid, &held.view(Source::Read))? {
+        return Ok(None);
+    }
+    let Some(file) = store.file_by_path(&s.sid, &held.canonical)? else {
+        return Ok(None);
+    };
+    // A file a reminder told of is refused until it is read: this read
+    // must be the real one that lets its edits through again.
+    if store.is_told(file.id)? {
+        return Ok(None);
+    }
+    // Which view holds it, to say where the model finds the text.
+    let source = store
+        .views(file.id)?
+        .into_iter()
+        .find(|v| v.kind == Kind::Full && v.held())
+        .map(|v| v.source);
+    let place = match source {
+        Some(Source::Write) => "the text your own last change to it left (your edit or write of it, on top of what you read)",
+        Some(Source::Inject | Source::Import) => "the instruction files given at the start of this conversation",
+        _ => "your earlier read of it",
+    };
+    store.log(
+        &s.sid,
+        &[LogEvent::new(TOOL, "read")
+            .path(&held.canonical)
+            .verdict("short")
+            .detail(Some(held.kind.as_str()))],
+    )?;
+    Ok(Some(Short {
+        path: named.to_path_buf(),
+        lines: held.lines,
+        notice: format!(
+            "[fsview] {} is unchanged since you last saw all of it ({} lines): {place} in this conversation still holds exactly its text, so this read shows only this notice. Use that text instead of reading the file again; to see it again anyway, read it with an offset or a limit.",
+            named.display(),
+            held.lines
+        ),
+    }))
+}
+
+/// A tool call finished: its own event, then what changed meanwhile, told
+/// now rather than at the next prompt, so the model knows of a change
+/// before it acts on the file.
+fn after_tool(
+    agent: &dyn Agent,
+    opts: &Options,
+    who: &Who,
+    s: &Session<'_>,
+    inner: &Event,
+) -> Result<Answer, Problem> {
+    let answer = handle(agent, opts, who, inner)?;
+    let told = match &answer {
+        Answer::Nothing | Answer::Context(_) | Answer::Short(..) => {
+            match prompt(agent, opts, s, Stage::Shown)? {
+                Answer::Context(t) => Some(t),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    let Some(told) = told else {
+        return Ok(answer);
+    };
+    Ok(match answer {
+        Answer::Context(c) => Answer::Context(format!("{c}\n\n{told}")),
+        Answer::Short(short, None) => Answer::Short(short, Some(told)),
+        Answer::Short(short, Some(c)) => Answer::Short(short, Some(format!("{c}\n\n{told}"))),
+        _ => Answer::Context(told),
+    })
 }
 
 fn changed(s: &Session<'_>, c: &Changed) -> Result<(), Problem> {
@@ -326,7 +548,11 @@ fn knew_all(store: &Store, sid: &str, canonical: &Path, before: &str) -> Result<
     let Some(record) = store.file_by_path(sid, canonical)? else {
         return Ok(false);
     };
-    if !store.views(record.id)?.iter().any(|v| v.kind == Kind::Full) {
+    if !store
+        .views(record.id)?
+        .iter()
+        .any(|v| v.kind == Kind::Full && v.held())
+    {
         return Ok(false);
     }
     if record.fingerprint.hash == Some(fingerprint::hash_bytes(before.as_bytes())) {
@@ -340,7 +566,8 @@ fn knew_all(store: &Store, sid: &str, canonical: &Path, before: &str) -> Result<
     Ok(hold::decoded(&kept, true).as_ref() == before.as_bytes())
 }
 
-/// The kept text of the agent's `full` view of a file, if it has one.
+/// The kept text of the agent's `full` view of a file, if it has one and
+/// still holds it.
 fn full_text(store: &Store, sid: &str, canonical: &Path) -> Result<Option<Vec<u8>>, Problem> {
     let Some(record) = store.file_by_path(sid, canonical)? else {
         return Ok(None);
@@ -348,7 +575,7 @@ fn full_text(store: &Store, sid: &str, canonical: &Path) -> Result<Option<Vec<u8
     let views = store.views(record.id)?;
     let Some(hash) = views
         .iter()
-        .find(|v| v.kind == Kind::Full)
+        .find(|v| v.kind == Kind::Full && v.held())
         .and_then(|v| v.text_hash)
     else {
         return Ok(None);
@@ -359,9 +586,18 @@ fn full_text(store: &Store, sid: &str, canonical: &Path) -> Result<Option<Vec<u8
 /// A patch: its views, as [`hold::patched`] finds them; a move forgets
 /// the file it came from.
 fn patched(s: &Session<'_>, p: &Patched) -> Result<(), Problem> {
-    let Resolved::Existing { canonical, .. } = paths::resolve(s.cwd(), &p.path)? else {
-        // Nothing there (yet): nothing to hold.
-        return Ok(());
+    let canonical = match paths::resolve(s.cwd(), &p.path)? {
+        Resolved::Existing { canonical, .. } => canonical,
+        // A file a patch is about to create: held to its text, so that the
+        // next patch of it needs no read.
+        Resolved::Missing { canonical } => {
+            let (Some(text), false) = (&p.text, p.applied) else {
+                return Ok(()); // nothing there: nothing to hold
+            };
+            let store = s.open()?;
+            let held = hold::to_be_created(&canonical, text);
+            return record(s, &store, &held, Source::Write, "written");
+        }
     };
     let source = match &p.from {
         Some(from) => paths::resolve(s.cwd(), from)?.canonical().to_path_buf(),
@@ -369,7 +605,14 @@ fn patched(s: &Session<'_>, p: &Patched) -> Result<(), Problem> {
     };
     let store = s.open()?;
     let known = full_text(&store, &s.sid, &source)?;
-    for held in hold::patched(&canonical, known.as_deref(), p)? {
+    let hash = store
+        .file_by_path(&s.sid, &source)?
+        .and_then(|r| r.fingerprint.hash);
+    let before = hold::Before {
+        known: known.as_deref(),
+        hash,
+    };
+    for held in hold::patched(&canonical, before, p)? {
         record(s, &store, &held, Source::Write, "written")?;
     }
     if p.applied && source != canonical {
@@ -400,18 +643,23 @@ fn forget(s: &Session<'_>, store: &Store, canonical: &Path) -> Result<(), Proble
 }
 
 fn about_to_change(
+    agent: &dyn Agent,
     opts: &Options,
     s: &Session<'_>,
     path: &Path,
-    whole: bool,
+    want: Want,
 ) -> Result<Answer, Problem> {
     let store = s.open_existing()?;
-    let d = gate::decide(store.as_ref(), &s.sid, s.cwd(), path, whole)?;
+    let d = gate::decide_for(store.as_ref(), &s.sid, s.cwd(), path, want)?;
     if let Some(store) = &store {
         // As fsview-check-edit logs its checks: a log that cannot be
         // written changes no verdict (nor does a subagent's session that
         // cannot be created for it).
-        let detail = if whole { "write" } else { "edit" };
+        let detail = match want {
+            Want::Write => "write",
+            Want::Edit => "edit",
+            Want::Cells => "cells",
+        };
         if s.ensure_agent(store).is_ok() {
             let _ = store.log(
                 &s.sid,
@@ -422,11 +670,94 @@ fn about_to_change(
             );
         }
     }
+    if matches!(d.verdict, Verdict::Modified(_)) {
+        if let Some(told) = carried(agent, opts, s, store.as_ref(), &d.canonical)? {
+            return Ok(Answer::Deny(format!("{MODIFIED_TOLD}\n\n{told}")));
+        }
+    }
     Ok(match (d.verdict.allowed(), opts.allow) {
         (true, true) => Answer::Allow(d.message),
         (true, false) => Answer::Nothing,
         (false, _) => Answer::Deny(d.message),
     })
+}
+
+/// A `modified` refusal that carries the whole change: the model holds the
+/// new text from it and may retry at once.
+pub const MODIFIED_TOLD: &str = "File has been modified since read, either by the user or by a linter. The whole change is below: you now hold the file's new text, so retry your change against it (no need to read the file again).";
+
+/// The whole change to a file the gate refuses as `modified`, told (and
+/// the view moved to the new text: [`remind::record`]), when it can be:
+/// the agent held the whole earlier text and the diff is complete and
+/// reaches the model unaltered in the refusal. `None` otherwise: the
+/// refusal stays Claude Code's "Read it again".
+fn carried(
+    agent: &dyn Agent,
+    opts: &Options,
+    s: &Session<'_>,
+    store: Option<&Store>,
+    canonical: &Path,
+) -> Result<Option<String>, Problem> {
+    let Some(store) = store else {
+        return Ok(None);
+    };
+    let found = remind::select_file(store, &s.sid, s.cwd(), opts.limits, canonical)?;
+    let whole = found.len() == 1
+        && found[0].whole
+        && found[0]
+            .diff
+            .as_deref()
+            .is_some_and(|d| agent.alters(Stage::AboutToChange, d).is_none());
+    if !whole {
+        return Ok(None);
+    }
+    remind::record(store, &s.sid, TOOL, &found)?;
+    Ok(Some(remind::render(s.cwd(), &found)))
+}
+
+/// A file a shell command is about to write: the gate, for a regular file
+/// or a path with no file yet (the file named `into` inside, where a
+/// directory stands and the command writes into it). Anything else there,
+/// or a path that cannot be resolved, is the command's business: a command
+/// fsview cannot read is allowed.
+fn shell_write(
+    agent: &dyn Agent,
+    opts: &Options,
+    s: &Session<'_>,
+    w: &ShellWrite,
+) -> Result<Answer, Problem> {
+    let mut path = w.path.clone();
+    for _ in 0..2 {
+        match paths::resolve(s.cwd(), &path) {
+            Ok(Resolved::Existing { meta, .. }) if meta.is_file() => break,
+            Ok(Resolved::Existing { meta, .. }) if meta.is_dir() => match &w.into {
+                Some(name) if path == w.path => path = path.join(name),
+                _ => return Ok(Answer::Nothing),
+            },
+            Ok(Resolved::Missing { .. }) => break,
+            _ => return Ok(Answer::Nothing),
+        }
+    }
+    let want = if w.whole { Want::Write } else { Want::Edit };
+    about_to_change(agent, opts, s, &path, want)
+}
+
+/// A shell command wrote a file with a text it spelled out: what the agent
+/// now believes the file holds, recorded only where a regular file holds
+/// exactly that text. Otherwise the command failed, wrote a device, or
+/// something else changed the file after it: the views it had stay as they
+/// were, and the next check finds whatever changed.
+fn shell_wrote(s: &Session<'_>, c: &Changed) -> Result<(), Problem> {
+    let Ok(Resolved::Existing { meta, canonical }) = paths::resolve(s.cwd(), &c.path) else {
+        return Ok(());
+    };
+    if !meta.is_file() || meta.len() != c.text.len() as u64 {
+        return Ok(());
+    }
+    match std::fs::read(&canonical) {
+        Ok(bytes) if bytes == c.text.as_bytes() => changed(s, c),
+        _ => Ok(()),
+    }
 }
 
 /// An instruction file `ctx-build` injected, from its `--json` output.
@@ -449,7 +780,14 @@ fn session_start(
     // The siblings get the session file by name, as an explicit path: it
     // must exist (its default directory created) before they run, and a
     // subagent's views with it.
-    s.open()?;
+    let store = s.open()?;
+    if start == Start::Compact {
+        // The conversation is a summary now: it holds none of what it was
+        // shown. What the compaction kept, and the files it attached
+        // again, are in the agent's transcript once it is written, and
+        // held again then (crate::transcript).
+        compacted(&store, s)?;
+    }
     if start == Start::Clear {
         // The conversation starts over: it has read nothing any more.
         let a: Vec<OsString> = vec![
@@ -517,6 +855,18 @@ fn session_start(
         opts.also.join(", "),
         blocks.join("\n\n")
     )))
+}
+
+/// The conversation was compacted: every view of its messages is released.
+fn compacted(store: &Store, s: &Session<'_>) -> Result<(), Problem> {
+    store.hold_only(
+        &s.sid,
+        &Default::default(),
+        held::Scope::All,
+        Released::Compaction,
+        TOOL,
+    )?;
+    Ok(())
 }
 
 /// The instruction file name `ctx-build` always reads: an agent that loads
@@ -655,31 +1005,66 @@ fn sibling(opts: &Options, name: &str, args: &[OsString], cwd: &Path) -> Result<
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-fn prompt(agent: &dyn Agent, opts: &Options, s: &Session<'_>) -> Result<Answer, Problem> {
+/// Tell what changed since the agent saw it, as context given at `stage`.
+fn prompt(
+    agent: &dyn Agent,
+    opts: &Options,
+    s: &Session<'_>,
+    stage: Stage,
+) -> Result<Answer, Problem> {
     let Some(store) = s.open_existing()? else {
         return Ok(Answer::Nothing);
     };
     // Each change told once, a revert included: the store keeps what the
     // agent was told (fsview_store::remind), the same for every agent.
-    let mut found = remind::select(&store, &s.sid, s.cwd(), opts.limits)?;
+    let mut found = if stage == Stage::Shown {
+        // After every tool call: only what a stat shows, so a call costs
+        // no hash of every file read so far.
+        remind::select_stat_moved(&store, &s.sid, s.cwd(), opts.limits)?
+    } else {
+        remind::select(&store, &s.sid, s.cwd(), opts.limits)?
+    };
+    if stage == Stage::Shown {
+        // After a tool, only what reaches the model whole: a diff the agent
+        // would alter waits for the refusal that carries it unaltered, or
+        // for the next prompt.
+        found.retain(|r| {
+            r.diff
+                .as_deref()
+                .is_none_or(|d| agent.alters(stage, d).is_none())
+        });
+    }
     if found.is_empty() {
         return Ok(Answer::Nothing);
     }
-    remind::record(&store, &s.sid, TOOL, &found)?;
     for r in &mut found {
         // A diff the agent would alter (escape) is not shown at all: in its
-        // place, a line saying why and what to do.
-        if let Some(why) = r
-            .diff
-            .as_deref()
-            .and_then(|d| agent.alters(Stage::Prompt, d))
-        {
+        // place, a line saying why and what to do; and the view stays
+        // stale, since the model did not get the change.
+        if let Some(why) = r.diff.as_deref().and_then(|d| agent.alters(stage, d)) {
             r.diff = Some(format!(
                 "(its diff is left out: {why}; read the file to see the change)\n"
             ));
+            r.whole = false;
         }
     }
+    remind::record(&store, &s.sid, TOOL, &found)?;
     Ok(Answer::Context(remind::render(s.cwd(), &found)))
+}
+
+/// Whether the file is the one of hash `before` with only `change` made to
+/// it.
+fn only_this_change(
+    canonical: &Path,
+    change: &crate::event::Change,
+    before: Option<fingerprint::Hash>,
+) -> bool {
+    let (Some(before), Ok(now)) = (before, std::fs::read_to_string(canonical)) else {
+        return false;
+    };
+    crate::edited::unapply(&now, change)
+        .iter()
+        .any(|t| fingerprint::hash_bytes(t.as_bytes()) == before)
 }
 
 /// A targeted change reported as what it replaced: the agent's last view
@@ -698,7 +1083,11 @@ fn edited(s: &Session<'_>, e: &Edited) -> Result<(), Problem> {
     let mut views = store.views(file.id)?;
     // The whole file first: then the agent knows all of it afterwards.
     views.sort_by_key(|v| v.kind != Kind::Full);
-    for v in views.iter().filter(|v| v.kind != Kind::Processed) {
+    // What the conversation no longer holds, the agent does not know.
+    for v in views
+        .iter()
+        .filter(|v| v.kind != Kind::Processed && v.held())
+    {
         let Some(kept) = v.text_hash.map(|h| store.text(&h)).transpose()?.flatten() else {
             continue;
         };
@@ -723,10 +1112,17 @@ fn edited(s: &Session<'_>, e: &Edited) -> Result<(), Problem> {
                 offset: v.offset,
                 extent: Extent::Range,
             };
-            match hold::shown(&canonical, &shown)? {
-                Some(h) => h,
-                None => return Ok(()),
+            let Some(mut held) = hold::shown(&canonical, &shown)? else {
+                return Ok(());
+            };
+            // The lines are on disk; the rest of the file is the agent's
+            // only where taking the change back out gives the bytes its
+            // views were of. Otherwise something else changed the file
+            // too: not taken as seen.
+            if !held.moved && !only_this_change(&canonical, &e.change, file.fingerprint.hash) {
+                held.never_fresh();
             }
+            held
         };
         return record(s, &store, &held, Source::Write, "written");
     }

@@ -41,6 +41,30 @@ fn apply_to(text: &str, offset: u64, change: &Change) -> Option<String> {
                 _ => None,
             }
         }
+        Change::Each(pairs) => {
+            // Where each one is in the text as it was, in order.
+            let mut at = Vec::with_capacity(pairs.len());
+            for (old, new) in pairs {
+                if old.is_empty() || text.matches(old.as_str()).count() != 1 {
+                    return None;
+                }
+                let start = text.find(old.as_str())?;
+                at.push((start, start + old.len(), new.as_str()));
+            }
+            at.sort_unstable_by_key(|a| a.0);
+            if at.windows(2).any(|w| w[0].1 > w[1].0) {
+                return None;
+            }
+            let mut out = String::with_capacity(text.len());
+            let mut pos = 0;
+            for (start, end, new) in at {
+                out.push_str(&text[pos..start]);
+                out.push_str(new);
+                pos = end;
+            }
+            out.push_str(&text[pos..]);
+            Some(out)
+        }
         Change::Patch(diff) => {
             let lines = text.split_inclusive('\n').count() as u64;
             let hunks = hunks(diff)?
@@ -57,6 +81,76 @@ fn apply_to(text: &str, offset: u64, change: &Change) -> Option<String> {
             crate::claude::apply_patch(text, &hunks)
         }
     }
+}
+
+/// The texts the whole file `after` may have been before `change` made it
+/// so: each place the change's result stands, put back. Empty when the
+/// change cannot be taken out (an empty replacement, a diff that does not
+/// apply backwards).
+pub fn unapply(after: &str, change: &Change) -> Vec<String> {
+    match change {
+        Change::Replace { old, new, all } => {
+            if new.is_empty() {
+                return Vec::new();
+            }
+            if *all {
+                return vec![after.replace(new.as_str(), old)];
+            }
+            after
+                .match_indices(new.as_str())
+                .take(64)
+                .map(|(at, _)| format!("{}{old}{}", &after[..at], &after[at + new.len()..]))
+                .collect()
+        }
+        Change::Patch(diff) => reversed(diff)
+            .and_then(|hunks| crate::claude::apply_patch(after, &hunks))
+            .into_iter()
+            .collect(),
+        // Several replacements at once: taken back out as one, where each
+        // result stands once.
+        Change::Each(pairs) => apply(
+            after,
+            1,
+            &Change::Each(pairs.iter().map(|(o, n)| (n.clone(), o.clone())).collect()),
+        )
+        .into_iter()
+        .collect(),
+    }
+}
+
+/// A unified diff's hunks the other way round (its new side as the old),
+/// as jsdiff hunks for [`claude::apply_patch`](crate::claude::apply_patch).
+fn reversed(diff: &str) -> Option<Vec<Value>> {
+    let mut out: Vec<Value> = Vec::new();
+    let mut lines: Vec<String> = Vec::new();
+    let mut start = None;
+    let flush = |start: &mut Option<u64>, lines: &mut Vec<String>, out: &mut Vec<Value>| {
+        if let Some(s) = start.take() {
+            out.push(json!({"oldStart": s, "lines": std::mem::take(lines)}));
+        }
+    };
+    for line in diff.split('\n') {
+        if let Some(rest) = line.strip_prefix("@@ -") {
+            flush(&mut start, &mut lines, &mut out);
+            let new = rest.split(' ').nth(1)?.strip_prefix('+')?;
+            let from: u64 = new.split(',').next()?.parse().ok()?;
+            let count: u64 = match new.split_once(',') {
+                Some((_, c)) => c.parse().ok()?,
+                None => 1,
+            };
+            start = Some(if count == 0 { from + 1 } else { from });
+        } else if start.is_some() {
+            match line.chars().next() {
+                Some('+') => lines.push(format!("-{}", &line[1..])),
+                Some('-') => lines.push(format!("+{}", &line[1..])),
+                Some(' ' | '\\') => lines.push(line.to_string()),
+                None => {}
+                Some(_) => return None,
+            }
+        }
+    }
+    flush(&mut start, &mut lines, &mut out);
+    (!out.is_empty()).then_some(out)
 }
 
 /// One hunk of a unified diff: the line its old side starts at, and its
@@ -161,6 +255,31 @@ mod tests {
         assert_eq!(apply("abc", 1, &replace("", "z", false)), None);
     }
 
+    /// pi's edits: all found in the text as it was, then replaced together.
+    #[test]
+    fn several_replacements_apply_together_or_not_at_all() {
+        let each = |p: &[(&str, &str)]| {
+            Change::Each(
+                p.iter()
+                    .map(|(a, b)| (a.to_string(), b.to_string()))
+                    .collect(),
+            )
+        };
+        assert_eq!(
+            apply("a\nb\nc\n", 1, &each(&[("c", "C"), ("a", "b")])).as_deref(),
+            Some("b\nb\nC\n")
+        );
+        // A second text found only after the first replacement: not pi's.
+        assert_eq!(apply("a\nc\n", 1, &each(&[("a", "b"), ("b", "B")])), None);
+        // Overlapping, or not unique: pi refuses those.
+        assert_eq!(apply("abc", 1, &each(&[("ab", "x"), ("bc", "y")])), None);
+        assert_eq!(apply("aa b", 1, &each(&[("a", "x"), ("b", "y")])), None);
+        assert_eq!(
+            apply("one\r\ntwo\r\n", 1, &each(&[("one\ntwo", "1\n2")])).as_deref(),
+            Some("1\n2\n")
+        );
+    }
+
     // The diff opencode 1.18.33 reported for replacing "two" by "TWO".
     const DIFF: &str = "Index: /w/a.txt\n===================================================================\n--- /w/a.txt\n+++ /w/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n";
 
@@ -205,5 +324,21 @@ mod tests {
             Some("A\nb\nc\nd\ne\nf\ng\nh\nI")
         );
         assert_eq!(apply("a\n", 1, &Change::Patch("no hunks\n".into())), None);
+    }
+
+    #[test]
+    fn a_change_taken_back_out() {
+        let p = Change::Patch(DIFF.into());
+        assert_eq!(unapply("one\nTWO\nthree\n", &p), ["one\ntwo\nthree\n"]);
+        assert_eq!(
+            unapply("one\nTWO\nthree, changed\n", &p),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            unapply("B a B", &replace("b", "B", false)),
+            ["b a B", "B a b"]
+        );
+        assert_eq!(unapply("B a B", &replace("b", "B", true)), ["b a b"]);
+        assert_eq!(unapply("a", &replace("b", "", false)), Vec::<String>::new());
     }
 }

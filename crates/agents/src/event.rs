@@ -25,6 +25,14 @@ pub struct Who {
     /// The agent's working directory: what relative paths are relative to,
     /// and where the default session file is looked for.
     pub cwd: PathBuf,
+    /// The agent's id for the tool call the payload reports (Claude Code's
+    /// `tool_use_id`), if it has one: where in the conversation what the
+    /// call showed came from, so that a view dropped with it (compaction,
+    /// rewind) is known ([`fsview_store::held`]).
+    pub call: Option<String>,
+    /// The agent's own transcript of this agent's conversation, if it keeps
+    /// one fsview can read ([`crate::transcript`]).
+    pub transcript: Option<PathBuf>,
 }
 
 /// One thing that happened, in fsview's terms.
@@ -35,6 +43,19 @@ pub enum Event {
     /// The agent is about to change a file: `whole` replaces all of it (a
     /// write), otherwise it is a targeted edit.
     AboutToChange { path: PathBuf, whole: bool },
+    /// The agent is about to change cells of a notebook by their ids
+    /// (Claude Code's NotebookEdit): the gate as for a targeted edit, where
+    /// the cells it was shown (a processed view) do.
+    AboutToEditCells(PathBuf),
+    /// A shell command is about to write a file: the gate as for
+    /// [`AboutToChange`](Event::AboutToChange), for a regular file or a
+    /// path where no file is yet; anything else there (a device, a
+    /// directory with no [`ShellWrite::into`], a path that cannot be
+    /// resolved) is the command's own business and is not gated.
+    ShellWrite(ShellWrite),
+    /// A shell command wrote a file with a text it spelled out: recorded
+    /// as [`Changed`](Event::Changed), when a regular file is there.
+    ShellWrote(Changed),
     /// The agent changed a file, and now believes it holds a known text.
     Changed(Changed),
     /// The agent put the instruction files that apply to a path into its
@@ -45,6 +66,15 @@ pub enum Event {
     SessionStart(Start),
     /// The user sent a prompt: the moment to tell what changed.
     Prompt,
+    /// The conversation was compacted into a summary: it holds none of what
+    /// it was shown any more (what a compaction kept and re-attached is
+    /// recorded as it is shown, from the agent's transcript where it keeps
+    /// one).
+    Compacted,
+    /// The conversation moved to another branch of itself (pi's `/tree`)
+    /// and says nothing of which views that branch holds: it holds none of
+    /// them any more, as far as fsview knows.
+    Rewound,
     /// A subagent starts: the agent in [`Who::agent`], of type `kind` as
     /// the agent names it. With `inherits` it starts with a copy of the
     /// views of the agent that launched it (Claude Code's `fork`), which
@@ -56,10 +86,22 @@ pub enum Event {
     /// copy of its views ([`AgentStart::inherits`]): a subagent's start
     /// does not say who launched it, so its launcher says so first.
     Launching { kind: String },
+    /// The agent hands its turn to a subagent of type `kind` whose calls
+    /// come in its name (gemini-cli's `invoke_agent`): until
+    /// [`Event::Delegated`], every event of the conversation is the
+    /// subagent's, with views of its own ([`Agent::delegates`](crate::Agent::delegates)).
+    Delegating { kind: String },
+    /// That subagent has finished: the moment to tell the agent what it
+    /// changed, as at a prompt.
+    Delegated,
     /// A subagent the agent waited for has finished: the moment to tell the
     /// agent what its subagents changed (its own views are untouched by
     /// theirs), as at a prompt.
     AgentDone,
+    /// A tool call finished: the moment to tell the agent what changed
+    /// since it last saw its files, for an agent whose prompts fire no
+    /// hook (Droid headless), answered with the tool's result.
+    ToolDone,
     /// The agent changed a file with a patch: the file now holds (or, when
     /// not `applied`, is about to hold) what the patch makes of it.
     Patched(Patched),
@@ -73,6 +115,11 @@ pub enum Event {
     /// The agent changed a file with a targeted edit its tool reports as
     /// what it replaced, not as the file's new text.
     Edited(Edited),
+    /// A tool call finished with `0`'s event (possibly
+    /// [`Ignored`](Event::Ignored)): after it, the moment to tell what
+    /// changed meanwhile (a formatter, another process), before the model
+    /// acts on its next step.
+    AfterTool(Box<Event>),
     /// Nothing fsview watches (another tool, an answer with nothing to
     /// record, a change that was not applied).
     Ignored,
@@ -104,7 +151,7 @@ pub enum ShownText {
     /// the file's bytes, taken as [`Lines`](ShownText::Lines) only when the
     /// disk holds them. Otherwise nothing is recorded: the command may not
     /// have printed what it was taken for.
-    Printed(String),
+    Printed(Printed),
     /// A rendering of the lines that is not the file's text (lines the tool
     /// shortened): a `processed` view, which lets no change through.
     Processed(String),
@@ -112,6 +159,25 @@ pub enum ShownText {
     /// whitespace removed (Qwen Code's read_file): the file's lines when,
     /// trimmed the same way, they are these.
     Trimmed(String),
+}
+
+/// What a command printed, as the agent showed it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Printed {
+    pub text: String,
+    pub form: Form,
+}
+
+/// How an agent's shell tool shows what a command printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// Every byte as printed.
+    Exact,
+    /// As printed, or printed on a terminal (each `\n` as `\r\n`).
+    Terminal,
+    /// With the whitespace at both ends of the output removed: every
+    /// character between was shown.
+    Trimmed,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -133,6 +199,17 @@ pub enum Extent {
     /// The last lines of the file (`tail`): they start where the disk's
     /// last lines do.
     Tail,
+}
+
+/// A file a shell command is about to write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShellWrite {
+    pub path: PathBuf,
+    /// It replaces the whole file (else it changes it in place).
+    pub whole: bool,
+    /// When `path` is a directory, the file written is the one of this
+    /// name in it (`cp a.txt dir`).
+    pub into: Option<String>,
 }
 
 /// A change the agent made, as its tool reports it.
@@ -194,6 +271,9 @@ pub enum Change {
     /// A unified diff of the file (`@@ -A,B +C,D @@` hunks), as the tool
     /// applied it.
     Patch(String),
+    /// Several replacements made at once (pi's edit): each `old`, found
+    /// once in the text and overlapping no other, becomes its `new`.
+    Each(Vec<(String, String)>),
 }
 
 /// Why a conversation starts.
@@ -223,6 +303,22 @@ pub enum Answer {
     Deny(String),
     /// Text for the model's context.
     Context(String),
+    /// Answer a read with a short notice instead of the text it showed:
+    /// the conversation still holds exactly that text, whole (only for an
+    /// agent whose [`Agent::shortens_reads`](crate::Agent::shortens_reads)),
+    /// with context to add, if any.
+    Short(Short, Option<String>),
+}
+
+/// A read answered short.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Short {
+    /// The file, as the tool named it.
+    pub path: PathBuf,
+    /// Its lines (all of which the model holds).
+    pub lines: u64,
+    /// The notice for the model, in place of the text.
+    pub notice: String,
 }
 
 /// Which common event a payload is, known before it is fully understood:
@@ -240,23 +336,61 @@ pub enum Stage {
 }
 
 impl Event {
+    /// Several events of one payload as one: [`Event::Ignored`] for none.
+    pub fn all(events: Vec<Event>) -> Event {
+        match events.len() {
+            0 => Event::Ignored,
+            _ => Event::Each(events),
+        }
+    }
+
+    /// The gate's question for a file a command writes by name (tests).
+    #[cfg(test)]
+    pub(crate) fn shell_write(path: &str, whole: bool) -> Event {
+        Event::ShellWrite(ShellWrite {
+            path: path.into(),
+            whole,
+            into: None,
+        })
+    }
+
+    /// A question for the gate.
+    pub fn is_gate(&self) -> bool {
+        matches!(
+            self,
+            Event::AboutToChange { .. } | Event::AboutToEditCells(_) | Event::ShellWrite(_)
+        )
+    }
+
     pub fn stage(&self) -> Stage {
         match self {
             Event::Shown(_) | Event::InstructionsFor(_) => Stage::Shown,
-            Event::AboutToChange { .. } => Stage::AboutToChange,
+            Event::AboutToChange { .. } | Event::AboutToEditCells(_) | Event::ShellWrite(_) => {
+                Stage::AboutToChange
+            }
             Event::Changed(_)
             | Event::Patched(Patched { applied: true, .. })
-            | Event::Removed(_) => Stage::Changed,
+            | Event::Removed(_)
+            | Event::ShellWrote(_) => Stage::Changed,
             Event::Patched(_) => Stage::AboutToChange,
             Event::Each(events) => events.first().map_or(Stage::Other, Event::stage),
             Event::Edited(_) => Stage::Changed,
+            Event::AfterTool(e) => match e.stage() {
+                Stage::Other => Stage::Shown,
+                s => s,
+            },
             Event::SessionStart(_) => Stage::SessionStart,
             Event::Prompt => Stage::Prompt,
+            // Fails open: a view kept too long is what it was before.
+            Event::Compacted | Event::Rewound => Stage::Shown,
             // Answered where a tool's result is (after the launch tool).
-            Event::AgentDone => Stage::Shown,
+            Event::AgentDone | Event::Delegated | Event::ToolDone => Stage::Shown,
             // Bookkeeping: a failure only costs a subagent its copied
             // views (it then starts empty), so these fail open.
-            Event::AgentStart(_) | Event::Launching { .. } | Event::Ignored => Stage::Other,
+            Event::AgentStart(_)
+            | Event::Launching { .. }
+            | Event::Delegating { .. }
+            | Event::Ignored => Stage::Other,
         }
     }
 }

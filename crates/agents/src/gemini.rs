@@ -25,6 +25,13 @@
 //!   showed nothing.
 //! - `AfterTool` of `replace` and `write_file`: `returnDisplay.newContent`
 //!   is what the file now holds, after `originalContent`.
+//! - `AfterTool` of any tool: what changed meanwhile is told there, as
+//!   `additionalContext` (appended to the tool's result in `<hook_context>`,
+//!   angle brackets escaped: a diff with either is left out, and its view
+//!   stays stale). A refusal's reason reaches the model unescaped, so a
+//!   `modified` refusal carries the whole change when it can. No hook answer
+//!   replaces a read's result but as a failed call ("Tool result blocked:
+//!   ..."), so re-reads are never answered short.
 //! - `SessionStart` (`source`: startup, resume, clear): gemini-cli loads the
 //!   GEMINI.md files itself and no payload says which, so nothing is
 //!   recorded of them (an edit of one needs a read first). Context
@@ -34,11 +41,23 @@
 //!   either is left out, said so, rather than shown altered. A resumed
 //!   session does not hold the first prompt any more, so the context is
 //!   sent again on resume.
+//! - `BeforeTool` / `AfterTool` of `invoke_agent`: a subagent runs in the
+//!   model's turn, and its own calls fire the hooks with the
+//!   conversation's `session_id` and nothing of their own: between the two
+//!   they are the subagent's ([`Agent::delegates`]), with views of its own
+//!   (it starts with none), and at its end the parent is told what changed
+//!   meanwhile (additionalContext of AfterTool).
+//! - `PreCompress` is not wired: it fires before every model call, whether
+//!   or not the history is then compressed, and nothing after says it was
+//!   (a manual `/compress` is interactive only).
 //! - A hook that fails open says so in `systemMessage` (gemini-cli takes a
 //!   lone line on stderr of a hook that exits 0 for an "allow"); a hook
 //!   that cannot start blocks, so the installer makes those that must fail
 //!   open exit 0 then.
-//! - `BeforeAgent`: the reminder of changed files, as additionalContext
+//! - `BeforeAgent`: the files the prompt's `@path`s attached (gemini-cli
+//!   reads them itself and puts their text, trimmed at both ends, in the
+//!   prompt; a file over 2,000 lines shows its start), each a view; then
+//!   the reminder of changed files, as additionalContext
 //!   (a part after the prompt, not read for `@` tokens, still escaped: a
 //!   diff with `<` or `>` is left out, with a word to read the file).
 
@@ -48,12 +67,18 @@ use serde_json::{json, Value};
 
 use crate::event::{Answer, Changed, Event, Extent, Shown, ShownText, Stage, Start, Who};
 use crate::install::{Hook, Installer, Scope};
-use crate::{Agent, Parsed, Problem, Reply};
+use crate::shell::{self, Output};
+use crate::{mention, payload, Agent, Parsed, Problem, Reply};
 
 /// gemini-cli.
 pub struct Gemini;
 
 type Failed = (Stage, Problem);
+
+/// The tool that runs a subagent in the model's turn; the subagent's own
+/// calls fire the hooks with the conversation's ids and nothing of their
+/// own.
+const SUBAGENT_TOOL: &str = "invoke_agent";
 
 const JIT_CONTEXT: &str = "\n\n--- Newly Discovered Project Context ---\n";
 const JIT_CONTEXT_END: &str = "\n--- End Project Context ---";
@@ -97,7 +122,8 @@ impl Agent for Gemini {
         let who = who(&payload, name).map_err(|p| (stage, p))?;
         let event = match stage {
             Stage::AboutToChange => before_tool(&payload),
-            Stage::Shown => after_tool(&payload),
+            // After any tool, what changed meanwhile is told there.
+            Stage::Shown => after_tool(&payload, &who.cwd).map(|e| Event::AfterTool(Box::new(e))),
             Stage::SessionStart => Ok(Event::SessionStart(
                 match payload.get("source").and_then(Value::as_str) {
                     Some("resume") => Start::Resume,
@@ -105,7 +131,7 @@ impl Agent for Gemini {
                     _ => Start::Startup,
                 },
             )),
-            _ => Ok(Event::Prompt),
+            _ => Ok(prompt(&payload)),
         }
         .map_err(|p| (stage, p))?;
         Ok(Parsed { who, event })
@@ -116,9 +142,16 @@ impl Agent for Gemini {
             Answer::Nothing => return Reply::nothing(),
             Answer::Allow(reason) => json!({"decision": "allow", "reason": reason}),
             Answer::Deny(reason) => json!({"decision": "deny", "reason": reason}),
-            Answer::Context(text) => json!({
+            // Never asked for: gemini-cli cannot replace a read's output
+            // but by failing it.
+            Answer::Short(_, None) => return Reply::nothing(),
+            Answer::Context(text) | Answer::Short(_, Some(text)) => json!({
                 "hookSpecificOutput": {
-                    "hookEventName": if stage == Stage::SessionStart { "SessionStart" } else { "BeforeAgent" },
+                    "hookEventName": match stage {
+                        Stage::SessionStart => "SessionStart",
+                        Stage::Shown | Stage::Changed => "AfterTool",
+                        _ => "BeforeAgent",
+                    },
                     "additionalContext": text,
                 }
             }),
@@ -147,6 +180,10 @@ impl Agent for Gemini {
         name == "GEMINI.md"
     }
 
+    fn delegates(&self) -> bool {
+        true
+    }
+
     /// gemini-cli's `--resume` does not give the model the first prompt
     /// again, and SessionStart's context was put in front of it.
     fn resume_keeps_start(&self) -> bool {
@@ -154,7 +191,9 @@ impl Agent for Gemini {
     }
 
     fn alters(&self, stage: Stage, text: &str) -> Option<&'static str> {
-        if text.contains(['<', '>']) {
+        // A refusal's reason reaches the model as it is ("Tool execution
+        // blocked: REASON"); context is escaped.
+        if stage != Stage::AboutToChange && text.contains(['<', '>']) {
             return Some("gemini-cli would escape its angle brackets");
         }
         if stage == Stage::SessionStart && text.contains('@') {
@@ -165,25 +204,46 @@ impl Agent for Gemini {
 }
 
 fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
-    let session = payload
-        .get("session_id")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| {
-            Problem::new(format!(
-                "the {event} payload has no session_id string; pass --sid ID to name the session"
-            ))
-        })?;
-    let cwd = payload
-        .get("cwd")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| Problem::new(format!("the {event} payload has no cwd string")))?;
-    Ok(Who {
-        session: session.to_string(),
+    let fields = payload::Fields {
         agent: None,
-        cwd: PathBuf::from(cwd),
-    })
+        call: None,
+        transcript: None,
+        ..payload::CLAUDE
+    };
+    payload::who(payload, event, &fields)
+}
+
+/// How gemini-cli 0.61.0 puts the files a prompt's `@path`s name into the
+/// prompt (BeforeAgent's `prompt`): after the user's words,
+/// `--- Content from referenced files ---`, then for each file
+/// `Content from @PATH:` and its text trimmed at both ends (read_many_files:
+/// the first 2,000 lines under a warning when it has more), then
+/// `--- End of content ---`.
+const MENTION: &str = "\nContent from @";
+const MENTION_CUT: &str = "[WARNING: This file was truncated. To view the full content, use the 'read_file' tool on this specific file.]\n\n";
+
+/// A prompt, and the files its `@path`s attached, each a view (held to the
+/// disk) before the reminder.
+fn prompt(payload: &Value) -> Event {
+    let text = payload.get("prompt").and_then(Value::as_str).unwrap_or("");
+    mention::prompt_showing(
+        mention::referenced(text, MENTION)
+            .into_iter()
+            .map(|(path, body)| {
+                let (body, extent) = match body.strip_prefix(MENTION_CUT) {
+                    Some(rest) => (rest, Extent::Start),
+                    // The whole file, but for the whitespace trimmed at its
+                    // ends: held as the lines from the first.
+                    None => (body, Extent::Range),
+                };
+                Shown {
+                    path: PathBuf::from(path),
+                    text: ShownText::Trimmed(body.to_string()),
+                    offset: 1,
+                    extent,
+                }
+            }),
+    )
 }
 
 fn tool_name(payload: &Value) -> Result<&str, Problem> {
@@ -209,6 +269,20 @@ fn file_path(tool: &str, payload: &Value) -> Result<PathBuf, Problem> {
 
 fn before_tool(payload: &Value) -> Result<Event, Problem> {
     let tool = tool_name(payload)?;
+    if tool == SUBAGENT_TOOL {
+        let kind = payload
+            .pointer("/tool_input/agent_name")
+            .and_then(Value::as_str)
+            .filter(|k| !k.is_empty())
+            .unwrap_or("subagent");
+        return Ok(Event::Delegating {
+            kind: kind.to_string(),
+        });
+    }
+    if tool == SHELL {
+        let (command, dir) = shell_call(payload)?;
+        return Ok(Event::all(shell::about_to_run(command, dir)));
+    }
     let whole = match tool {
         "write_file" => true,
         "replace" => false,
@@ -220,10 +294,130 @@ fn before_tool(payload: &Value) -> Result<Event, Problem> {
     })
 }
 
-fn after_tool(payload: &Value) -> Result<Event, Problem> {
+/// gemini-cli's shell tool.
+const SHELL: &str = "run_shell_command";
+
+/// A shell call's command line, and the directory it runs in when it names
+/// one (`dir_path`, from the working directory).
+fn shell_call(payload: &Value) -> Result<(&str, Option<&Path>), Problem> {
+    let input = payload.get("tool_input");
+    let command = input
+        .and_then(|i| i.get("command"))
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            Problem::new("the run_shell_command payload has no tool_input.command string")
+        })?;
+    let dir = input
+        .and_then(|i| i.get("dir_path"))
+        .and_then(Value::as_str)
+        .filter(|d| !d.is_empty())
+        .map(Path::new);
+    Ok((command, dir))
+}
+
+/// What a shell command showed. `llmContent` is `<untrusted_context>`,
+/// "Output: O" (what it printed through a terminal, the whitespace at both
+/// ends removed; "(empty)" for nothing), other lines ("Exit Code: N",
+/// "Process Group PGID: P"), `</untrusted_context>`; `returnDisplay` is O.
+/// The hook sees it before gemini-cli cuts a long one: over
+/// `tools.truncateToolOutputThreshold` characters (40,000 unless the
+/// settings say less) the model gets only the first fifth of them, then
+/// the last part.
+fn shell_ran(payload: &Value, response: &Value, cwd: &Path) -> Result<Event, Problem> {
+    let (command, dir) = shell_call(payload)?;
+    let content = response
+        .get("llmContent")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let display = response.get("returnDisplay").and_then(Value::as_str);
+    let whole = display.filter(|d| {
+        let shown = if d.is_empty() { "(empty)" } else { d };
+        content.starts_with(&format!("{UNTRUSTED}\nOutput: {shown}\n"))
+    });
+    let threshold = truncation_threshold(cwd);
+    let output = match whole {
+        Some(d) if utf16_len(content) <= threshold => Some(Output::Trimmed(d)),
+        Some(_) => {
+            let head = utf16_prefix(content, threshold / 5);
+            head.strip_prefix(UNTRUSTED)
+                .and_then(|h| h.strip_prefix("\nOutput: "))
+                .map(|text| Output::Head {
+                    text,
+                    trimmed: true,
+                })
+        }
+        None => None,
+    };
+    Ok(Event::all(shell::ran(command, dir, output)))
+}
+
+const UNTRUSTED: &str = "<untrusted_context>";
+
+/// The length of `s` as JavaScript counts it (UTF-16 code units).
+fn utf16_len(s: &str) -> usize {
+    s.chars().map(char::len_utf16).sum()
+}
+
+/// The first `n` UTF-16 code units of `s` (a character cut in two left
+/// out).
+fn utf16_prefix(s: &str, n: usize) -> &str {
+    let mut units = 0;
+    for (i, c) in s.char_indices() {
+        units += c.len_utf16();
+        if units > n {
+            return &s[..i];
+        }
+    }
+    s
+}
+
+/// The most characters of a shell output gemini-cli shows whole: the least
+/// `tools.truncateToolOutputThreshold` of the project's and the user's
+/// settings, else its default (40,000). A setting of 0 or less turns the
+/// cut off.
+fn truncation_threshold(cwd: &Path) -> usize {
+    const DEFAULT: usize = 40_000;
+    let mut files = vec![cwd.join(".gemini").join("settings.json")];
+    if let Ok(home) = home("GEMINI_CLI_HOME", cwd) {
+        files.push(home.join(".gemini").join("settings.json"));
+    }
+    let mut least = None::<i64>;
+    for f in files {
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        let Ok(v) = serde_json::from_str::<Value>(&text) else {
+            // Settings fsview cannot read may set anything: take nothing
+            // as shown whole.
+            return 0;
+        };
+        if let Some(n) = v.pointer("/tools/truncateToolOutputThreshold") {
+            let n = n.as_i64().unwrap_or(0);
+            least = Some(least.map_or(n, |l| l.min(n)));
+        }
+    }
+    match least {
+        None => DEFAULT,
+        Some(n) if n <= 0 => usize::MAX,
+        Some(n) => n as usize,
+    }
+}
+
+fn after_tool(payload: &Value, cwd: &Path) -> Result<Event, Problem> {
     let tool = tool_name(payload)?;
-    if !matches!(tool, "read_file" | "replace" | "write_file") {
+    if tool == SUBAGENT_TOOL {
+        return Ok(Event::Delegated);
+    }
+    if !matches!(tool, "read_file" | "replace" | "write_file" | SHELL) {
         return Ok(Event::Ignored);
+    }
+    if tool == SHELL {
+        let response = payload.get("tool_response").filter(|v| v.is_object());
+        if response.is_some_and(|r| r.get("error").is_some_and(|e| !e.is_null())) {
+            // It may still have run, and written: its writes are known.
+            return shell_ran(payload, &Value::Null, cwd);
+        }
+        return shell_ran(payload, response.unwrap_or(&Value::Null), cwd);
     }
     let path = file_path(tool, payload)?;
     let response = payload
@@ -268,8 +462,14 @@ fn read(path: PathBuf, payload: &Value, response: &Value) -> Result<Event, Probl
         .any(|k| input.get(*k).is_some_and(|v| !v.is_null()));
     let (text, offset, extent) = match banner(content) {
         // Lines the model asked for, or the first page of a longer file.
-        Some((first, lines)) if asked => (lines, first, Extent::Range),
-        Some((first, lines)) => (lines, first, Extent::Start),
+        Some(b) if asked => (b.lines, b.first, Extent::Range),
+        // "lines 1-2000 of 2001" of a 2,000-line file: N counts the empty
+        // piece after its final newline, so every line was shown. A slice
+        // that covers the file is held as the whole of it.
+        Some(b) if b.first == 1 && b.last.saturating_add(1) >= b.total => {
+            (b.lines, b.first, Extent::Range)
+        }
+        Some(b) => (b.lines, b.first, Extent::Start),
         None if content.starts_with(TRUNCATED) => {
             return Err(Problem::new(
                 "the read_file response has a truncation banner fsview cannot read, so nothing was recorded",
@@ -290,15 +490,29 @@ fn read(path: PathBuf, payload: &Value, response: &Value) -> Result<Event, Probl
     }))
 }
 
-/// The truncation banner of a partial read: the first line shown, and the
-/// lines after the banner.
-fn banner(content: &str) -> Option<(u64, &str)> {
+/// The truncation banner of a partial read: `Showing lines A-B of N`.
+struct Banner<'a> {
+    first: u64,
+    last: u64,
+    total: u64,
+    /// The lines after the banner.
+    lines: &'a str,
+}
+
+fn banner(content: &str) -> Option<Banner<'_>> {
     let status = content
         .strip_prefix(TRUNCATED)?
         .strip_prefix(BANNER_STATUS)?;
-    let (first, _) = status.split_once('-')?;
+    let (first, rest) = status.split_once('-')?;
+    let (last, rest) = rest.split_once(" of ")?;
+    let total = rest.split(' ').next()?;
     let lines = &status[status.find(BANNER_END)? + BANNER_END.len()..];
-    Some((first.parse().ok()?, lines))
+    Some(Banner {
+        first: first.parse().ok()?,
+        last: last.parse().ok()?,
+        total: total.parse().ok()?,
+        lines,
+    })
 }
 
 fn changed(tool: &str, path: PathBuf, payload: &Value, response: &Value) -> Result<Event, Problem> {
@@ -337,12 +551,18 @@ pub struct GeminiInstaller;
 pub const HOOKS: &[Hook] = &[
     Hook {
         event: "BeforeTool",
-        matcher: Some("^(replace|write_file)$"),
+        matcher: Some("^(replace|write_file|run_shell_command)$"),
         fail_closed: true,
     },
     Hook {
+        event: "BeforeTool",
+        matcher: Some("^invoke_agent$"),
+        fail_closed: false,
+    },
+    Hook {
         event: "AfterTool",
-        matcher: Some("^(read_file|replace|write_file)$"),
+        // Every tool: after any call, what changed meanwhile is told.
+        matcher: None,
         fail_closed: false,
     },
     Hook {
@@ -393,7 +613,7 @@ impl Installer for GeminiInstaller {
         true
     }
 
-    fn next_step(&self, scope: Scope) -> Option<String> {
+    fn next_step(&self, scope: Scope, _cwd: &Path) -> Option<String> {
         (scope == Scope::Project).then(|| {
             "gemini-cli runs a project's hooks only in a trusted folder: trust this folder when gemini-cli asks (or list it in ~/.gemini/trustedFolders.json)".to_string()
         })
@@ -425,9 +645,10 @@ mod tests {
     #[test]
     fn the_banner_of_a_partial_read() {
         let c = "\nIMPORTANT: The file content has been truncated.\nStatus: Showing lines 1-5 of 51 total lines.\nAction: To read more of the file, you can use the 'start_line' and 'end_line' parameters in a subsequent 'read_file' call. For example, to read the next section of the file, use start_line: 6.\n\n--- FILE CONTENT (truncated) ---\nline 1\nline 2";
-        assert_eq!(banner(c), Some((1, "line 1\nline 2")));
+        let b = |c: &str| banner(c).map(|b| (b.first, b.last, b.total, b.lines.to_string()));
+        assert_eq!(b(c), Some((1, 5, 51, "line 1\nline 2".into())));
         let c = c.replace("1-5 of 51", "46-50 of 51");
-        assert_eq!(banner(&c), Some((46, "line 1\nline 2")));
-        assert_eq!(banner("line 1\n"), None);
+        assert_eq!(b(&c), Some((46, 50, 51, "line 1\nline 2".into())));
+        assert_eq!(b("line 1\n"), None);
     }
 }

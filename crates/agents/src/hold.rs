@@ -22,8 +22,8 @@ use fsview_store::show::{self, ReadError, Request};
 use fsview_store::store::NewView;
 use fsview_store::{Kind, Source};
 
-use crate::event::{Cell, Changed, Extent, Patched, Shown, ShownText};
-use crate::{patch, Problem};
+use crate::event::{Cell, Changed, Extent, Form, Patched, Shown, ShownText};
+use crate::{charset, patch, Problem};
 
 /// The most of a file a whole-file read is compared with: far above what an
 /// agent's Read shows (Claude Code refuses 256 KB unless told otherwise).
@@ -49,6 +49,13 @@ pub struct Held {
 }
 
 impl Held {
+    /// Hold the view to its text under a fingerprint no file matches: the
+    /// next check finds the file is not what the agent believes, and tells.
+    pub fn never_fresh(&mut self) {
+        self.fingerprint = never_fresh(&self.fingerprint, &self.shown);
+        self.moved = true;
+    }
+
     pub fn view(&self, source: Source) -> NewView<'_> {
         NewView {
             path: &self.canonical,
@@ -60,6 +67,7 @@ impl Held {
             total_lines: self.total_lines,
             shown: &self.shown,
             keep_text: self.keep_text,
+            origin: None,
         }
     }
 }
@@ -126,7 +134,7 @@ pub fn shown(canonical: &Path, s: &Shown) -> Result<Option<Held>, Problem> {
     let offset = s.offset.max(1);
     match &s.text {
         ShownText::Lines(text) => lines(canonical, text, offset, s.extent, Seen::Decoded),
-        ShownText::Printed(text) => lines(canonical, text, offset, s.extent, Seen::Printed),
+        ShownText::Printed(p) => lines(canonical, &p.text, offset, s.extent, Seen::Printed(p.form)),
         ShownText::Processed(text) => processed(canonical, text, offset),
         ShownText::Cells(cells) => notebook(canonical, cells),
         ShownText::Trimmed(text) => lines(canonical, text, offset, s.extent, Seen::Trimmed),
@@ -154,14 +162,43 @@ fn tail_offset(canonical: &Path, n: u64) -> Result<Option<u64>, Problem> {
 }
 
 /// `text` without the trailing whitespace of each of its lines, as a tool
-/// that trims them shows it (`\r` of a `\r\n` is trailing whitespace too).
-fn trim_lines(text: &[u8]) -> Vec<u8> {
-    String::from_utf8_lossy(text)
-        .split('\n')
-        .map(str::trim_end)
-        .collect::<Vec<_>>()
-        .join("\n")
-        .into_bytes()
+/// that trims them shows it (`\r` of a `\r\n` is trailing whitespace too);
+/// `None` when it is not UTF-8 (decoded some other way first).
+fn trim_lines(text: &[u8]) -> Option<Vec<u8>> {
+    Some(
+        std::str::from_utf8(text)
+            .ok()?
+            .split('\n')
+            .map(str::trim_end)
+            .collect::<Vec<_>>()
+            .join("\n")
+            .into_bytes(),
+    )
+}
+
+/// U+FFFD, as a decoder puts it in place of bytes it cannot read.
+const REPLACED: [u8; 3] = [0xEF, 0xBF, 0xBD];
+
+/// `text` as printed off a terminal, which prints each "\n" as "\r\n":
+/// `None` unless every newline has its "\r".
+fn untty(text: &[u8]) -> Option<Vec<u8>> {
+    let newlines = text.iter().filter(|&&b| b == b'\n').count();
+    let crlf = text.windows(2).filter(|w| w == b"\r\n").count();
+    if newlines == 0 || crlf != newlines {
+        return None;
+    }
+    let mut out = Vec::with_capacity(text.len());
+    for (i, &b) in text.iter().enumerate() {
+        if b == b'\r' && text.get(i + 1) == Some(&b'\n') {
+            continue;
+        }
+        out.push(b);
+    }
+    Some(out)
+}
+
+fn trim_ascii(b: &[u8]) -> &[u8] {
+    b.trim_ascii()
 }
 
 /// How a tool's text shows the file's lines.
@@ -170,9 +207,9 @@ enum Seen {
     /// The bytes, or decoded ([`decoded`]: no BOM, `\r\n` as `\n`); text
     /// that is neither is what the agent saw, held never fresh.
     Decoded,
-    /// A command's output: the text must be what the disk holds, else
-    /// nothing is recorded.
-    Printed,
+    /// A command's output, shown in this form: the text must be what the
+    /// disk holds, else nothing is recorded.
+    Printed(Form),
     /// Each line without its trailing whitespace (Qwen Code's read_file):
     /// the model saw every character of those lines but the invisible
     /// ends, as a tool that shows `\r\n` as `\n` hides the `\r`.
@@ -189,7 +226,7 @@ fn lines(
     extent: Extent,
     seen_as: Seen,
 ) -> Result<Option<Held>, Problem> {
-    let exact = seen_as == Seen::Printed;
+    let exact = matches!(seen_as, Seen::Printed(_));
     let text = text.as_bytes();
     let n = show::count_lines(text);
     if n == 0 && (extent != Extent::Whole || offset > 1) {
@@ -220,16 +257,61 @@ fn lines(
         },
     };
     // A tool shows the file's bytes, or decodes (or trims) them.
-    let seen = match seen_as {
-        Seen::Trimmed => Cow::Owned(trim_lines(&disk.bytes)),
-        Seen::Decoded | Seen::Printed => decoded(&disk.bytes, offset == 1),
+    let shows = |bytes: &[u8]| -> Option<Vec<u8>> {
+        Some(match seen_as {
+            Seen::Trimmed => trim_lines(bytes)?,
+            Seen::Decoded | Seen::Printed(_) => decoded(bytes, offset == 1).into_owned(),
+        })
     };
-    let same = match extent {
-        Extent::Whole => (seen.as_ref() == text || disk.bytes == text) && disk.kind == Kind::Full,
-        Extent::Start | Extent::Range | Extent::Tail => [seen.as_ref(), &disk.bytes[..]]
-            .iter()
-            .any(|s| *s == text || s.strip_suffix(b"\n") == Some(text)),
+    // A terminal printed each "\n" as "\r\n".
+    let off_terminal = match seen_as {
+        Seen::Printed(Form::Terminal) => untty(text),
+        _ => None,
     };
+    let texts: Vec<&[u8]> = std::iter::once(text)
+        .chain(off_terminal.as_deref())
+        .collect();
+    let matches = |seen: Option<&[u8]>| match (seen_as, extent) {
+        // Only the whitespace at the ends was left out.
+        (Seen::Printed(Form::Trimmed), _) => {
+            (extent != Extent::Whole || disk.kind == Kind::Full)
+                && trim_ascii(&disk.bytes) == trim_ascii(text)
+        }
+        (_, Extent::Whole) => {
+            disk.kind == Kind::Full && texts.iter().any(|t| seen == Some(*t) || disk.bytes == *t)
+        }
+        (_, Extent::Start | Extent::Range | Extent::Tail) => texts.iter().any(|t| {
+            [seen, Some(&disk.bytes[..])]
+                .iter()
+                .flatten()
+                .any(|s| *s == *t || s.strip_suffix(b"\n") == Some(*t))
+        }),
+    };
+    let mut same = matches(shows(&disk.bytes).as_deref());
+    if !same && !exact {
+        // Bytes that are not UTF-8, shown decoded by the tool: the same
+        // text under the encoding it chose is a view of those bytes.
+        same = charset::decodings(&disk.bytes).any(|d| matches(shows(d.as_bytes()).as_deref()));
+        if !same
+            && std::str::from_utf8(&disk.bytes).is_err()
+            && text.windows(3).any(|w| w == REPLACED)
+        {
+            // Decoded lossily: the model saw U+FFFD where bytes it could
+            // not read are. Not the file: a processed view, which lets no
+            // change through (a write would destroy those bytes).
+            return Ok(Some(Held {
+                canonical: canonical.to_path_buf(),
+                kind: Kind::Processed,
+                offset,
+                lines: n,
+                total_lines: disk.total_lines,
+                fingerprint: disk.fingerprint,
+                shown: text.to_vec(),
+                keep_text: true,
+                moved: false,
+            }));
+        }
+    }
     if exact && !same {
         return Ok(None);
     }
@@ -287,14 +369,16 @@ fn processed(canonical: &Path, text: &str, offset: u64) -> Result<Option<Held>, 
     }))
 }
 
-/// A notebook is shown as its cells; the view is of the whole file when the
-/// disk's cells are the ones shown.
+/// A notebook is shown as its cells, not as its JSON (outputs, metadata):
+/// a `processed` view, which lets the cells be changed by id but the file
+/// not be written whole. Held to the disk when its cells are the ones
+/// shown; else the cells shown, never fresh.
 fn notebook(canonical: &Path, cells: &[Cell]) -> Result<Option<Held>, Problem> {
     let Some(disk) = read_disk(canonical, &Request::whole(READ_CAP))? else {
         return Ok(None);
     };
     let same = disk.kind == Kind::Full
-        && disk_cells(&disk.bytes).is_some_and(|on_disk| {
+        && cells_of(&disk.bytes).is_some_and(|on_disk| {
             on_disk.len() == cells.len()
                 && on_disk.iter().zip(cells).all(|(d, c)| {
                     // A notebook without cell ids gets made-up ones shown.
@@ -304,7 +388,7 @@ fn notebook(canonical: &Path, cells: &[Cell]) -> Result<Option<Held>, Problem> {
     if same {
         return Ok(Some(Held {
             canonical: canonical.to_path_buf(),
-            kind: Kind::Full,
+            kind: Kind::Processed,
             offset: 1,
             lines: disk.lines,
             total_lines: disk.total_lines,
@@ -320,7 +404,7 @@ fn notebook(canonical: &Path, cells: &[Cell]) -> Result<Option<Held>, Problem> {
         .collect();
     Ok(Some(Held {
         canonical: canonical.to_path_buf(),
-        kind: Kind::Full,
+        kind: Kind::Processed,
         offset: 1,
         lines: show::count_lines(rendered.as_bytes()),
         total_lines: None,
@@ -333,7 +417,7 @@ fn notebook(canonical: &Path, cells: &[Cell]) -> Result<Option<Held>, Problem> {
 
 /// The cells of a notebook file: each one's id, if it has one, and its
 /// source (a string, or a list of strings to join).
-fn disk_cells(bytes: &[u8]) -> Option<Vec<Cell>> {
+pub fn cells_of(bytes: &[u8]) -> Option<Vec<Cell>> {
     let doc: serde_json::Value = serde_json::from_slice(bytes).ok()?;
     doc.get("cells")?
         .as_array()?
@@ -405,7 +489,7 @@ pub fn changed(canonical: &Path, c: &Changed, knew_all: bool) -> Result<Held, Pr
 /// the file now on disk: the views are fresh only once the disk holds
 /// exactly that, so a patch that fails, or a change landing after it,
 /// is never taken as seen.
-pub fn patched(canonical: &Path, known: Option<&[u8]>, p: &Patched) -> Result<Vec<Held>, Problem> {
+pub fn patched(canonical: &Path, before: Before<'_>, p: &Patched) -> Result<Vec<Held>, Problem> {
     let disk = show::read_written(canonical, KEEP).map_err(|e| read_problem(canonical, e))?;
     // Too big to hold, or not text: nothing is recorded.
     let Some(now) = disk
@@ -416,7 +500,7 @@ pub fn patched(canonical: &Path, known: Option<&[u8]>, p: &Patched) -> Result<Ve
         return Ok(Vec::new());
     };
     let same = |a: &str, b: &str| decoded(a.as_bytes(), true) == decoded(b.as_bytes(), true);
-    let known = known.and_then(|k| std::str::from_utf8(k).ok());
+    let known = before.known.and_then(|k| std::str::from_utf8(k).ok());
     if p.applied {
         let after = match &p.text {
             Some(t) => Some(t.clone()),
@@ -424,16 +508,52 @@ pub fn patched(canonical: &Path, known: Option<&[u8]>, p: &Patched) -> Result<Ve
                 .and_then(|k| patch::apply(k, &p.chunks))
                 .map(|(t, _)| t),
         };
-        if after.is_some_and(|a| same(&a, now)) {
+        if after.as_deref().is_some_and(|a| same(a, now)) {
             return Ok(vec![held(canonical, now, &disk.fingerprint, None)]);
         }
-        if p.text.is_some() {
-            return Ok(Vec::new());
+        // The disk is not what the agent's text makes of it. It is still
+        // the file the agent's views were of with only this patch applied
+        // (the tool matched a line more loosely than fsview does) when
+        // taking the patch back out gives those views' bytes; anything
+        // else also changed the file, and what the agent wrote is held
+        // never fresh, so that change is told, never taken as seen.
+        let only_this = p.text.is_none()
+            && before.hash.is_some_and(|h| {
+                patch::unapply(now, &p.chunks).is_some_and(|candidates| {
+                    candidates
+                        .iter()
+                        .any(|c| fingerprint::hash_bytes(c.as_bytes()) == h)
+                })
+            });
+        if only_this {
+            return Ok(match known {
+                Some(_) => vec![held(canonical, now, &disk.fingerprint, None)],
+                None => patch::locate(now, &p.chunks)
+                    .into_iter()
+                    .map(|span| held(canonical, now, &disk.fingerprint, Some(span)))
+                    .collect(),
+            });
         }
-        return Ok(patch::locate(now, &p.chunks)
-            .into_iter()
-            .map(|span| held(canonical, now, &disk.fingerprint, Some(span)))
-            .collect());
+        return Ok(match after {
+            Some(a) => vec![held(
+                canonical,
+                &a,
+                &never_fresh(&disk.fingerprint, a.as_bytes()),
+                None,
+            )],
+            None => patch::locate(now, &p.chunks)
+                .into_iter()
+                .map(|span| {
+                    let lines = slice_lines(now.as_bytes(), span.0, span.1);
+                    held(
+                        canonical,
+                        now,
+                        &never_fresh(&disk.fingerprint, lines),
+                        Some(span),
+                    )
+                })
+                .collect(),
+        });
     }
     let (after, spans) = match &p.text {
         Some(t) => (t.clone(), Vec::new()),
@@ -451,6 +571,36 @@ pub fn patched(canonical: &Path, known: Option<&[u8]>, p: &Patched) -> Result<Ve
         .filter(|&(_, n)| n > 0)
         .map(|span| held(canonical, &after, &fingerprint, Some(span)))
         .collect())
+}
+
+/// What the agent's views of a file held before its change: the text of
+/// its `full` view, if it had one, and the hash of the bytes its views
+/// were of.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Before<'a> {
+    pub known: Option<&'a [u8]>,
+    pub hash: Option<fingerprint::Hash>,
+}
+
+/// The view of a file a patch is about to create with `text` (no report
+/// will follow): fresh only once a file there holds exactly `text`.
+pub fn to_be_created(canonical: &Path, text: &str) -> Held {
+    let mut stat = fingerprint::Stat {
+        dev: 0,
+        ino: 0,
+        btime_ns: None,
+        ftype: fingerprint::FileType::File,
+        size: text.len() as u64,
+        mtime_ns: i64::MIN,
+        ctime_ns: i64::MIN,
+    };
+    stat.forget_identity();
+    let fp = Fingerprint {
+        stat,
+        taken_ns: fingerprint::now_ns(),
+        hash: Some(fingerprint::hash_bytes(text.as_bytes())),
+    };
+    held(canonical, text, &fp, None)
 }
 
 /// The fingerprint of the file at its present identity once it holds

@@ -16,22 +16,30 @@
 //! A payload that cannot be answered (not JSON, a field missing, an unknown
 //! event) or a failure (the session file, I/O) fails open or closed: closed
 //! by default for the gate (a change fsview cannot check is refused), open
-//! for the rest (exit 0, no answer). Either way one line says what went
-//! wrong.
+//! for the rest (exit 0, no answer). A payload that cannot be read at all
+//! is the gate's when the hook was wired to the agent's event before a
+//! change ([`Options::gate`](core::Options)). Either way one line says what
+//! went wrong.
 
+pub mod charset;
 pub mod claude;
 pub mod codex;
 pub mod copilot;
 pub mod core;
+pub mod droid;
 pub mod edited;
 pub mod event;
 pub mod gemini;
 pub mod hold;
 pub mod install;
+pub mod mention;
 pub mod opencode;
 pub mod patch;
+pub mod payload;
+pub mod pi;
 pub mod qwen;
 pub mod shell;
+pub mod transcript;
 
 use event::{Answer, Event, Stage, Who};
 
@@ -136,6 +144,36 @@ pub trait Agent {
         true
     }
 
+    /// Whether a hook may answer the agent's read with other text than the
+    /// file's (then an unchanged re-read can be answered short:
+    /// [`Answer::Short`](event::Answer::Short)).
+    fn shortens_reads(&self) -> bool {
+        false
+    }
+
+    /// Whether fsview learns when this agent's conversation drops what it
+    /// was shown (a compaction, a rewind): only then are short answers to
+    /// re-reads on by default ([`core::Options::short_reads`]).
+    fn tells_drops(&self) -> bool {
+        false
+    }
+
+    /// Whether the agent's subagents report their calls in its name (the
+    /// conversation's id, no agent of their own: gemini-cli's
+    /// `invoke_agent`), so that what comes between
+    /// [`Event::Delegating`](event::Event::Delegating) and
+    /// [`Event::Delegated`](event::Event::Delegated) is the subagent's.
+    fn delegates(&self) -> bool {
+        false
+    }
+
+    /// How the agent writes its own transcript of a conversation, when
+    /// fsview reads it ([`transcript`]): what only the transcript records
+    /// (files attached to a prompt, compactions, rewinds).
+    fn transcript(&self) -> Option<&'static dyn transcript::Format> {
+        None
+    }
+
     /// Why the agent would not give `text`, sent as context at `stage`, to
     /// the model exactly as it is (it escapes or expands parts of it);
     /// `None` when it would. What it would alter is left out, with this
@@ -149,17 +187,30 @@ pub trait Agent {
 /// or closed as `closed` says (default: closed for the gate, open for the
 /// rest).
 pub fn run(agent: &dyn Agent, opts: &core::Options, closed: Option<bool>, payload: &[u8]) -> Reply {
-    let (stage, result) = match agent.parse(payload) {
-        Ok(p) => (p.event.stage(), core::handle(agent, opts, &p.who, &p.event)),
-        Err((stage, problem)) => (stage, Err(problem)),
+    let (stage, result, said) = match agent.parse(payload) {
+        Ok(p) => {
+            let who = core::acting(agent, opts, &p.who, &p.event);
+            // What only the transcript records comes first: the gate and
+            // every record below see the conversation as it is now.
+            let said = transcript::catch_up(agent, opts, &who);
+            let result = core::handle(agent, opts, &who, &p.event);
+            (p.event.stage(), result, said)
+        }
+        // Not even its event could be read: the hook's wiring says.
+        Err((Stage::Other, problem)) if opts.gate => (Stage::AboutToChange, Err(problem), None),
+        Err((stage, problem)) => (stage, Err(problem), None),
     };
-    match result {
+    let mut reply = match result {
         Ok(answer) => agent.reply(stage, answer),
         Err(Problem(msg)) => {
             let closed = closed.unwrap_or(stage == Stage::AboutToChange);
             agent.fail(stage, &one_line(&msg), closed)
         }
+    };
+    if reply.stderr.is_none() {
+        reply.stderr = said.map(|s| one_line(&s));
     }
+    reply
 }
 
 fn one_line(s: &str) -> String {

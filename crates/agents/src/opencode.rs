@@ -15,7 +15,14 @@
 //! binary: `tests/fixtures/hooks/opencode-1.18.33/`):
 //!
 //! - `tool.execute.before` of `edit` and `write` (`output.args.filePath`):
-//!   a targeted edit and a whole-file write.
+//!   a targeted edit and a whole-file write; of `apply_patch`, the tool
+//!   opencode gives GPT models instead of those two (`args.patchText`, a
+//!   patch in Codex's format, [`patch`](crate::patch)): the gate for each
+//!   file of it; of `bash` (`args.command`, `args.workdir`): the gate for
+//!   each file the command writes ([`shell`](crate::shell)); of Kilo Code
+//!   CLI's `background_process` with `action: "start"` (`args.command`,
+//!   `args.workdir`), the same (its `restart` runs again a command gated
+//!   when it started).
 //! - `tool.execute.after` (only after a tool succeeded) of `read`:
 //!   `output.metadata.display` says what the model got: `text` (the lines
 //!   without their numbers, `\r\n` as `\n`, the last line's newline left
@@ -24,12 +31,20 @@
 //!   capped read's `totalLines` is not the file's). A line over 2,000
 //!   characters is shown cut, ending in "... (line truncated to 2000
 //!   chars)": only the lines before it are taken as shown.
+//! - `tool.execute.after` of `bash`: `output.output` is what the command
+//!   printed (standard output and error), exactly, "(no output)" for
+//!   nothing, only its last lines when `metadata.truncated`; of
+//!   `apply_patch` ("Success. Updated the following files:"): what the
+//!   patch made of each file, as for Codex.
 //! - `tool.execute.after` of `edit`: `output.metadata.filediff.patch`, the
 //!   unified diff the tool applied, and nothing of the file's new text: the
 //!   agent's last view with the diff applied is what it now knows
 //!   ([`Event::Edited`]). Of `write`: `input.args.content` is the whole
 //!   file.
 //! - `chat.message`, once per user message: the reminder.
+//! - the `session.compacted` bus event (from the plugin's `event` hook;
+//!   named so in 1.18.33's code, `{sessionID}`): the conversation is a
+//!   summary now, and none of its views is held any more.
 //!
 //! Nothing at a session's start: opencode loads its instruction files
 //! (AGENTS.md, CLAUDE.md, CONTEXT.md) itself and says nothing of what it gave the
@@ -41,11 +56,46 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::event::{Answer, Change, Changed, Edited, Event, Extent, Shown, ShownText, Stage, Who};
-use crate::install::{Done, Scope};
-use crate::{Agent, Parsed, Problem, Reply};
+use crate::install::{Installer, OwnFile, Part, Run, Scope};
+use crate::patch;
+use crate::shell::{self, Output};
+use crate::{payload, Agent, Parsed, Problem, Reply};
 
-/// opencode, through the plugin.
-pub struct Opencode;
+/// An agent that loads opencode's JavaScript plugins: opencode itself, or
+/// Kilo Code CLI, its fork (the same hooks and objects, its own names and
+/// directories).
+#[derive(Debug)]
+pub struct Host {
+    /// `fsview-hook`'s name for it.
+    pub name: &'static str,
+    /// Its project directory, at the top of the git work tree.
+    pub project_dir: &'static str,
+    /// The variable naming its user config directory.
+    pub config_env: &'static str,
+    /// Its user config directory's name under `$XDG_CONFIG_HOME`.
+    pub config_name: &'static str,
+}
+
+/// opencode: `.opencode/plugins/`, `~/.config/opencode/plugins/`.
+pub const OPENCODE: Host = Host {
+    name: "opencode",
+    project_dir: ".opencode",
+    config_env: "OPENCODE_CONFIG_DIR",
+    config_name: "opencode",
+};
+
+/// Kilo Code CLI 7.7.7 (opencode's fork): `.kilo/plugins/` (also
+/// `.kilo/plugin/` and `.kilocode/plugins/`; not `.opencode/`),
+/// `$KILO_CONFIG_DIR`, else `~/.config/kilo/plugins/`.
+pub const KILO: Host = Host {
+    name: "kilo",
+    project_dir: ".kilo",
+    config_env: "KILO_CONFIG_DIR",
+    config_name: "kilo",
+};
+
+/// opencode or Kilo Code CLI, through the plugin.
+pub struct Opencode(pub &'static Host);
 
 type Failed = (Stage, Problem);
 
@@ -60,7 +110,7 @@ impl Agent for Opencode {
             .ok_or_else(|| {
                 (
                     Stage::Other,
-                    Problem::new("the payload is not a JSON object; fsview-hook opencode reads what fsview's opencode plugin sends on stdin"),
+                    Problem::new(format!("the payload is not a JSON object; fsview-hook {0} reads what fsview's {0} plugin sends on stdin", self.0.name)),
                 )
             })?;
         let event = payload.get("event").and_then(Value::as_str).unwrap_or("");
@@ -68,16 +118,18 @@ impl Agent for Opencode {
             "tool.execute.before" => Stage::AboutToChange,
             "tool.execute.after" => Stage::Shown,
             "chat.message" => Stage::Prompt,
+            "session.compacted" => Stage::Shown,
             other => {
                 return Err((
                     Stage::Other,
-                    Problem::new(format!("plugin event {other:?} is not one fsview-hook opencode answers (tool.execute.before, tool.execute.after, chat.message)")),
+                    Problem::new(format!("plugin event {other:?} is not one fsview-hook {} answers (tool.execute.before, tool.execute.after, chat.message, session.compacted)", self.0.name)),
                 ))
             }
         };
         let who = who(&payload, event).map_err(|p| (stage, p))?;
         let parsed = match stage {
             Stage::AboutToChange => before(&payload),
+            Stage::Shown if event == "session.compacted" => Ok(Event::Compacted),
             Stage::Shown => after(&payload),
             _ => Ok(Event::Prompt),
         }
@@ -90,7 +142,9 @@ impl Agent for Opencode {
             // opencode's own permissions decide the rest.
             Answer::Nothing | Answer::Allow(_) => return Reply::nothing(),
             Answer::Deny(reason) => json!({ "deny": reason }),
-            Answer::Context(text) => json!({ "context": text }),
+            Answer::Context(text) | Answer::Short(_, Some(text)) => json!({ "context": text }),
+            // Never asked for: the plugin cannot replace a read's output.
+            Answer::Short(_, None) => return Reply::nothing(),
         };
         Reply::json(&out)
     }
@@ -108,25 +162,14 @@ impl Agent for Opencode {
 }
 
 fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
-    let session = payload
-        .pointer("/input/sessionID")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| {
-            Problem::new(format!(
-                "the {event} payload has no input.sessionID string; pass --sid ID to name the session"
-            ))
-        })?;
-    let cwd = payload
-        .get("directory")
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| Problem::new(format!("the {event} payload has no directory string")))?;
-    Ok(Who {
-        session: session.to_string(),
+    const FIELDS: payload::Fields = payload::Fields {
+        session: "/input/sessionID",
+        cwd: "/directory",
         agent: None,
-        cwd: PathBuf::from(cwd),
-    })
+        call: Some("/input/callID"),
+        transcript: None,
+    };
+    payload::who(payload, event, &FIELDS)
 }
 
 fn tool(payload: &Value) -> Result<&str, Problem> {
@@ -146,6 +189,28 @@ fn file_path(tool: &str, args: Option<&Value>, at: &str) -> Result<PathBuf, Prob
 
 fn before(payload: &Value) -> Result<Event, Problem> {
     let tool = tool(payload)?;
+    let args = payload.pointer("/output/args");
+    match tool {
+        "bash" => {
+            let (command, dir) = bash_call(args)?;
+            return Ok(Event::all(shell::about_to_run(command, dir)));
+        }
+        // Kilo Code CLI's: a command started in the background.
+        "background_process" => {
+            if args.and_then(|a| a.get("action")).and_then(Value::as_str) != Some("start") {
+                return Ok(Event::Ignored);
+            }
+            let (command, dir) = bash_call(args)?;
+            return Ok(Event::all(shell::about_to_run(command, dir)));
+        }
+        "apply_patch" => {
+            return Ok(Event::all(patch::gates(
+                None,
+                &patch::operations(patch_text(args)?)?,
+            )))
+        }
+        _ => {}
+    }
     let whole = match tool {
         "write" => true,
         "edit" => false,
@@ -155,12 +220,65 @@ fn before(payload: &Value) -> Result<Event, Problem> {
     Ok(Event::AboutToChange { path, whole })
 }
 
+/// A bash call's command line, and the directory it runs in when it names
+/// one (`workdir`).
+fn bash_call(args: Option<&Value>) -> Result<(&str, Option<&Path>), Problem> {
+    let command = args
+        .and_then(|a| a.get("command"))
+        .and_then(Value::as_str)
+        .ok_or_else(|| Problem::new("the bash payload has no args.command string"))?;
+    let dir = args
+        .and_then(|a| a.get("workdir"))
+        .and_then(Value::as_str)
+        .filter(|d| !d.is_empty())
+        .map(Path::new);
+    Ok((command, dir))
+}
+
+fn patch_text(args: Option<&Value>) -> Result<&str, Problem> {
+    args.and_then(|a| a.get("patchText"))
+        .and_then(Value::as_str)
+        .ok_or_else(|| Problem::new("the apply_patch payload has no args.patchText string"))
+}
+
+/// What a bash command showed: `output.output`, what it printed (standard
+/// output and error) exactly, "(no output)" for nothing. An output opencode
+/// cut (`metadata.truncated`) shows its last lines only: nothing is taken.
+fn bash_ran(args: Option<&Value>, output: Option<&Value>) -> Result<Event, Problem> {
+    let (command, dir) = bash_call(args)?;
+    let truncated = output
+        .and_then(|o| o.pointer("/metadata/truncated"))
+        .and_then(Value::as_bool)
+        != Some(false);
+    let shown = output
+        .and_then(|o| o.get("output"))
+        .and_then(Value::as_str)
+        .filter(|_| !truncated)
+        .map(|o| if o == "(no output)" { "" } else { o });
+    Ok(Event::all(shell::ran(
+        command,
+        dir,
+        shown.map(Output::Exact),
+    )))
+}
+
 fn after(payload: &Value) -> Result<Event, Problem> {
     let tool = tool(payload)?;
-    if !matches!(tool, "read" | "edit" | "write") {
-        return Ok(Event::Ignored);
-    }
     let args = payload.pointer("/input/args");
+    match tool {
+        "bash" => return bash_ran(args, payload.get("output")),
+        // Called only after a tool that succeeded.
+        "apply_patch" => {
+            let ops = patch::operations(patch_text(args)?)?;
+            return Ok(Event::all(
+                ops.into_iter()
+                    .filter_map(|op| patch::applied(None, op, true))
+                    .collect(),
+            ));
+        }
+        "read" | "edit" | "write" => {}
+        _ => return Ok(Event::Ignored),
+    }
     let path = file_path(tool, args, "input.args")?;
     let output = payload.get("output").filter(|o| o.is_object());
     let metadata = output.and_then(|o| o.get("metadata"));
@@ -254,25 +372,72 @@ fn read(path: PathBuf, args: Option<&Value>, metadata: Option<&Value>) -> Result
     }))
 }
 
-/// The plugin `fsview-hook install opencode` writes, with `@HOOK@` (the
-/// absolute path of fsview-hook, as a JSON string) and `@ARGS@` (its extra
-/// arguments, a JSON list) filled in.
-pub const PLUGIN: &str = r#"// fsview-hook: the opencode end of fsview's hooks, written by
-// `fsview-hook install opencode`. Reinstall (or uninstall) rather than edit:
+/// The plugin `fsview-hook install opencode` (or `kilo`) writes, with
+/// `@AGENT@` (the agent's name), `@HOOK@` (the absolute path of
+/// fsview-hook, as a JSON string) and `@ARGS@` (its extra arguments, a JSON
+/// list) filled in.
+pub const PLUGIN: &str = r#"// fsview-hook: the @AGENT@ end of fsview's hooks, written by
+// `fsview-hook install @AGENT@`. Reinstall (or uninstall) rather than edit:
 // it is replaced whole. It hands each hook's objects to `fsview-hook
-// opencode` and fails closed for the edit gate.
+// @AGENT@` and fails closed for the edit gate.
 import { spawn } from "node:child_process";
 
 const HOOK = @HOOK@;
 const ARGS = @ARGS@;
-const GATED = new Set(["edit", "write"]);
-const RECORDED = new Set(["read", "edit", "write"]);
+const GATED = new Set(["edit", "write", "apply_patch", "bash", "background_process"]);
+const RECORDED = new Set(["read", "edit", "write", "apply_patch", "bash"]);
 
-function ask(payload) {
+@ASK@
+
+export const FsviewHook = async ({ directory }) => ({
+  "tool.execute.before": async (input, output) => {
+    if (!GATED.has(input.tool)) return;
+    const r = await ask({ event: "tool.execute.before", directory, input, output }, true);
+    const a = answer(r);
+    if (a === null) {
+      throw new Error("fsview-hook could not check this change, so it is denied: " + why(r));
+    }
+    if (typeof a.deny === "string") throw new Error(a.deny);
+  },
+  "tool.execute.after": async (input, output) => {
+    if (!RECORDED.has(input.tool)) return;
+    await ask({ event: "tool.execute.after", directory, input, output });
+  },
+  "chat.message": async (input, output) => {
+    const first = output.parts && output.parts[0];
+    if (!first) return;
+    const r = await ask({ event: "chat.message", directory, input, output: { message: output.message } });
+    const a = answer(r);
+    if (a && typeof a.context === "string") {
+      output.parts.push({
+        id: first.id + "fsview",
+        sessionID: first.sessionID,
+        messageID: first.messageID,
+        type: "text",
+        text: a.context,
+        synthetic: true,
+      });
+    }
+  },
+  event: async ({ event }) => {
+    if (!event || event.type !== "session.compacted") return;
+    const sessionID = event.properties && event.properties.sessionID;
+    await ask({ event: "session.compacted", directory, input: { sessionID }, output: {} });
+  },
+});
+"#;
+
+/// What a plugin or extension that calls fsview-hook needs to ask it
+/// (`ask(payload, gate)`, `gate` before a change: fsview-hook then denies a
+/// payload it cannot read), read its answer (`answer(r)`: an object, or `null`
+/// when there is none to trust) and say why not (`why(r)`), with `@AGENT@`
+/// the subcommand to run: opencode's plugin and pi's extension share it.
+pub(crate) const ASK: &str = r#"function ask(payload, gate) {
   return new Promise((resolve) => {
     let child;
     try {
-      child = spawn(HOOK, ["opencode", ...ARGS], { stdio: ["pipe", "pipe", "pipe"] });
+      const args = ["@AGENT@", ...ARGS, ...(gate ? ["--gate"] : [])];
+      child = spawn(HOOK, args, { stdio: ["pipe", "pipe", "pipe"] });
     } catch (e) {
       resolve({ error: String((e && e.message) || e) });
       return;
@@ -300,122 +465,144 @@ function answer(r) {
 
 function why(r) {
   return r.error || (r.err || "").trim().split("\n")[0] || "it exited with " + r.code;
+}"#;
+
+/// The first line of every plugin fsview-hook writes for `host`.
+fn mark(host: &Host) -> String {
+    format!("// fsview-hook: the {} end of fsview's hooks", host.name)
 }
 
-export const FsviewHook = async ({ directory }) => ({
-  "tool.execute.before": async (input, output) => {
-    if (!GATED.has(input.tool)) return;
-    const r = await ask({ event: "tool.execute.before", directory, input, output });
-    const a = answer(r);
-    if (a === null) {
-      throw new Error("fsview-hook could not check this change, so it is denied: " + why(r));
-    }
-    if (typeof a.deny === "string") throw new Error(a.deny);
-  },
-  "tool.execute.after": async (input, output) => {
-    if (!RECORDED.has(input.tool)) return;
-    await ask({ event: "tool.execute.after", directory, input, output });
-  },
-  "chat.message": async (input, output) => {
-    const first = output.parts && output.parts[0];
-    if (!first) return;
-    const r = await ask({ event: "chat.message", directory, input, output: { message: output.message } });
-    const a = answer(r);
-    if (a && typeof a.context === "string") {
-      output.parts.push({
-        id: first.id + "fsview",
-        sessionID: first.sessionID,
-        messageID: first.messageID,
-        type: "text",
-        text: a.context,
-        synthetic: true,
-      });
-    }
-  },
-});
-"#;
-
-/// The first line of every plugin fsview-hook writes.
-const MARK: &str = "// fsview-hook: the opencode end of fsview's hooks";
-
-/// The plugin for `exe` with `args`.
-pub fn plugin(exe: &str, args: &[String]) -> String {
+/// The plugin for `host`, running `exe` with `args`.
+pub fn plugin(host: &Host, exe: &str, args: &[String]) -> String {
     PLUGIN
+        .replace("@ASK@", ASK)
+        .replace("@AGENT@", host.name)
         .replace("@HOOK@", &Value::from(exe).to_string())
         .replace("@ARGS@", &json!(args).to_string())
 }
 
-/// Where opencode finds plugins it loads by itself: `.opencode/plugins/`
-/// at the top of the git work tree (else the current directory), or the
-/// user's `$OPENCODE_CONFIG_DIR` (else `$XDG_CONFIG_HOME/opencode`, else
-/// `~/.config/opencode`) `/plugins/`.
-pub fn plugin_file(scope: Scope, cwd: &Path) -> Result<PathBuf, Problem> {
+/// Where `host` finds plugins it loads by itself: `.opencode/plugins/`
+/// (`.kilo/plugins/`) at the top of the git work tree (else the current
+/// directory), or the user's `$OPENCODE_CONFIG_DIR` (`$KILO_CONFIG_DIR`),
+/// else `$XDG_CONFIG_HOME/opencode` (`kilo`), else `~/.config/opencode`
+/// (`kilo`), `/plugins/`.
+pub fn plugin_file(host: &Host, scope: Scope, cwd: &Path) -> Result<PathBuf, Problem> {
     let dir = match scope {
-        Scope::Project => cwd
-            .ancestors()
-            .find(|d| d.join(".git").exists())
-            .unwrap_or(cwd)
-            .join(".opencode"),
+        Scope::Project => crate::install::work_top(cwd)
+            .unwrap_or_else(|| cwd.to_path_buf())
+            .join(host.project_dir),
         Scope::User => {
             let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
-            env("OPENCODE_CONFIG_DIR")
+            env(host.config_env)
                 .map(|d| cwd.join(d))
-                .or_else(|| env("XDG_CONFIG_HOME").map(|d| cwd.join(d).join("opencode")))
-                .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".config").join("opencode")))
+                .or_else(|| env("XDG_CONFIG_HOME").map(|d| cwd.join(d).join(host.config_name)))
+                .or_else(|| {
+                    env("HOME").map(|h| PathBuf::from(h).join(".config").join(host.config_name))
+                })
                 .ok_or_else(|| {
-                    Problem::new("neither XDG_CONFIG_HOME nor HOME is set, so opencode's config directory cannot be found; use --project")
+                    Problem::new(format!("neither XDG_CONFIG_HOME nor HOME is set, so {}'s config directory cannot be found; use --project", host.name))
                 })?
         }
         Scope::Local => {
-            return Err(Problem::new(
-                "opencode has no local plugin directory; use --project (.opencode/plugins/) or --user (~/.config/opencode/plugins/)",
-            ))
+            return Err(Problem::new(format!(
+                "{0} has no local plugin directory; use --project ({1}/plugins/) or --user (~/.config/{2}/plugins/)",
+                host.name, host.project_dir, host.config_name
+            )))
         }
     };
     Ok(dir.join("plugins").join("fsview.js"))
 }
 
-/// Write (or remove) the plugin; a file of that name fsview-hook did not
-/// write is left alone.
-pub fn install(
-    scope: Scope,
-    uninstall: bool,
-    exe: &str,
-    args: &[String],
-    cwd: &Path,
-) -> Result<Done, Problem> {
-    let file = plugin_file(scope, cwd)?;
-    let text = plugin(exe, args);
-    let changed = crate::install::own_file(&file, (!uninstall).then_some(text), |now| {
-        now.starts_with(MARK)
-    })?;
-    let mut command = crate::install::shell_quote(exe);
-    command.push_str(" opencode");
-    for a in args {
-        command.push(' ');
-        command.push_str(&crate::install::shell_quote(a));
+/// `host`'s plugin: a file of fsview-hook's own, so nothing of the user's
+/// is touched; a file of that name fsview-hook did not write is left
+/// alone.
+impl Installer for Host {
+    fn agent(&self) -> &'static str {
+        self.name
     }
-    Ok(Done {
-        file,
-        changed,
-        command,
-        events: vec!["tool.execute.before", "tool.execute.after", "chat.message"],
-    })
+
+    fn settings_file(&self, scope: Scope, cwd: &Path) -> Result<PathBuf, Problem> {
+        plugin_file(self, scope, cwd)
+    }
+
+    fn default_scope(&self) -> Scope {
+        Scope::Project
+    }
+
+    fn events(&self) -> Vec<&'static str> {
+        vec![
+            "tool.execute.before",
+            "tool.execute.after",
+            "chat.message",
+            "session.compacted",
+        ]
+    }
+
+    fn next_step(&self, _scope: Scope, _cwd: &Path) -> Option<String> {
+        Some(if self.name == "kilo" {
+            "Kilo Code CLI loads the plugin when it next starts; it needs no other setting.".into()
+        } else {
+            "opencode loads the plugin when it next starts (not with --pure); it needs no other setting.".into()
+        })
+    }
+
+    fn parts(&self, scope: Scope, cwd: &Path, run: &Run) -> Result<Vec<Box<dyn Part>>, Problem> {
+        let mark = mark(self);
+        Ok(vec![Box::new(OwnFile {
+            file: plugin_file(self, scope, cwd)?,
+            base: self.base(scope, cwd)?,
+            text: plugin(self, &run.exe.to_string_lossy(), &run.args),
+            ours: Box::new(move |now| now.starts_with(&mark)),
+        })])
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    // Kilo Code CLI 7.7.7's background_process (its tool's parameters:
+    // action, command, workdir, ...).
+    #[test]
+    fn a_background_process_started_is_gated_like_bash() {
+        let call = |args: Value| {
+            before(&json!({"event": "tool.execute.before", "directory": "/w",
+                "input": {"tool": "background_process", "sessionID": "s", "callID": "c"},
+                "output": {"args": args}}))
+        };
+        assert_eq!(
+            call(json!({"action": "start", "command": "node gen.js > out.json"})).unwrap(),
+            Event::Each(vec![Event::shell_write("out.json", true)])
+        );
+        assert_eq!(
+            call(json!({"action": "start", "command": "sed -i s/a/b/ a.txt", "workdir": "/w/sub"}))
+                .unwrap(),
+            Event::Each(vec![Event::shell_write("/w/sub/a.txt", false)])
+        );
+        assert_eq!(
+            call(json!({"action": "start", "command": "npm run dev"})).unwrap(),
+            Event::Ignored
+        );
+        assert_eq!(
+            call(json!({"action": "stop", "id": "bgp1"})).unwrap(),
+            Event::Ignored
+        );
+        assert!(plugin(&KILO, "/bin/fsview-hook", &[]).contains(
+            r#"const GATED = new Set(["edit", "write", "apply_patch", "bash", "background_process"]);"#
+        ));
+    }
+
     #[test]
     fn the_plugin_names_the_hook_as_json() {
         let p = plugin(
+            &KILO,
             "/opt/it's here/fsview-hook",
             &["--sid".into(), "a\"b".into()],
         );
-        assert!(p.starts_with(MARK));
+        assert!(p.starts_with("// fsview-hook: the kilo end of fsview's hooks"));
+        assert!(p.contains(r#"const args = ["kilo", ...ARGS, ...(gate ? ["--gate"] : [])];"#));
         assert!(p.contains(r#"const HOOK = "/opt/it's here/fsview-hook";"#));
         assert!(p.contains(r#"const ARGS = ["--sid","a\"b"];"#));
-        assert!(!p.contains("@HOOK@") && !p.contains("@ARGS@"));
+        assert!(!p.contains("@HOOK@") && !p.contains("@ARGS@") && !p.contains("@AGENT@"));
     }
 }

@@ -28,7 +28,10 @@
 //! reading and the tool's differ, the view fsview records is simply never
 //! fresh (a read too many, never a change let through).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use crate::event::{Changed, Event, Patched};
+use crate::Problem;
 
 /// One chunk of an update: its old lines (kept and removed), found after
 /// `context`, become its new lines (kept and added).
@@ -212,20 +215,158 @@ fn chunk(lines: &[&str], first: bool) -> Option<(Chunk, usize)> {
     Some((c, used))
 }
 
+/// A patch's operations, or why it cannot be read (then a change it makes
+/// is refused: fsview cannot tell what it would change).
+pub fn operations(text: &str) -> Result<Vec<FileOp>, Problem> {
+    parse(text).ok_or_else(|| {
+        Problem::new(
+            "the patch is not in the apply_patch format (*** Begin Patch, *** Add/Update/Delete File: PATH, ..., *** End Patch)",
+        )
+    })
+}
+
+/// `path` as named from `dir` (a `cd DIR &&` before the command, a tool's
+/// working directory).
+fn under(dir: Option<&Path>, path: &Path) -> PathBuf {
+    match dir {
+        Some(d) => d.join(path),
+        None => path.to_path_buf(),
+    }
+}
+
+/// The gate's questions for each file a patch changes: `*** Update File`
+/// is a targeted edit; `*** Add File` (which replaces a file that is
+/// there), `*** Delete File` and a `*** Move to` destination change the
+/// whole file.
+pub fn gates(dir: Option<&Path>, ops: &[FileOp]) -> Vec<Event> {
+    let mut out = Vec::new();
+    for op in ops {
+        let (path, whole) = match op {
+            FileOp::Update { path, .. } => (path, false),
+            FileOp::Add { path, .. } | FileOp::Delete { path } => (path, true),
+        };
+        out.push(Event::AboutToChange {
+            path: under(dir, path),
+            whole,
+        });
+        if let FileOp::Update { to: Some(to), .. } = op {
+            out.push(Event::AboutToChange {
+                path: under(dir, to),
+                whole: true,
+            });
+        }
+    }
+    out
+}
+
+/// What a patch operation makes of its file, once the tool applied it
+/// (`done`), or when it is about to (a patch that no report will follow).
+pub fn applied(dir: Option<&Path>, op: FileOp, done: bool) -> Option<Event> {
+    Some(match op {
+        FileOp::Add { path, text } if done => Event::Changed(Changed {
+            path: under(dir, &path),
+            text,
+            before: None,
+            whole: true,
+        }),
+        FileOp::Add { path, text } => Event::Patched(Patched {
+            path: under(dir, &path),
+            from: None,
+            text: Some(text),
+            chunks: Vec::new(),
+            applied: false,
+        }),
+        FileOp::Delete { path } if done => Event::Removed(under(dir, &path)),
+        // Not removed yet: the views stay until they are not fresh.
+        FileOp::Delete { .. } => return None,
+        FileOp::Update { path, to, chunks } => Event::Patched(Patched {
+            path: under(dir, to.as_ref().unwrap_or(&path)),
+            from: to.is_some().then(|| under(dir, &path)),
+            text: None,
+            chunks,
+            applied: done,
+        }),
+    })
+}
+
+/// The texts `after` was before `chunks` changed it, as the tool applies
+/// them ([`apply`]): each chunk's new lines, found in order, put back as
+/// its old lines (the kept ones as the file has them). Two candidates, as
+/// the tool ends its result with a newline whether or not the text had
+/// one. `None` when a chunk's new lines are not there.
+pub fn unapply(after: &str, chunks: &[Chunk]) -> Option<[String; 2]> {
+    let (lines, crlf) = text_lines(after);
+    let mut out: Vec<&str> = Vec::with_capacity(lines.len());
+    let mut pos = 0;
+    // Chunks that only add lines added them at the end of the file.
+    let (tail, body): (Vec<&Chunk>, Vec<&Chunk>) =
+        chunks.iter().partition(|c| c.old_lines().is_empty());
+    let appended: usize = tail.iter().map(|c| c.new_lines().len()).sum();
+    let end = lines.len().checked_sub(appended)?;
+    for c in body {
+        let new = c.new_lines();
+        let at = if new.is_empty() {
+            // Only removed lines: put back where its context says, or at
+            // the cursor.
+            match &c.context {
+                Some(ctx) => seek(&lines[..end], &[ctx.as_str()], pos, false)? + 1,
+                None => pos,
+            }
+        } else {
+            (pos..=end.checked_sub(new.len())?).find(|&i| lines[i..i + new.len()] == new[..])?
+        };
+        out.extend_from_slice(&lines[pos..at]);
+        let mut from = at;
+        for l in &c.lines {
+            match l {
+                Line::Keep(_) => {
+                    out.push(lines[from]);
+                    from += 1;
+                }
+                Line::Add(_) => from += 1,
+                Line::Remove(t) => out.push(t),
+            }
+        }
+        pos = from;
+    }
+    if pos > end {
+        return None;
+    }
+    out.extend_from_slice(&lines[pos..end]);
+    for c in tail {
+        if lines[end..].len() < c.new_lines().len() {
+            return None;
+        }
+    }
+    let eol = if crlf { "\r\n" } else { "\n" };
+    let joined = out.join(eol);
+    let mut with_newline = joined.clone();
+    if !out.is_empty() {
+        with_newline.push_str(eol);
+    }
+    Some([with_newline, joined])
+}
+
 /// Where a chunk's new lines are in a text: first line (1-based) and count.
 pub type Span = (u64, u64);
 
-/// `base` with `chunks` applied as the tool applies them, and where each
-/// chunk's new lines ended up; `None` when a chunk does not apply.
-pub fn apply(base: &str, chunks: &[Chunk]) -> Option<(String, Vec<Span>)> {
-    let crlf = base.contains("\r\n");
-    let mut lines: Vec<&str> = base
+/// A text's lines as the tool reads them (a final newline starts no
+/// other, `\r\n` ends a line as `\n` does), and whether it uses `\r\n`.
+fn text_lines(text: &str) -> (Vec<&str>, bool) {
+    let mut lines: Vec<&str> = text
         .split('\n')
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
         .collect();
     if lines.last() == Some(&"") {
         lines.pop();
     }
+    (lines, text.contains("\r\n"))
+}
+
+/// `base` with `chunks` applied as the tool applies them, and where each
+/// chunk's new lines ended up; `None` when a chunk does not apply.
+pub fn apply(base: &str, chunks: &[Chunk]) -> Option<(String, Vec<Span>)> {
+    let (lines, crlf) = text_lines(base);
     let mut cursor = 0;
     // (where, how many old lines, the chunk's lines that apply there)
     let mut edits: Vec<(usize, usize, &[Line])> = Vec::new();
@@ -462,6 +603,38 @@ mod tests {
         // Old lines not in the text: not applied.
         assert_eq!(apply(base, &[chunk(None, &["-zz", "+y"])]), None);
         assert_eq!(apply(base, &[chunk(Some("nope"), &["-b", "+y"])]), None);
+    }
+
+    #[test]
+    fn unapplies_what_apply_did() {
+        let cases: [(&str, Vec<Chunk>); 4] = [
+            ("a\nb\nc\nd\n", vec![chunk(None, &["-b", "+B", "+B2"])]),
+            (
+                "fn a\nx\nfn b\nx\n",
+                vec![chunk(Some("fn b"), &["-x", "+y"])],
+            ),
+            (
+                "a\nb\nc\n",
+                vec![chunk(None, &[" a", "-b", " c"]), chunk(None, &["+new"])],
+            ),
+            ("one\r\ntwo\r\n", vec![chunk(None, &["-two", "+TWO"])]),
+        ];
+        for (base, chunks) in cases {
+            let (after, _) = apply(base, &chunks).unwrap();
+            let before = unapply(&after, &chunks).unwrap();
+            assert!(before.contains(&base.to_string()), "{base:?}: {before:?}");
+        }
+        // A file without a final newline: the second candidate.
+        let (after, _) = apply("a\nb", &[chunk(None, &["-a", "+A"])]).unwrap();
+        assert_eq!(
+            unapply(&after, &[chunk(None, &["-a", "+A"])]).unwrap()[1],
+            "a\nb"
+        );
+        // Another change beside the patch is not undone.
+        let chunks = [chunk(None, &["-b", "+B"])];
+        let before = unapply("a\nB\nc changed\n", &chunks).unwrap();
+        assert!(!before.contains(&"a\nb\nc\n".to_string()));
+        assert_eq!(unapply("a\nb\n", &chunks), None);
     }
 
     #[test]

@@ -26,28 +26,37 @@
 //!   `returnDisplay.newContent` is the whole file as the tool wrote it,
 //!   after `returnDisplay.originalContent`. A notebook read shows its cells
 //!   rendered (`--- Code Cell ID ---`, the source fenced): held against the
-//!   disk's cells, and not recorded when the rendering cannot be read back
-//!   cell by cell.
-//! - `UserPromptSubmit`: the reminder of files changed since they were
-//!   seen. Qwen Code fires it for each prompt and again before each model
+//!   disk's cells (a `processed` view: its cells may be edited, the file not
+//!   written whole), and not recorded when the rendering cannot be read
+//!   back cell by cell; after `notebook_edit` the model knows the cells of
+//!   `newContent`.
+//! - `UserPromptSubmit`: the files the prompt's `@path`s attached (Qwen
+//!   Code reads them itself and puts their text in the prompt, as
+//!   read_file shows it), then the reminder of files changed since they
+//!   were seen. Qwen Code fires it for each prompt and again before each model
 //!   call that carries tool results (`prompt` empty); a change is told
 //!   once either way. Qwen Code escapes `<` and `>` in hook context, so a
 //!   diff holding either is left out (read the file) rather than shown
 //!   altered.
+//! - `PostCompact` (fired only when a compression succeeded): the
+//!   conversation is a summary now, with the few files Qwen Code reads
+//!   again into it (a part of each, which no hook reports): none of its
+//!   views is held any more.
 //! - `SessionStart`: nothing. Qwen Code loads its own instruction files
 //!   (QWEN.md, AGENTS.md, QWEN.local.md) and its payloads do not say what
 //!   text it gave the model, so nothing is sent and nothing recorded; an
 //!   edit of QWEN.md needs a read first. `/clear` starts a new session id,
 //!   so a cleared conversation is a new fsview session.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use crate::claude::{self, Claude};
 use crate::event::{Answer, Cell, Changed, Event, Extent, Shown, ShownText, Stage};
 use crate::install::{Hook, Installer, Scope};
-use crate::{Agent, Parsed, Problem, Reply};
+use crate::shell::{self, Output};
+use crate::{mention, Agent, Parsed, Problem, Reply};
 
 /// Qwen Code.
 pub struct Qwen;
@@ -79,18 +88,20 @@ impl Agent for Qwen {
             "PostToolUse" => Stage::Shown,
             "UserPromptSubmit" => Stage::Prompt,
             "SessionStart" => Stage::SessionStart,
+            "PostCompact" => Stage::Shown,
             other => {
                 return Err((
                     Stage::Other,
-                    Problem::new(format!("hook event {other:?} is not one fsview-hook qwen answers; wire it to PreToolUse, PostToolUse and UserPromptSubmit only")),
+                    Problem::new(format!("hook event {other:?} is not one fsview-hook qwen answers; wire it to PreToolUse, PostToolUse, UserPromptSubmit and PostCompact only")),
                 ))
             }
         };
         let who = claude::who(&payload, name).map_err(|p| (stage, p))?;
         let event = match stage {
             Stage::AboutToChange => pre_tool_use(&payload),
+            Stage::Shown if name == "PostCompact" => Ok(Event::Compacted),
             Stage::Shown => post_tool_use(&payload),
-            Stage::Prompt => Ok(Event::Prompt),
+            Stage::Prompt => Ok(prompt(&payload)),
             _ => Ok(Event::Ignored),
         }
         .map_err(|p| (stage, p))?;
@@ -112,6 +123,11 @@ impl Agent for Qwen {
     fn alters(&self, _stage: Stage, text: &str) -> Option<&'static str> {
         text.contains(['<', '>'])
             .then_some("Qwen Code escapes angle brackets in hook context")
+    }
+
+    /// `PostCompact` (seen headless) releases every view.
+    fn tells_drops(&self) -> bool {
+        true
     }
 }
 
@@ -138,9 +154,14 @@ fn path(tool: &str, input: &Value) -> Result<PathBuf, Problem> {
 
 fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
     let (name, input) = tool(payload)?;
+    if name == SHELL {
+        let (command, dir) = shell_call(input)?;
+        return Ok(Event::all(shell::about_to_run(command, dir)));
+    }
     let whole = match name {
         "write_file" => true,
-        "edit" | "notebook_edit" => false,
+        "edit" => false,
+        "notebook_edit" => return Ok(Event::AboutToEditCells(path(name, input)?)),
         _ => return Ok(Event::Ignored),
     };
     Ok(Event::AboutToChange {
@@ -149,10 +170,80 @@ fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
     })
 }
 
+/// Qwen Code's shell tool.
+const SHELL: &str = "run_shell_command";
+
+/// A shell call's command line, and the directory it runs in when it names
+/// one (`directory`, from the working directory).
+fn shell_call(input: &Value) -> Result<(&str, Option<&Path>), Problem> {
+    let command = input
+        .get("command")
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            Problem::new("the run_shell_command payload has no tool_input.command string")
+        })?;
+    let dir = input
+        .get("directory")
+        .and_then(Value::as_str)
+        .filter(|d| !d.is_empty())
+        .map(Path::new);
+    Ok((command, dir))
+}
+
+/// What a shell command showed: `llmContent` is "Command: C", "Directory:
+/// D", "Output: O", then "Error:", "Exit Code:", "Signal:" and "Process
+/// Group PGID:" lines, where O is what it printed (standard output and
+/// error, through a terminal) with the whitespace at both ends removed,
+/// also in `returnDisplay` ("(empty)" for nothing). An output too large is
+/// cut: "Truncated part of the output:", the same lines with the head of
+/// the output, cut in a line and marked "...", then "... [CONTENT
+/// TRUNCATED] ..." and the tail. A background command showed nothing yet.
+fn shell_ran(input: &Value, response: &Value) -> Result<Event, Problem> {
+    let (command, dir) = shell_call(input)?;
+    let content = response
+        .get("llmContent")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let display = response.get("returnDisplay").and_then(Value::as_str);
+    let background = input.get("is_background").and_then(Value::as_bool) == Some(true);
+    let whole = display.filter(|d| {
+        let shown = if d.is_empty() { "(empty)" } else { d };
+        content.starts_with("Command: ") && content.contains(&format!("\nOutput: {shown}\nError: "))
+    });
+    let output = match whole {
+        _ if background => None,
+        Some(d) => Some(Output::Trimmed(d)),
+        None => truncated_head(content).map(|text| Output::Head {
+            text,
+            trimmed: true,
+        }),
+    };
+    Ok(Event::all(shell::ran(command, dir, output)))
+}
+
+/// The head of an output Qwen Code cut, without the "..." that marks the
+/// cut.
+fn truncated_head(content: &str) -> Option<&str> {
+    let rest = content
+        .strip_prefix("Tool output was too large and has been truncated.")?
+        .split_once("\nTruncated part of the output:\nCommand: ")?
+        .1;
+    let (_, rest) = rest.split_once("\nOutput: ")?;
+    let (head, _) = rest.split_once("\n\n---\n... [CONTENT TRUNCATED] ...\n---\n")?;
+    Some(head.strip_suffix("...").unwrap_or(head))
+}
+
 fn post_tool_use(payload: &Value) -> Result<Event, Problem> {
     let (name, input) = tool(payload)?;
-    if !matches!(name, "read_file" | "edit" | "write_file" | "notebook_edit") {
+    if !matches!(
+        name,
+        "read_file" | "edit" | "write_file" | "notebook_edit" | SHELL
+    ) {
         return Ok(Event::Ignored);
+    }
+    if name == SHELL {
+        let response = payload.get("tool_response").filter(|v| v.is_object());
+        return shell_ran(input, response.unwrap_or(&Value::Null));
     }
     let path = path(name, input)?;
     let response = payload
@@ -167,6 +258,58 @@ fn post_tool_use(payload: &Value) -> Result<Event, Problem> {
         "read_file" => read(path, input, response),
         _ => written(name, path, response),
     }
+}
+
+/// The text of an `@path` mention as Qwen Code puts it in the prompt.
+const MENTION: &str = "\nContent from ";
+
+/// A prompt, and the files its `@path`s attached: Qwen Code reads them
+/// itself and puts their text in the prompt the hook gets, after the
+/// user's words: `--- Content from referenced files ---`, then for each
+/// `Content from PATH:` and the text as read_file shows it (trailing
+/// whitespace trimmed, a banner `Showing lines A-B of [at least] N total
+/// lines.` and `---` over a part), then `--- End of content ---`. Each is a
+/// view, held to the disk; the reminder follows.
+fn prompt(payload: &Value) -> Event {
+    let text = payload.get("prompt").and_then(Value::as_str).unwrap_or("");
+    mention::prompt_showing(
+        mention::referenced(text, MENTION)
+            .into_iter()
+            .filter_map(|(path, body)| mentioned(PathBuf::from(path), body)),
+    )
+}
+
+/// The view of a mentioned file's text: whole, or the part under a banner
+/// (the start of it, when no range was asked); a line cut at the
+/// character cap and what follows it are not taken as shown.
+fn mentioned(path: PathBuf, body: &str) -> Option<Shown> {
+    let (offset, text, mut extent) = match part(body) {
+        Some((first, lines)) => (first, lines, Extent::Start),
+        None => (1, body, Extent::Whole),
+    };
+    let mut text = text;
+    if let Some(cut) = text.find(" [truncated]") {
+        // The line holding the cut, and anything after it, was not shown.
+        text = match text[..cut].rfind('\n') {
+            Some(nl) => &text[..nl],
+            None => return None,
+        };
+        extent = Extent::Start;
+    }
+    Some(Shown {
+        path,
+        text: ShownText::Trimmed(text.to_string()),
+        offset,
+        extent,
+    })
+}
+
+/// `Showing lines A-B of [at least] N total lines.\n---\n`: (A, the rest).
+fn part(body: &str) -> Option<(u64, &str)> {
+    let rest = body.strip_prefix("Showing lines ")?;
+    let (head, lines) = rest.split_once(" total lines.\n---\n")?;
+    let (first, _) = head.split_once('-')?;
+    Some((first.parse().ok()?, lines))
 }
 
 /// A number from the input: JSON integers, `null` for none.
@@ -325,6 +468,19 @@ fn written(tool: &str, path: PathBuf, response: &Value) -> Result<Event, Problem
         ))
     })?;
     let before = field("originalContent").map(String::from);
+    if tool == "notebook_edit" {
+        // Cells changed by id: the model knows the cells as they are now,
+        // not the notebook's JSON.
+        return Ok(match crate::hold::cells_of(text.as_bytes()) {
+            Some(cells) => Event::Shown(Shown {
+                path,
+                text: ShownText::Cells(cells),
+                offset: 1,
+                extent: Extent::Whole,
+            }),
+            None => Event::Ignored,
+        });
+    }
     Ok(Event::Changed(Changed {
         path,
         text: text.to_string(),
@@ -341,16 +497,21 @@ pub struct QwenInstaller;
 pub const HOOKS: &[Hook] = &[
     Hook {
         event: "PreToolUse",
-        matcher: Some("edit|write_file|notebook_edit"),
+        matcher: Some("edit|write_file|notebook_edit|run_shell_command"),
         fail_closed: true,
     },
     Hook {
         event: "PostToolUse",
-        matcher: Some("read_file|edit|write_file|notebook_edit"),
+        matcher: Some("read_file|edit|write_file|notebook_edit|run_shell_command"),
         fail_closed: false,
     },
     Hook {
         event: "UserPromptSubmit",
+        matcher: None,
+        fail_closed: false,
+    },
+    Hook {
+        event: "PostCompact",
         matcher: None,
         fail_closed: false,
     },
@@ -387,7 +548,7 @@ impl Installer for QwenInstaller {
         Scope::Project
     }
 
-    fn next_step(&self, scope: Scope) -> Option<String> {
+    fn next_step(&self, scope: Scope, _cwd: &std::path::Path) -> Option<String> {
         (scope == Scope::Project).then(|| {
             "Qwen Code runs a project's hooks only in a trusted folder: with folder trust on (security.folderTrust.enabled), trust this one; `qwen hooks` lists them."
                 .to_string()

@@ -1,0 +1,398 @@
+//! An agent's own transcript of the conversation, read a little at a time.
+//!
+//! Some of what an agent shows the model reaches no hook: a file the user
+//! attached to a prompt (Claude Code's `@file`), the files re-attached after
+//! a compaction, what a compaction kept and a rewind abandoned. The agent
+//! writes it all to its transcript (JSON Lines), so each hook first catches
+//! up with the lines written since the last one ([`catch_up`]):
+//!
+//! - **Incrementally, from a cursor.** The store keeps, per session, the
+//!   transcript's identity and the offset just past the last complete line
+//!   read ([`fsview_store::transcripts`]). A hook reads only the bytes
+//!   written since, up to the last newline (a line being written is read
+//!   next time); when nothing was written it costs one `fstat`. A transcript
+//!   that is another file now (another identity, or shorter than the
+//!   offset) is read again from its start.
+//! - **What a line says**, an agent's [`Format`] decides: a view shown, with
+//!   its origin in the conversation ([`Found`]), or that what the
+//!   conversation holds changed (a compaction, a rewind), after which the
+//!   whole transcript is read once ([`Format::resync`]) and the store told
+//!   what the conversation holds now ([`Store::hold_only`]). A line the
+//!   format does not understand says nothing.
+//! - **Held to the disk, never guessed.** A view found in the transcript is
+//!   recorded as the agent's own tool would have been (the same adapter
+//!   code turns it into an event), held against the disk, and only when
+//!   the disk still holds exactly what was shown: a line read later than it
+//!   was written may be older than what fsview knows since. A view whose
+//!   origin the session already has (its hook recorded it) is not recorded
+//!   again, so a catch-up also recovers the views of a hook that failed, or
+//!   ran before fsview was installed.
+//! - **Never in the agent's way.** A transcript that is missing (not written
+//!   yet) records nothing; one that cannot be read records nothing and says
+//!   so once (the problem is kept with the cursor until it changes); a
+//!   catch-up that fails never fails the hook's own answer.
+
+pub mod claude;
+pub mod droid;
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+use fsview_store::error::{plain_io, quote};
+use fsview_store::held::Scope;
+use fsview_store::transcripts::Cursor;
+use fsview_store::view::Released;
+use fsview_store::Store;
+
+use crate::core::{self, Options};
+use crate::event::{Event, Who};
+use crate::{Agent, Problem};
+
+/// A view a transcript shows, with where in the conversation it was shown.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    /// The agent's id for it (the origin of the view it records).
+    pub origin: String,
+    /// What was shown or changed, as the agent's hook would have said it.
+    pub event: Event,
+}
+
+/// What new lines of a transcript say.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Views shown, in order, and the reader's state after the lines.
+    Read { found: Vec<Found>, state: String },
+    /// What the conversation holds changed: read the whole transcript
+    /// again ([`Format::resync`]). `compaction`: the lines hold a
+    /// compaction, which drops every view of the conversation's messages
+    /// but those it kept.
+    Resync { compaction: bool },
+}
+
+/// What a whole transcript says the conversation holds now.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Holding {
+    /// The origins on the live conversation: what it still holds.
+    pub live: HashSet<String>,
+    /// Origins the last compaction dropped (before it, and not kept).
+    pub compacted: HashSet<String>,
+    /// Origins of abandoned branches (a rewind), not live.
+    pub abandoned: HashSet<String>,
+    /// The live views, in order.
+    pub found: Vec<Found>,
+    /// The reader's state after the last line.
+    pub state: String,
+}
+
+/// How one agent writes its transcript.
+pub trait Format: Sync {
+    /// The agent and version whose transcripts were seen to be written so.
+    fn seen_in(&self) -> &'static str;
+
+    /// What the complete lines `lines`, written after those the reader's
+    /// `state` (from the previous call, `None` at first) came from, say.
+    fn read(&self, lines: &[&[u8]], state: Option<&str>) -> Step;
+
+    /// What the whole transcript `all` (complete lines) says.
+    fn resync(&self, all: &[u8]) -> Holding;
+
+    /// The other calls of the message that made call `call`, if `tail`
+    /// (the transcript's last lines) holds it.
+    fn siblings(&self, tail: &[u8], call: &str) -> Option<HashSet<String>>;
+}
+
+/// How much of a transcript's end [`siblings`] reads first.
+const TAIL: u64 = 1 << 20;
+
+/// The other calls of the message that made `who`'s call (a subagent's
+/// launch), from `who`'s transcript: the subagent's context ends with that
+/// message, without their results. Empty when not known.
+pub fn siblings(agent: &dyn Agent, who: &Who) -> Vec<String> {
+    let (Some(format), Some(path), Some(call)) = (
+        agent.transcript(),
+        who.transcript.as_deref(),
+        who.call.as_deref(),
+    ) else {
+        return Vec::new();
+    };
+    let Ok(mut f) = File::open(path) else {
+        return Vec::new();
+    };
+    let Ok(size) = f.metadata().map(|m| m.len()) else {
+        return Vec::new();
+    };
+    // The launch is one of the last entries; the whole file only if not.
+    for from in [size.saturating_sub(TAIL), 0] {
+        let Ok(tail) = read_span(&mut f, from, size) else {
+            return Vec::new();
+        };
+        if let Some(s) = format.siblings(&tail, call) {
+            let mut s: Vec<String> = s.into_iter().collect();
+            s.sort();
+            return s;
+        }
+        if from == 0 {
+            break;
+        }
+    }
+    Vec::new()
+}
+
+/// Catch up with the transcript of `who`'s conversation, if its agent
+/// keeps one fsview reads: record what it showed since the last hook, and
+/// settle what the conversation holds. Returns a problem to say (once),
+/// never fails the hook.
+pub fn catch_up(agent: &dyn Agent, opts: &Options, who: &Who) -> Option<String> {
+    let format = agent.transcript()?;
+    let path = who.transcript.as_deref()?;
+    match run(agent, format, opts, who, path) {
+        Ok(said) => said,
+        Err(Problem(msg)) => Some(format!(
+            "the transcript {} was not read: {msg}",
+            quote(path)
+        )),
+    }
+}
+
+fn run(
+    agent: &dyn Agent,
+    format: &dyn Format,
+    opts: &Options,
+    who: &Who,
+    path: &Path,
+) -> Result<Option<String>, Problem> {
+    let (file, sid) = core::views_of(opts, who)?;
+    let opened = File::open(path).and_then(|f| f.metadata().map(|m| (f, m)));
+    let (mut f, meta) = match opened {
+        Ok(x) => x,
+        // Not written yet (a new conversation), or gone: nothing shown.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            let problem = format!(
+                "cannot read the transcript {} ({}); what it alone records (files attached to a prompt, compactions, rewinds) is not known",
+                quote(path),
+                plain_io(&e)
+            );
+            return say_once(&file, &sid, path, problem);
+        }
+    };
+    if !meta.is_file() {
+        return say_once(
+            &file,
+            &sid,
+            path,
+            format!("the transcript {} is not a regular file", quote(path)),
+        );
+    }
+    let store = Store::open(&file)?;
+    let was = store.cursor(&sid)?;
+    let size = meta.len();
+    let same_file = was.as_ref().is_some_and(|c| {
+        c.path == path && c.dev == meta.dev() && c.ino == meta.ino() && c.offset <= size
+    });
+    if same_file
+        && was
+            .as_ref()
+            .is_some_and(|c| c.offset == size && c.problem.is_none())
+    {
+        return Ok(None); // nothing new
+    }
+    let mut next = Cursor {
+        path: path.to_path_buf(),
+        dev: meta.dev(),
+        ino: meta.ino(),
+        offset: 0,
+        state: None,
+        problem: None,
+    };
+    let io = |e: std::io::Error| {
+        Problem::new(format!(
+            "cannot read the transcript {} ({})",
+            quote(path),
+            plain_io(&e)
+        ))
+    };
+    if same_file {
+        let c = was.as_ref().expect("same_file has a cursor");
+        let new = read_span(&mut f, c.offset, size).map_err(io)?;
+        let lines: Vec<&[u8]> = new
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .collect();
+        match format.read(&lines, c.state.as_deref()) {
+            Step::Read { found, state } => {
+                next.offset = c.offset + new.len() as u64;
+                next.state = Some(state);
+                replay(agent, opts, who, &store, &sid, found)?;
+                store.advance_cursor(&sid, was.as_ref(), &next)?;
+                return Ok(None);
+            }
+            Step::Resync { compaction } => {
+                return resync(
+                    agent,
+                    format,
+                    opts,
+                    who,
+                    (&store, &sid),
+                    (&mut f, size),
+                    compaction,
+                    was.as_ref(),
+                    next,
+                )
+                .map(|()| None);
+            }
+        }
+    }
+    resync(
+        agent,
+        format,
+        opts,
+        who,
+        (&store, &sid),
+        (&mut f, size),
+        false,
+        was.as_ref(),
+        next,
+    )
+    .map(|()| None)
+}
+
+/// Read the whole transcript and settle what the conversation holds: the
+/// views of origins it no longer has are released, those it holds again
+/// restored, and its live views not yet recorded are.
+#[allow(clippy::too_many_arguments)]
+fn resync(
+    agent: &dyn Agent,
+    format: &dyn Format,
+    opts: &Options,
+    who: &Who,
+    (store, sid): (&Store, &str),
+    (f, size): (&mut File, u64),
+    compaction: bool,
+    was: Option<&Cursor>,
+    mut next: Cursor,
+) -> Result<(), Problem> {
+    let all = read_span(f, 0, size).map_err(|e| {
+        Problem::new(format!(
+            "cannot read the transcript {} ({})",
+            quote(&next.path),
+            plain_io(&e)
+        ))
+    })?;
+    let h = format.resync(&all);
+    if compaction {
+        // Read at the compaction itself: nothing but what it kept is held,
+        // whatever its origin.
+        store.hold_only(sid, &h.live, Scope::All, Released::Compaction, core::TOOL)?;
+    } else {
+        store.hold_only(
+            sid,
+            &h.live,
+            Scope::Origins(&h.compacted),
+            Released::Compaction,
+            core::TOOL,
+        )?;
+    }
+    store.hold_only(
+        sid,
+        &h.live,
+        Scope::Origins(&h.abandoned),
+        Released::Rewind,
+        core::TOOL,
+    )?;
+    next.offset = all.len() as u64;
+    next.state = Some(h.state);
+    replay(agent, opts, who, store, sid, h.found)?;
+    store.advance_cursor(sid, was, &next)?;
+    Ok(())
+}
+
+/// Record the views `found`, those whose origin the session does not have
+/// yet, each as its agent's hook would have (held to the disk).
+fn replay(
+    agent: &dyn Agent,
+    opts: &Options,
+    who: &Who,
+    store: &Store,
+    sid: &str,
+    found: Vec<Found>,
+) -> Result<(), Problem> {
+    if found.is_empty() {
+        return Ok(());
+    }
+    let have = store.origins(sid)?;
+    // The same text shown again records the same view: only its latest
+    // showing is recorded (a long conversation reads a file many times).
+    let mut shown_later = HashSet::new();
+    let mut todo: Vec<Found> = found
+        .into_iter()
+        .rev()
+        .filter(|f| !have.contains(&f.origin) && shown_later.insert(same_view(&f.event)))
+        .collect();
+    todo.reverse();
+    for f in todo {
+        let mut by = who.clone();
+        by.call = Some(f.origin);
+        // One view that cannot be held (its file gone) stops no other.
+        let _ = core::replay(agent, opts, &by, &f.event);
+    }
+    Ok(())
+}
+
+/// What makes two events record the same view: a hash of the file, the
+/// extent and the text.
+fn same_view(e: &Event) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    match e {
+        Event::Shown(s) => {
+            (0u8, &s.path, s.offset, format!("{:?}", s.extent)).hash(&mut h);
+            format!("{:?}", s.text).hash(&mut h);
+        }
+        Event::Changed(c) => (1u8, &c.path, &c.text, &c.before, c.whole).hash(&mut h),
+        other => format!("{other:?}").hash(&mut h),
+    }
+    h.finish()
+}
+
+/// The bytes of `f` from `from` up to `to`, cut after the last newline: a
+/// line still being written is left for next time.
+fn read_span(f: &mut File, from: u64, to: u64) -> std::io::Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(to.saturating_sub(from) as usize);
+    f.seek(SeekFrom::Start(from))?;
+    f.take(to.saturating_sub(from)).read_to_end(&mut buf)?;
+    let end = buf.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    buf.truncate(end);
+    Ok(buf)
+}
+
+/// Say `problem` unless it was said last time for this session: it is kept
+/// with the cursor (which stays where it was).
+fn say_once(
+    file: &Path,
+    sid: &str,
+    path: &Path,
+    problem: String,
+) -> Result<Option<String>, Problem> {
+    let store = Store::open(file)?;
+    let was = store.cursor(sid)?;
+    if was.as_ref().and_then(|c| c.problem.as_deref()) == Some(problem.as_str()) {
+        return Ok(None);
+    }
+    let next = match &was {
+        Some(c) => Cursor {
+            problem: Some(problem.clone()),
+            ..c.clone()
+        },
+        None => Cursor {
+            path: path.to_path_buf(),
+            problem: Some(problem.clone()),
+            ..Cursor::default()
+        },
+    };
+    store.advance_cursor(sid, was.as_ref(), &next)?;
+    Ok(Some(problem))
+}
