@@ -39,6 +39,43 @@ pub const LIMITS: Limits = Limits {
     total: 400,
 };
 
+/// Caps on the diff an edit or write result carries: a whole-file write
+/// of a large file would otherwise send all of it back.
+pub const DIFF_LINES: usize = 200;
+pub const DIFF_BYTES: usize = 32 * 1024;
+
+/// At most [`DIFF_LINES`] lines and [`DIFF_BYTES`] bytes of `diff` (whole
+/// lines, or the first line cut), then a line naming how many lines were
+/// left out; and that number.
+fn capped_diff(diff: &str) -> (String, usize) {
+    let total = diff.lines().count();
+    let mut out = String::new();
+    let mut kept = 0;
+    for line in diff.split_inclusive('\n') {
+        if kept == DIFF_LINES || out.len() + line.len() > DIFF_BYTES {
+            if kept == 0 {
+                let mut end = DIFF_BYTES.min(line.len());
+                while !line.is_char_boundary(end) {
+                    end -= 1;
+                }
+                out.push_str(&line[..end]);
+                out.push('\n');
+                kept = 1;
+            }
+            break;
+        }
+        out.push_str(line);
+        kept += 1;
+    }
+    let cut = total - kept;
+    if cut > 0 {
+        out.push_str(&format!(
+            "[{cut} more lines of the diff left out; read the file to see it]\n"
+        ));
+    }
+    (out, cut)
+}
+
 /// Paths in diffs and lists are shown absolute, as the tools' descriptions
 /// ask the model to name them: no directory is a prefix of every path but
 /// the empty one.
@@ -254,10 +291,21 @@ impl Desk {
             .file_name()?
             .to_string_lossy()
             .into_owned();
-        let ours = canonical.parent() == self.session_file.parent()
-            && ["", "-wal", "-shm", "-journal"]
-                .iter()
-                .any(|suffix| canonical.file_name() == Some(format!("{name}{suffix}").as_ref()));
+        // By name (a file not made yet), and by identity: a hard link to
+        // the WAL's shared memory elsewhere is the same file.
+        let same = |a: &std::fs::Metadata, b: &std::fs::Metadata| {
+            use std::os::unix::fs::MetadataExt;
+            a.dev() == b.dev() && a.ino() == b.ino()
+        };
+        let target = std::fs::metadata(&canonical).ok();
+        let ours = ["", "-wal", "-shm", "-journal"].iter().any(|suffix| {
+            let file = self.session_file.with_file_name(format!("{name}{suffix}"));
+            canonical == file
+                || match (&target, std::fs::metadata(&file)) {
+                    (Some(t), Ok(f)) => same(t, &f),
+                    _ => false,
+                }
+        });
         ours.then(|| {
             Answer::error(format!(
                 "{} is fsview's session file; the file tools do not show or change it (fsview-session inspects it)",
@@ -353,6 +401,7 @@ impl Desk {
             cwd: &self.dir,
             tool: TOOL,
             dry_run: false,
+            voice: fsview_apply::edits::Voice::Model,
         };
         let r = match fsview_apply::apply(&cx, &req) {
             Ok(r) => r,
@@ -384,10 +433,15 @@ impl Desk {
             return Answer::error(line).meta(key, meta);
         }
         let mut text = format!("{}\n", r.message);
+        let mut cut = 0;
         if let Some(diff) = r.diff.as_deref().filter(|d| !d.is_empty()) {
             text.push('\n');
-            text.push_str(diff);
+            let (shown, left_out) = capped_diff(diff);
+            text.push_str(&shown);
+            cut = left_out;
         }
+        let mut meta = meta;
+        meta["diff_truncated"] = cut.into();
         for n in &r.notices {
             text.push_str(&format!("Note: {n}\n"));
         }

@@ -15,6 +15,7 @@ pub mod catalog;
 pub mod connections;
 pub mod delivery;
 pub mod server;
+pub mod stdio;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -22,7 +23,6 @@ use std::sync::Arc;
 
 use clap::parser::ValueSource;
 use rmcp::service::ServerInitializeError;
-use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::ServiceExt;
 
 use fsview::common::{self, Outcome, Stop};
@@ -34,6 +34,7 @@ use crate::calls::Desk;
 use crate::connections::Connections;
 use crate::delivery::{Delivering, Ledger};
 use crate::server::Server;
+use crate::stdio::Stdio;
 
 pub fn main() -> ExitCode {
     let (mut args, matches): (Args, clap::ArgMatches) =
@@ -95,8 +96,14 @@ fn run(args: &mut Args, matches: &clap::ArgMatches) -> Result<Outcome, Stop> {
 /// Serve on stdin and stdout until the client closes the connection.
 async fn serve(desk: Desk) -> Result<(), Error> {
     let ledger = Arc::new(Ledger::default());
-    let (stdin, stdout) = rmcp::transport::stdio();
-    let transport = Delivering::new(AsyncRwTransport::new_server(stdin, stdout), ledger.clone());
+    let stdio = Stdio::new(tokio::io::stdin(), tokio::io::stdout());
+    // Tests of the message limit set a small one (debug builds only).
+    #[cfg(debug_assertions)]
+    let stdio = match std::env::var("FSVIEW_TEST_MAX_MESSAGE").map(|v| v.parse()) {
+        Ok(Ok(max)) => stdio.with_max(max),
+        _ => stdio,
+    };
+    let transport = Delivering::new(stdio, ledger.clone());
     let running = match Server::new(desk, ledger).serve(transport).await {
         Ok(r) => r,
         // Closed before it began: a client that changed its mind.

@@ -393,17 +393,17 @@ fn a_change_by_another_process_between_read_and_edit_is_refused_and_told() {
         "alpha\nBETA\ngamma\n",
         "nothing overwritten"
     );
-    // Told once: the next result carries no news, and the gate holds.
+    // Told once, and whole: the next result carries no news, and the
+    // view moved to the text told, so the retry needs no re-read.
     let r = c.call("read", json!({"file_path": "b.txt"}));
     assert_eq!(texts(&r), ["1\tb\n"]);
     let r = c.call("changed", json!({}));
     assert_eq!(
         texts(&r),
-        [format!("These files changed since you last saw them:\n\n{abs}: modified (content)\n--- {abs} (as viewed)\n+++ {abs} (now)\n@@ -1,3 +1,3 @@\n alpha\n-beta\n+BETA\n gamma\n")]
+        ["No file you have seen has changed since you saw it.\n"]
     );
     let check = env.run("fsview-check-edit", &["--sid", "s", "a.txt"]);
-    assert_eq!(check.code, 1);
-    c.call("read", json!({"file_path": "a.txt"}));
+    assert_eq!(check.code, 0);
     let r = c.call(
         "edit",
         json!({"file_path": "a.txt", "old_string": "gamma", "new_string": "delta"}),
@@ -438,10 +438,11 @@ fn news_comes_after_any_result_once_and_leaves_out_the_file_read() {
             format!("These files changed since you last saw them:\n\n{a}: modified (content)\n--- {a} (as viewed)\n+++ {a} (now)\n@@ -1 +1 @@\n-a\n+A\n")
         ]
     );
+    // Told whole: a's view moved to the text told.
     let r = c.call("changed", json!({}));
     assert_eq!(
         texts(&r),
-        [format!("These files changed since you last saw them:\n\n{a}: modified (content)\n--- {a} (as viewed)\n+++ {a} (now)\n@@ -1 +1 @@\n-a\n+A\n")]
+        ["No file you have seen has changed since you saw it.\n"]
     );
     let r = c.call("read", json!({"file_path": "b.txt"}));
     assert_eq!(texts(&r).len(), 1, "told once: {r}");
@@ -533,13 +534,26 @@ fn malformed_input_gets_an_error_and_the_server_keeps_serving() {
     let env = Env::new();
     env.write("a.txt", "a\n");
     let mut c = env.server(&["--sid", "s", "-q"]);
-    // Not JSON at all: ignored, as the other official SDKs do.
+    // Not JSON at all: a parse error, with no id (issue 22: it used to get
+    // no answer at all).
     c.send_line("this is not json");
+    let m = c.recv();
+    assert_eq!(m["error"]["code"], -32700, "{m}");
+    assert_eq!(m["id"], Value::Null);
     // JSON, but no JSON-RPC message: Invalid Request, with no id.
     c.send_line(r#"{"hello": "world"}"#);
     let m = c.recv();
     assert_eq!(m["error"]["code"], -32600, "{m}");
     assert_eq!(m["id"], Value::Null);
+    // A request of the wrong shape: Invalid Request, with its id.
+    c.send_line(r#"{"jsonrpc": "2.0", "id": 41, "method": 7}"#);
+    let m = c.recv();
+    assert_eq!(
+        (m["error"]["code"].clone(), m["id"].clone()),
+        (json!(-32600), json!(41)),
+        "{m}"
+    );
+    // A notification no one knows: no answer (the next one is the read's).
     // An unknown tool is a protocol error (the MCP specification's).
     let r = c.request("tools/call", json!({"name": "Read", "arguments": {}}));
     assert_eq!(r["error"]["code"], -32602, "{r}");
@@ -561,6 +575,7 @@ fn malformed_input_gets_an_error_and_the_server_keeps_serving() {
     }
     let r = c.request("no/such/method", json!({}));
     assert_eq!(r["error"]["code"], -32601, "{r}");
+    c.send_line(r#"{"jsonrpc": "2.0", "method": "notifications/no-such-thing"}"#);
     // Still serving.
     let r = c.call("read", json!({"file_path": "a.txt"}));
     assert_eq!(texts(&r), ["1\ta\n"]);
@@ -944,5 +959,88 @@ fn the_session_file_itself_is_not_a_file_to_read_or_change() {
         );
     }
     assert!(!env.session.with_file_name("session.db-journal").exists());
+    assert_eq!(c.close().0, 0);
+}
+
+// Issue 22, fault 13: a message over the limit (1 GiB and some for a
+// write; set small here) gets an answer naming the limit, with the id from
+// the start of the line or, as the TypeScript SDK writes it, from its end;
+// the server keeps serving.
+#[test]
+fn a_message_over_the_limit_is_answered() {
+    let env = Env::new();
+    env.write("a.txt", "a\n");
+    let mut c = Client::start_with(
+        &env,
+        &["--sid", "s", "-q"],
+        &[("FSVIEW_TEST_MAX_MESSAGE", "4096")],
+    );
+    c.initialize("2025-11-25");
+    let content = "x".repeat(10_000);
+    c.send(&json!({"jsonrpc": "2.0", "id": 90, "method": "tools/call",
+        "params": {"name": "write", "arguments": {"file_path": "b.txt", "content": content}}}));
+    let m = c.recv();
+    assert_eq!(m["id"], 90, "{m}");
+    assert_eq!(m["error"]["code"], -32600);
+    assert_eq!(
+        m["error"]["message"],
+        "the message is over 4096 bytes, the most fsview-mcp takes (a write of up to 1 GiB); send less"
+    );
+    c.send_line(&format!(
+        r#"{{"method":"tools/call","params":{{"name":"write","arguments":{{"file_path":"b.txt","content":"{content}"}}}},"jsonrpc":"2.0","id":"last"}}"#
+    ));
+    let m = c.recv();
+    assert_eq!(
+        (m["id"].clone(), m["error"]["code"].clone()),
+        (json!("last"), json!(-32600)),
+        "{m}"
+    );
+    assert!(!env.path("b.txt").exists());
+    let r = c.call("read", json!({"file_path": "a.txt"}));
+    assert_eq!(texts(&r), ["1\ta\n"]);
+    assert_eq!(c.close().0, 0);
+}
+
+// Issue 22, fault 15: an edit or write result carries at most 200 lines of
+// its diff, then says how many it left out.
+#[test]
+fn a_large_write_answers_with_a_capped_diff() {
+    let env = Env::new();
+    let mut c = env.server(&["--sid", "s", "-q"]);
+    let content: String = (0..5000).map(|i| format!("line {i}\n")).collect();
+    let r = c.call("write", json!({"file_path": "big.txt", "content": content}));
+    assert!(!is_error(&r), "{r}");
+    let t = text(&r);
+    assert!(
+        t.ends_with("+line 196\n[4803 more lines of the diff left out; read the file to see it]\n"),
+        "{}",
+        &t[t.len() - 200..]
+    );
+    assert!(t.len() < 3000, "{}", t.len());
+    assert_eq!(r["_meta"]["fsview/write"]["diff_truncated"], 4803, "{r}");
+    assert_eq!(env.read("big.txt"), content);
+    assert_eq!(c.close().0, 0);
+}
+
+// Issue 22, fault 6: a hard link to the session file's shared memory (or
+// to the file itself), under another name in another directory, is still
+// the session file: reading it would drop this server's locks.
+#[test]
+fn a_hard_link_to_the_session_file_is_refused_too() {
+    let env = Env::new();
+    let mut c = env.server(&["--sid", "s", "-q"]);
+    c.call("changed", json!({}));
+    let shm = env.session.with_file_name("session.db-shm");
+    assert!(shm.exists());
+    std::fs::hard_link(&shm, env.path("innocent.txt")).unwrap();
+    std::fs::hard_link(&env.session, env.path("other.db")).unwrap();
+    for name in ["innocent.txt", "other.db"] {
+        let r = c.call("read", json!({"file_path": name}));
+        assert!(is_error(&r), "{r}");
+        assert_eq!(
+            texts(&r),
+            [format!("{name} is fsview's session file; the file tools do not show or change it (fsview-session inspects it)")]
+        );
+    }
     assert_eq!(c.close().0, 0);
 }

@@ -146,7 +146,13 @@ pub struct Client {
 impl Client {
     /// Start fsview-mcp with `args` (not yet initialized).
     pub fn start(env: &Env, args: &[&str]) -> Client {
+        Client::start_with(env, args, &[])
+    }
+
+    /// [`Client::start`], with more environment variables.
+    pub fn start_with(env: &Env, args: &[&str], vars: &[(&str, &str)]) -> Client {
         let mut c = env.cmd(mcp_bin());
+        c.envs(vars.iter().copied());
         c.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
