@@ -4,7 +4,6 @@
 //! event log in one short transaction after they are printed, and only
 //! when the session file already exists.
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -116,16 +115,10 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
     }
     let mut outcome = Outcome::Ok;
     let jobs: Vec<(PathBuf, bool)> = if args.requests {
-        let mut input = String::new();
-        std::io::stdin()
-            .lock()
-            .read_to_string(&mut input)
-            .map_err(|e| {
-                Error::new(format!(
-                    "cannot read requests from standard input: {}; send JSON Lines as UTF-8",
-                    fsview_store::error::plain_io(&e)
-                ))
-            })?;
+        let input = common::stdin_text(
+            "the --requests JSON Lines",
+            "pipe them in: printf '{\"path\":\"a.rs\"}\\n' | fsview-check-edit --requests",
+        )?;
         let mut jobs = Vec::new();
         for (n, line) in input.lines().enumerate() {
             if line.trim().is_empty() {
@@ -151,13 +144,19 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
         if args.paths.is_empty() {
             return Err(Error::new("no file given; name one or more PATHs, or `-` to read them from stdin (see --help)").into());
         }
-        common::paths_from(&args.paths, args.null)?
+        common::paths_from("fsview-check-edit -", &args.paths, args.null)?
             .into_iter()
             .map(|p| (p, args.write))
             .collect()
     };
     let store = args.common.open_existing(&cwd, TOOL)?;
     let sid = args.common.sid();
+    // A session the file does not hold (a mistyped --sid, say) has no
+    // views: it is not created by asking, and a refusal says so.
+    let unknown = match &store {
+        Some(s) => s.unknown_session(&sid)?,
+        None => None,
+    };
     let mut gate = Gate::new(store.as_ref(), &sid, &cwd);
     if jobs.len() > 1 {
         // A batch: one snapshot, one lock of the file for all its lookups.
@@ -165,8 +164,13 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
     }
     // (canonical path, verdict, detail) per decision, logged at the end.
     let mut logged: Vec<(PathBuf, &'static str, String)> = Vec::with_capacity(jobs.len());
-    for (path, write) in &jobs {
-        match gate.decide(path, *write) {
+    let answers = if jobs.len() > 1 {
+        gate.decide_all(&jobs)
+    } else {
+        jobs.iter().map(|(p, w)| gate.decide(p, *w)).collect()
+    };
+    for ((path, write), answer) in jobs.iter().zip(answers) {
+        match answer {
             Ok(d) => {
                 if !d.verdict.allowed() {
                     outcome = outcome.worst(Outcome::Negative);
@@ -189,8 +193,16 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
         }
     }
     out.flush()?;
+    if let Some(hint) = &unknown {
+        if logged.iter().any(|(_, v, _)| *v == "not_read") {
+            out.notice(&format!(
+                "{hint}; it has no views, so every file in it is not_read"
+            ));
+        }
+    }
     let events: Vec<Event<'_>> = logged
         .iter()
+        .filter(|_| unknown.is_none())
         .map(|(p, verdict, detail)| {
             Event::new(TOOL, "check")
                 .path(p)

@@ -338,36 +338,236 @@ pub fn exit_status(tool: &str) -> Option<&'static [(&'static str, &'static str)]
     })
 }
 
-/// `cmd` with its exit codes appended to the text after `--help`.
+/// The options of [`SessionArgs`], which `-h` names in one line.
+const SHARED: [&str; 5] = ["session", "sid", "agent", "json", "quiet"];
+
+/// How many examples `-h` shows; `--help` shows them all.
+const SHORT_EXAMPLES: usize = 3;
+
+/// The widest a line of help may be, as a man page is read.
+pub const HELP_WIDTH: usize = 80;
+
+/// `cmd`'s help in two lengths, for the tool and each of its commands:
+/// `-h` gives each option's first clause and the first few examples;
+/// `--help` gives everything, every example and the exit status. Examples
+/// are laid out to fit [`HELP_WIDTH`] columns: a description that does not
+/// fit beside its command goes under it.
 pub fn with_exit_status(cmd: clap::Command) -> clap::Command {
-    let Some(codes) = exit_status(cmd.get_name()) else {
-        return cmd;
-    };
-    let mut text = cmd
-        .get_after_help()
+    let name = cmd.get_name().to_string();
+    let subs: Vec<String> = cmd
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    let mut cmd = two_lengths(cmd, &name, exit_status(&name));
+    for sub in subs {
+        let full = format!("{name} {sub}");
+        cmd = cmd.mut_subcommand(&sub, |c| {
+            // The list of commands in -h shows each one's first clause.
+            let c = match (c.get_about().map(|a| a.to_string()), c.get_long_about()) {
+                (Some(about), None) if first_clause(&about) != about => {
+                    c.about(first_clause(&about)).long_about(about)
+                }
+                _ => c,
+            };
+            two_lengths(c, &full, None)
+        });
+    }
+    cmd
+}
+
+fn two_lengths(cmd: clap::Command, name: &str, codes: Option<&[(&str, &str)]>) -> clap::Command {
+    let text = cmd
+        .get_after_long_help()
+        .or(cmd.get_after_help())
         .map(|h| h.to_string())
         .unwrap_or_default();
-    if !text.is_empty() {
-        text.push_str("\n\n");
+    let (before, examples, after) = examples_of(&text);
+    let mut long = before.clone();
+    let mut short = before;
+    if !examples.is_empty() {
+        long.push_str(&lay_out_examples(&examples));
+        short.push_str(&lay_out_examples(
+            &examples[..examples.len().min(SHORT_EXAMPLES)],
+        ));
     }
-    text.push_str("Exit status:");
-    for (code, what) in codes {
-        // Wrapped by hand, continuation lines under the text, as the
-        // examples are.
-        let mut line = format!("  {code}  ");
-        for word in what.split(' ') {
-            if line.len() + word.len() > 78 && !line.trim_end().ends_with(code) {
-                text.push('\n');
-                text.push_str(line.trim_end());
-                line = " ".repeat(5);
-            }
-            line.push_str(word);
-            line.push(' ');
+    long.push_str(&after);
+    if let Some(codes) = codes {
+        if !long.is_empty() {
+            long.push_str("\n\n");
         }
-        text.push('\n');
-        text.push_str(line.trim_end());
+        long.push_str("Exit status:");
+        for (code, what) in codes {
+            long.push('\n');
+            long.push_str(&wrap(&format!("  {code}  "), what, 5));
+        }
     }
-    cmd.after_help(text)
+    let shared = cmd.get_arguments().any(|a| a.get_id() == "session");
+    if !short.is_empty() {
+        short.push_str("\n\n");
+    }
+    if shared {
+        // The options every tool takes are said once, in --help.
+        short.push_str("Also --session FILE, --sid ID, --agent ID, --json, --quiet.\n");
+    }
+    short.push_str(&if name.contains(' ') {
+        format!("More: {name} --help")
+    } else {
+        format!("More: {name} --help, man {name}")
+    });
+    cmd.after_help(short.trim_end().to_string())
+        .after_long_help(long.trim_end().to_string())
+        .max_term_width(HELP_WIDTH)
+        .mut_args(|a| {
+            let a = if SHARED.contains(&a.get_id().as_str()) {
+                a.hide_short_help(true)
+            } else {
+                a
+            };
+            let Some(help) = a.get_help().map(|h| h.to_string()) else {
+                return a;
+            };
+            if a.get_long_help().is_some() {
+                return a;
+            }
+            let first = first_clause(&help);
+            if first == help {
+                a
+            } else {
+                a.help(first).long_help(help)
+            }
+        })
+}
+
+/// An option's (or a command's) help as `-h` shows it: without its
+/// parentheses, up to its first `;` or sentence end; what is in brackets
+/// (`[default: ...]`) is kept whole.
+pub fn first_clause(help: &str) -> String {
+    let mut out = String::new();
+    let (mut square, mut round) = (0i32, 0i32);
+    let mut chars = help.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '[' if round == 0 => square += 1,
+            ']' if round == 0 => square -= 1,
+            '(' if square == 0 => {
+                round += 1;
+                // The space before a parenthesis goes with it.
+                if round == 1 && out.ends_with(' ') {
+                    out.pop();
+                }
+                continue;
+            }
+            ')' if square == 0 && round > 0 => {
+                round -= 1;
+                continue;
+            }
+            _ if round > 0 => continue,
+            ';' | '.' if square == 0 && help[i + 1..].starts_with(' ') => break,
+            _ => {}
+        }
+        out.push(c);
+        let _ = chars.peek();
+    }
+    out.trim_end_matches('.').trim_end().to_string()
+}
+
+/// Text after help split around its "Examples:" block: the text before, the
+/// examples as (command, description) pairs, and the text after (the next
+/// heading on).
+pub fn examples_of(text: &str) -> (String, Vec<(String, String)>, String) {
+    let Some(start) = text.find("Examples:\n") else {
+        return (text.to_string(), Vec::new(), String::new());
+    };
+    let before = text[..start].to_string();
+    let mut examples: Vec<(String, String)> = Vec::new();
+    let mut rest = String::new();
+    let mut lines = text[start + "Examples:\n".len()..].lines();
+    for line in lines.by_ref() {
+        if line.is_empty() {
+            rest.push('\n');
+            break;
+        }
+        let body = line.trim_start();
+        let indent = line.len() - body.len();
+        // A line indented past the commands continues a description.
+        if indent > 4 {
+            if let Some((_, d)) = examples.last_mut() {
+                if !d.is_empty() {
+                    d.push(' ');
+                }
+                d.push_str(body);
+            }
+            continue;
+        }
+        match body.find("   ").or_else(|| body.find("  ")) {
+            Some(i) => examples.push((body[..i].to_string(), body[i..].trim().to_string())),
+            None => examples.push((body.to_string(), String::new())),
+        }
+    }
+    for line in lines {
+        rest.push('\n');
+        rest.push_str(line);
+    }
+    (before, examples, rest)
+}
+
+/// Examples as help shows them: "Examples:", then each command with its
+/// description beside it, in one column, wrapped to [`HELP_WIDTH`]; a
+/// command too long for the column has its description under it, in the
+/// column.
+pub fn lay_out_examples(examples: &[(String, String)]) -> String {
+    let column = examples
+        .iter()
+        .map(|(c, _)| c.len() + 5)
+        .filter(|w| *w <= 46)
+        .max()
+        .unwrap_or(20);
+    let mut out = String::from("Examples:");
+    for (cmd, what) in examples {
+        out.push_str("\n  ");
+        out.push_str(cmd);
+        if what.is_empty() {
+            continue;
+        }
+        if cmd.len() + 4 <= column {
+            let lead = format!("{:w$}", "", w = column - 2 - cmd.len());
+            out.push_str(&wrap(&lead, what, column));
+        } else {
+            out.push('\n');
+            out.push_str(&wrap(&" ".repeat(column), what, column));
+        }
+    }
+    out
+}
+
+/// `what` after `lead`, wrapped at [`HELP_WIDTH`] with continuation lines
+/// indented by `indent`; `lead` is counted as if it started its line at
+/// `indent` less its own width.
+fn wrap(lead: &str, what: &str, indent: usize) -> String {
+    let mut text = String::new();
+    let mut line = lead.to_string();
+    // Where the line really starts: a lead of spaces after a command is
+    // placed at the column.
+    let mut width = indent.max(lead.len());
+    let mut empty = true;
+    for word in what.split(' ') {
+        if !empty && width + 1 + word.len() > HELP_WIDTH {
+            text.push_str(line.trim_end());
+            text.push('\n');
+            line = " ".repeat(indent);
+            width = indent;
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+            width += 1;
+        }
+        line.push_str(word);
+        width += word.len();
+        empty = false;
+    }
+    text.push_str(line.trim_end());
+    text
 }
 
 /// Stdout, buffered, with diagnostics to stderr under the tool's name.
@@ -437,9 +637,40 @@ pub fn current_dir() -> Result<PathBuf, Error> {
     })
 }
 
+/// All of standard input, which holds `what` ("the processed text"); a
+/// terminal there is refused with `how` to give it, never waited on: a
+/// reader that waits for a terminal looks hung, and Ctrl-D would hand it
+/// nothing as if that were the input.
+pub fn stdin_bytes(what: &str, how: &str) -> Result<Vec<u8>, Error> {
+    use std::io::IsTerminal;
+    if io::stdin().is_terminal() {
+        return Err(Error::new(format!(
+            "standard input is a terminal, not {what}; {how}"
+        )));
+    }
+    let mut buf = Vec::new();
+    io::Read::read_to_end(&mut io::stdin().lock(), &mut buf).map_err(|e| {
+        Error::new(format!(
+            "cannot read {what} from standard input: {}",
+            fsview_store::error::plain_io(&e)
+        ))
+    })?;
+    Ok(buf)
+}
+
+/// [`stdin_bytes`] as UTF-8 text (JSON Lines).
+pub fn stdin_text(what: &str, how: &str) -> Result<String, Error> {
+    String::from_utf8(stdin_bytes(what, how)?).map_err(|_| {
+        Error::new(format!(
+            "cannot read {what} from standard input: it is not UTF-8; send JSON Lines as UTF-8"
+        ))
+    })
+}
+
 /// Where paths to work on come from: arguments, `-` for stdin (one per line,
 /// or NUL-separated with `-0`).
-pub fn paths_from(args: &[PathBuf], nul: bool) -> Result<Vec<PathBuf>, Error> {
+/// `reader` is the command line that reads them (`fsview-check-edit -`).
+pub fn paths_from(reader: &str, args: &[PathBuf], nul: bool) -> Result<Vec<PathBuf>, Error> {
     use std::os::unix::ffi::OsStringExt;
     let mut out = Vec::new();
     let mut stdin_used = false;
@@ -449,13 +680,10 @@ pub fn paths_from(args: &[PathBuf], nul: bool) -> Result<Vec<PathBuf>, Error> {
                 continue;
             }
             stdin_used = true;
-            let mut buf = Vec::new();
-            io::Read::read_to_end(&mut io::stdin().lock(), &mut buf).map_err(|e| {
-                Error::new(format!(
-                    "cannot read paths from standard input: {}",
-                    fsview_store::error::plain_io(&e)
-                ))
-            })?;
+            let buf = stdin_bytes(
+                "the list of paths `-` stands for",
+                &format!("pipe it in, a path a line (git diff --name-only | {reader}) or NUL-separated with -0"),
+            )?;
             let sep = if nul { b'\0' } else { b'\n' };
             for part in buf.split(|&b| b == sep) {
                 let part = if nul {

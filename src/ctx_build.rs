@@ -882,6 +882,7 @@ fn view_of<'a>(f: &'a InjectedFile, fp: &'a Fingerprint) -> NewView<'a> {
         total_lines: (kind == Kind::Full).then_some(lines),
         shown,
         keep_text: true,
+        origin: None,
     }
 }
 

@@ -236,7 +236,7 @@ fn install_hooks(args: &Args, cwd: &std::path::Path, uninstall: bool) -> Result<
 
 fn resolve_all(cwd: &std::path::Path, given: &[PathBuf], nul: bool) -> Result<Vec<Target>, Error> {
     let mut targets = Vec::new();
-    for p in common::paths_from(given, nul)? {
+    for p in common::paths_from("ctx-invalidate --forget -", given, nul)? {
         targets.push(match paths::resolve(cwd, &p)? {
             Resolved::Existing { canonical, meta } => Target {
                 canonical,

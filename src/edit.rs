@@ -5,7 +5,6 @@
 //! the rules, the write and the record are `fsview_apply::apply`, shared
 //! with fsview-write and the MCP server.
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -13,6 +12,7 @@ use clap::{CommandFactory, Parser};
 use serde::Deserialize;
 use serde_json::Value;
 
+use fsview_apply::edits::Voice;
 use fsview_apply::{Change, Context, Edit, Report, Request};
 use fsview_store::error::escape_bytes;
 use fsview_store::{fingerprint, Error, Store};
@@ -34,9 +34,9 @@ Examples:
                                             the diff as JSON; nothing written
   fsview-edit new.rs --old '' --new 'fn main() {}'
                                             create a file (no read needed)
-  fsview-edit --requests < edits.jsonl      one request per line:
-      {\"path\":\"a.rs\",\"old_string\":\"x\",\"new_string\":\"y\",\"replace_all\":false}
-      {\"path\":\"a.rs\",\"edits\":[{\"old_string\":\"x\",\"new_string\":\"y\"}, ...]}";
+  fsview-edit --requests < edits.jsonl      one request a line, such as these two:
+  {\"path\":\"a.rs\",\"old_string\":\"x\",\"new_string\":\"y\",\"replace_all\":false}
+  {\"path\":\"a.rs\",\"edits\":[{\"old_string\":\"x\",\"new_string\":\"y\"}, ...]}";
 
 /// Apply edits to files, under the gate, and record what was written.
 ///
@@ -54,21 +54,34 @@ Examples:
 /// are one step: the file is locked against other fsview writers, its bytes
 /// are checked against the view, the new file is written beside it, flushed
 /// and swapped in, and a change that landed meanwhile makes it `modified`
-/// instead of being overwritten. The written text becomes a `full` view
+/// instead of being overwritten. A file another program has open for
+/// writing (a shell's `>>`, a logger) is refused `in_use`: it would go on
+/// writing to the replaced file. The written text becomes a `full` view
 /// (source `write`), so the next edit needs no re-read.
 ///
-/// A symbolic link is followed: its target is replaced and the link stays
-/// a link. A file with other hard links is replaced by a new file, so the
-/// other names keep the old text (a notice says so). A process killed, or a
-/// machine that crashes, at any moment leaves the old file or the new one,
-/// never a mix; at worst a temporary `.NAME.fsview-*.tmp` beside it, safe to
-/// delete. A file whose mode forbids writing it is refused.
+/// The new file gets what `cp -a` keeps: mode, owner, ACLs and extended
+/// attributes, taken just before the swap (a chmod during the edit is
+/// kept). A file a new one cannot stand in for (a group you are not in, a
+/// bind-mounted file) is written in place, and a notice says so. A
+/// symbolic link is followed: its target is replaced and the link stays a
+/// link. A file with other hard links is replaced by a new file, so the
+/// other names keep the old text (a notice says so). A process killed, or
+/// a machine that crashes, at any moment leaves the old file or the new
+/// one, never a mix. Nothing another program wrote is deleted: a version
+/// that cannot stay at the path is kept beside it as
+/// NAME.fsview-conflict-TIME-PID (named in the message), and a write
+/// interrupted by a crash may leave .NAME.fsview-PID-N.tmp holding the
+/// other version, which the next edit of the file names: compare before
+/// deleting. A file no one may write (mode without a w bit) or marked
+/// immutable or append-only is refused, for root too. See docs/apply.md.
 ///
 /// Prints a unified diff of each change (with --json, one record per
 /// request). A refusal prints its verdict and message on stderr: not_read,
 /// processed_view, modified (the gate's), not_found, ambiguous, no_change,
-/// file_exists (the edit's). Exit 0 when every request was applied, 1 when
-/// any was refused, 2 on an error (the file is then untouched).
+/// file_exists (the edit's), in_use. Exit 0 when every request was applied,
+/// 1 when any was refused, 2 on an error: the file is then untouched,
+/// unless the message says it was written but its view could not be
+/// recorded (--json: "applied": true).
 #[derive(Parser, Debug)]
 #[command(name = TOOL, version, after_help = EXAMPLES)]
 pub struct Args {
@@ -191,7 +204,7 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
     let cwd = common::current_dir()?;
     let mut out = Out::new(TOOL, args.common.quiet);
     let requests = if args.requests {
-        read_requests(|line| {
+        read_requests(TOOL, |line| {
             serde_json::from_str::<RequestLine>(line)
                 .map_err(|e| format!("{e}; {LINE_SHAPE}"))
                 .and_then(|r| r.into_request())
@@ -228,29 +241,45 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
             })
             .collect()
     };
-    apply_all(TOOL, &args.common, args.dry_run, &cwd, &requests, &mut out)
+    apply_all(
+        TOOL,
+        &args.common,
+        args.dry_run,
+        Voice::command_line(args.requests),
+        &cwd,
+        &requests,
+        &mut out,
+    )
 }
 
 /// Parse JSON Lines requests from stdin: each line a request, or why it is
-/// not one ("stdin line N: ...").
+/// not one ("stdin line N: ..."). A line that is not UTF-8 is refused
+/// alone; the others still count.
 pub(crate) fn read_requests(
+    tool: &str,
     parse: impl Fn(&str) -> Result<Request, String>,
 ) -> Result<Vec<Result<Request, String>>, Stop> {
-    let mut input = String::new();
-    std::io::stdin()
-        .lock()
-        .read_to_string(&mut input)
-        .map_err(|e| {
-            Error::new(format!(
-                "cannot read requests from standard input: {}; send JSON Lines as UTF-8",
-                fsview_store::error::plain_io(&e)
-            ))
-        })?;
+    let input = common::stdin_bytes(
+        "the --requests JSON Lines",
+        &format!("pipe them in: {tool} --requests < requests.jsonl"),
+    )?;
     Ok(input
-        .lines()
+        .split(|&b| b == b'\n')
         .enumerate()
-        .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(n, line)| parse(line).map_err(|e| format!("stdin line {}: {e}", n + 1)))
+        .filter(|(_, line)| !line.trim_ascii().is_empty())
+        .map(|(n, line)| {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            std::str::from_utf8(line)
+                .map_err(|e| {
+                    format!(
+                        "byte 0x{:02X} at column {} is not UTF-8; send JSON Lines as UTF-8",
+                        line[e.valid_up_to()],
+                        e.valid_up_to() + 1
+                    )
+                })
+                .and_then(&parse)
+                .map_err(|e| format!("stdin line {}: {e}", n + 1))
+        })
         .collect())
 }
 
@@ -265,6 +294,7 @@ pub(crate) fn apply_all(
     tool: &'static str,
     common: &SessionArgs,
     dry_run: bool,
+    voice: Voice,
     cwd: &Path,
     requests: &[Result<Request, String>],
     out: &mut Out,
@@ -299,6 +329,7 @@ pub(crate) fn apply_all(
             cwd,
             tool,
             dry_run,
+            voice,
         };
         match fsview_apply::apply(&cx, req) {
             Ok(report) => {
@@ -376,6 +407,12 @@ fn print(
         );
         m.insert("dry_run".into(), dry_run.into());
         m.insert("notices".into(), r.notices.clone().into());
+        match &r.conflict {
+            Some(c) => json::put_path(&mut m, "conflict", c),
+            None => {
+                m.insert("conflict".into(), Value::Null);
+            }
+        }
         stdout.data(|o| o.json(&Value::Object(m)))?;
     } else if let Some(diff) = &r.diff {
         stdout.data(|o| o.write(diff))?;

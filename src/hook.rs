@@ -5,7 +5,7 @@
 //! answers one hook payload on stdin (`claude`, `gemini`, `codex`);
 //! `fsview-hook install AGENT` wires that into the agent's settings.
 
-use std::io::Read as _;
+use std::io::{IsTerminal as _, Read as _};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -14,11 +14,13 @@ use serde_json::Value;
 
 use fsview_agents::claude::{Claude, ClaudeInstaller};
 use fsview_agents::codex::{Codex, CodexInstaller};
-use fsview_agents::copilot::{self, Copilot};
+use fsview_agents::copilot::{Copilot, CopilotInstaller};
 use fsview_agents::core::Options;
+use fsview_agents::droid::{Droid, DroidInstaller};
 use fsview_agents::gemini::{Gemini, GeminiInstaller};
-use fsview_agents::install::{self, Done, Installer, Scope};
-use fsview_agents::opencode::{self, Opencode};
+use fsview_agents::install::{self, Done, Installer, Scope, What};
+use fsview_agents::opencode::{Opencode, KILO, OPENCODE};
+use fsview_agents::pi::{Pi, PiInstaller};
 use fsview_agents::qwen::{Qwen, QwenInstaller};
 use fsview_agents::{Agent, Reply};
 use fsview_store::changes::Limits;
@@ -40,11 +42,15 @@ Examples:
   fsview-hook install qwen                 .qwen/settings.json (Qwen Code)
   fsview-hook install opencode             a plugin in .opencode/plugins/ (opencode)
   fsview-hook install copilot              .github/hooks/fsview.json (Copilot CLI)
+  fsview-hook install droid                .factory/settings.json (Factory Droid)
+  fsview-hook install kilo                 a plugin in .kilo/plugins/ (Kilo Code CLI)
+  fsview-hook install pi                   an extension in .pi/extensions/ (pi)
   fsview-hook claude < payload.json        answer one Claude Code hook payload (JSON on stdin)
   fsview-hook gemini < payload.json        ... one gemini-cli hook payload
   fsview-hook codex < payload.json         ... one Codex hook payload
   fsview-hook claude --allow               also approve the edits the gate lets through
   fsview-hook claude --also AGENTS.md      also give the model AGENTS.md files at session start
+  fsview-hook claude --short-reads off     every re-read gets the file's text (default: auto, short)
   fsview-hook claude --sid main            one fsview session for every conversation
 
 Exit codes:
@@ -62,20 +68,27 @@ exits 1.";
 /// Each agent has a subcommand that reads one of its hook payloads on
 /// stdin and answers in its protocol: claude (Claude Code), gemini
 /// (gemini-cli), codex (Codex), qwen (Qwen Code), opencode (through the
-/// plugin `install opencode` writes), copilot (GitHub Copilot CLI). Each
+/// plugin `install opencode` writes), copilot (GitHub Copilot CLI), droid
+/// (Factory Droid), kilo (Kilo Code CLI, through the same plugin), pi
+/// (through the extension `install pi` writes). Each
 /// gates the agent's edit and write tools, records what its reads showed
 /// and what it wrote, as the tool reports them, tells the files changed
 /// since the agent saw them at its next prompt, and gives at a session's
 /// start only instruction files the agent does not load itself. Each
-/// subcommand's --help says how it reads its agent's events.
+/// agent's shell tool is read the same way (docs/shell.md): a command's
+/// writes are gated like the write tool's (an append passes, a command
+/// fsview cannot read passes), and what a read command printed counts as
+/// seen. Each subcommand's --help says how it reads its agent's events.
 ///
 /// `fsview-hook claude` reads one Claude Code hook payload (JSON) on stdin
 /// and answers it. PreToolUse on Edit, NotebookEdit and Write runs the edit
-/// gate (Write as a whole-file write): a refused change gets
+/// gate (Write as a whole-file write), and on Bash for each file the
+/// command writes: a refused change gets
 /// permissionDecision "deny" with the gate's message; a change the gate
 /// lets through gets no opinion, or "allow" with --allow. PostToolUse
 /// records what the tool reports: a Read's shown lines, as a full, range or
-/// start view held to the text shown; a Write, Edit or NotebookEdit's
+/// start view held to the text shown; a Bash read's output (cat, sed -n,
+/// head, tail, nl -ba); a Write, Edit or NotebookEdit's
 /// resulting text, held against the disk, so that a change landing between
 /// the tool and the hook is reported, never taken as seen. SessionStart
 /// runs ctx-build (recording the instruction files Claude Code injected as
@@ -114,7 +127,8 @@ pub enum Cmd {
     /// Answer one gemini-cli hook payload (JSON on stdin)
     ///
     /// BeforeTool on replace (a targeted edit) and write_file (a whole-file
-    /// write) runs the edit gate: a refused change gets {"decision":
+    /// write) runs the edit gate, and on run_shell_command for each file the
+    /// command writes: a refused change gets {"decision":
     /// "deny", "reason": ...}, which the model sees as "Tool execution
     /// blocked: ..."; one the gate lets through gets no opinion. AfterTool
     /// records what read_file showed (the whole text; the lines under its
@@ -137,11 +151,12 @@ pub enum Cmd {
     /// to destination: a whole-file write), and so on Bash for a patch sent
     /// to apply_patch as a here-document; a refusal is permissionDecision
     /// "deny", which the model sees as "Command blocked by PreToolUse hook:
-    /// ...". A patch fsview cannot read is refused. PostToolUse records what
-    /// a Bash read printed (cat, cat -n, nl -ba, sed -n 'A,Bp', nl -ba FILE |
-    /// sed -n 'A,Bp', head, tail; only when the disk holds exactly that, and
-    /// only the first lines of an output Codex truncated; nothing for other
-    /// commands) and what an applied patch left (an added file whole, an
+    /// ...". A patch fsview cannot read is refused; any other command is
+    /// gated for each file it writes. PostToolUse records what a Bash read
+    /// printed (cat, cat -n, nl -ba, sed -n 'A,Bp', nl -ba FILE | sed -n
+    /// 'A,Bp', head, tail; only when the disk holds exactly that, maybe
+    /// from a terminal, and only the first lines of an output Codex
+    /// truncated; nothing for other commands) and what an applied patch left (an added file whole, an
     /// updated one whole when it was seen whole before, else the lines the
     /// patch wrote). A here-document patch, which Codex applies without a
     /// PostToolUse, is recorded at PreToolUse as what it will make of the
@@ -157,9 +172,18 @@ pub enum Cmd {
     /// Answer what fsview's opencode plugin sends (JSON on stdin)
     #[command(after_help = OPENCODE_EXAMPLES, long_about = OPENCODE_ABOUT)]
     Opencode(HookArgs),
+    /// Answer what fsview's Kilo Code CLI plugin sends (JSON on stdin)
+    #[command(after_help = KILO_EXAMPLES, long_about = KILO_ABOUT)]
+    Kilo(HookArgs),
+    /// Answer what fsview's pi extension sends (JSON on stdin)
+    #[command(after_help = PI_EXAMPLES, long_about = PI_ABOUT)]
+    Pi(HookArgs),
     /// Answer one GitHub Copilot CLI hook payload (JSON on stdin)
     #[command(after_help = COPILOT_EXAMPLES, long_about = COPILOT_ABOUT)]
     Copilot(CopilotArgs),
+    /// Answer one Factory Droid hook payload (JSON on stdin)
+    #[command(after_help = DROID_EXAMPLES, long_about = DROID_ABOUT)]
+    Droid(HookArgs),
     /// Wire fsview-hook into an agent's settings, by its absolute path
     #[command(after_help = INSTALL_EXAMPLES)]
     Install(InstallArgs),
@@ -170,6 +194,7 @@ Examples:
   fsview-hook claude < payload.json        answer one payload: JSON on stdout, or nothing
   fsview-hook claude --allow               also approve the edits the gate lets through
   fsview-hook claude --also AGENTS.md      also give the model AGENTS.md files at session start
+  fsview-hook claude --short-reads off     every re-read gets the file's text (default: auto, short)
   fsview-hook claude --on-error closed     fail closed for every event (exit 2 outside the gate)
 
 Exit codes:
@@ -203,11 +228,13 @@ Answer one Qwen Code hook payload (JSON on stdin).
 
 Qwen Code's hooks are Claude Code's (the same events, envelope and
 answers); its tools are its own. PreToolUse on edit and notebook_edit runs
-the edit gate, on write_file the whole-file gate: a refused change gets
+the edit gate, on write_file the whole-file gate, on run_shell_command the
+gate for each file the command writes: a refused change gets
 permissionDecision \"deny\", whose reason the model receives verbatim.
 PostToolUse records what read_file showed (its \"Showing lines A-B of N\"
 banner, the lines with their trailing whitespace trimmed as Qwen Code shows
-them, never a line it cut; a notebook's cells as it renders them) and
+them, never a line it cut; a notebook's cells as it renders them), what a
+shell read printed (the Output: of run_shell_command, trimmed) and
 what edit, write_file and notebook_edit wrote (returnDisplay.newContent),
 held against the disk. UserPromptSubmit (also
 fired before each model call with tool results) tells the files changed
@@ -232,10 +259,12 @@ Answer what fsview's opencode plugin sends (JSON on stdin).
 opencode runs JavaScript plugins, not commands: `fsview-hook install
 opencode` writes one (.opencode/plugins/fsview.js) that sends each hook's
 objects as {\"event\", \"directory\", \"input\", \"output\"}. On
-tool.execute.before of edit and write the gate answers {\"deny\": REASON},
+tool.execute.before of edit, write, apply_patch (what opencode gives GPT
+models) and bash (each file the command writes) the gate answers {\"deny\": REASON},
 which the plugin throws (the model receives REASON); the plugin denies too
 when fsview-hook cannot run. tool.execute.after records what read showed
-(metadata.display, never a line it cut), what write wrote, and an edit's
+(metadata.display, never a line it cut), what a bash read printed, what
+write and apply_patch wrote, and an edit's
 diff applied to the agent's last view of the file, held against the disk.
 chat.message answers {\"context\": TEXT}, added to the user's message:
 the files changed since they were seen, each change once. Nothing is sent
@@ -251,17 +280,70 @@ Exit codes:
   0  answered (a deny is an answer: JSON on stdout), or failed open
   2  bad arguments, or failed closed outside the gate";
 
+const KILO_ABOUT: &str = "\
+Answer what fsview's Kilo Code CLI plugin sends (JSON on stdin).
+
+Kilo Code CLI is a fork of opencode: it loads the same JavaScript plugins,
+from .kilo/plugins/ (not .opencode/plugins/), calls the same hooks with the
+same objects, and names its tools as opencode does. `fsview-hook install
+kilo` writes opencode's plugin there, calling `fsview-hook kilo`, which
+answers as `fsview-hook opencode` does (see its --help): the gate on edit,
+write, apply_patch, bash, and background_process when it starts a command
+(for each file the command writes), what read showed and what edit and write wrote, the files
+changed since they were seen at each chat message.";
+
+const KILO_EXAMPLES: &str = "\
+Examples:
+  fsview-hook install kilo                 write .kilo/plugins/fsview.js
+  fsview-hook kilo < payload.json          answer one plugin payload
+
+Exit codes:
+  0  answered (a deny is an answer: JSON on stdout), or failed open
+  2  bad arguments, or failed closed outside the gate";
+
+const PI_ABOUT: &str = "\
+Answer what fsview's pi extension sends (JSON on stdin).
+
+pi runs TypeScript or JavaScript extensions, not commands: `fsview-hook
+install pi` writes one (.pi/extensions/fsview.js) that sends each event
+as {\"event\", \"cwd\", \"sessionId\", ...the event's fields}. On
+tool_call of edit and write, and of bash for each file its command writes
+(>, tee, sed -i, cp, ...: see docs/shell.md), the gate answers
+{\"deny\": REASON}, which the
+extension returns as {block: true, reason} (the model receives REASON);
+the extension blocks too when fsview-hook cannot run. tool_result records
+what read showed (its text from the offset asked, never past a
+\"[Showing lines ...]\" or \"[N more lines in file ...]\" note), what
+write wrote, an edit's replacements applied to the agent's last view of
+the file, and what a read command run by bash printed (cat, sed -n, head,
+...; only when the disk holds exactly that), held against the disk.
+before_agent_start answers {\"context\": TEXT}, which the extension adds
+after the prompt as a message of its own: the files changed since they
+were seen, each change once. Nothing is sent at a session's start (pi
+loads AGENTS.md and CLAUDE.md itself; --also has no effect here), and
+--allow has none either (pi has no permission prompt).";
+
+const PI_EXAMPLES: &str = "\
+Examples:
+  fsview-hook install pi                   write .pi/extensions/fsview.js
+  fsview-hook pi < payload.json            answer one extension payload
+
+Exit codes:
+  0  answered (a deny is an answer: JSON on stdout), or failed open
+  2  bad arguments, or failed closed outside the gate";
+
 const COPILOT_ABOUT: &str = "\
 Answer one GitHub Copilot CLI hook payload (JSON on stdin).
 
 Copilot CLI's camelCase hooks (.github/hooks/*.json) send payloads that do
 not name their event: --event says it (the installed hooks pass it), else
 the payload's fields do. preToolUse on edit runs the edit gate, on create
-the whole-file gate: a refused change gets {\"permissionDecision\":
+the whole-file gate, on bash the gate for each file the command writes: a
+refused change gets {\"permissionDecision\":
 \"deny\", \"permissionDecisionReason\": REASON}, and the model receives
 \"Denied by preToolUse hook: REASON\". postToolUse records what view
 showed (the file's text exactly; nothing for a file too large to show or a
-directory), what create wrote, and an edit's replacement applied to the
+directory), what a bash read printed, what create wrote, and an edit's replacement applied to the
 agent's last view of the file, held against the disk. userPromptSubmitted
 tells the files changed since they were seen, with diffs, each change once.
 sessionStart is not wired: Copilot CLI loads its instruction files itself
@@ -276,12 +358,43 @@ Exit codes:
   0  answered (a deny is an answer: JSON on stdout), or failed open
   2  bad arguments, or failed closed outside the gate";
 
+const DROID_ABOUT: &str = "\
+Answer one Factory Droid hook payload (JSON on stdin).
+
+Droid's hooks are Claude Code's (the same events, envelope and answers),
+read from the hooks key of .factory/settings.json; its tools are its own.
+PreToolUse on Edit runs the edit gate, on Create the whole-file gate, on
+ApplyPatch the gate for each file of the patch (a patch fsview cannot read
+is refused), on Execute the gate for each file the command writes (>, tee,
+sed -i, cp, ...: see docs/shell.md): a refused change gets permissionDecision \"deny\", which the
+model receives as \"Error: REASON\". PostToolUse records what Read showed
+(the whole text, or the lines under its \"Showing lines A-B of N\" marker
+as a range, or the first 2,400 lines of a longer file as a start view),
+what Create wrote, an Edit's replacement applied to the agent's last view
+of the file, and what a read command run by Execute printed (cat, sed -n,
+head, ...; only when the disk holds exactly that), each held against the
+disk; then it tells the files changed since they were seen, each change
+once, as additionalContext. droid exec fires no UserPromptSubmit, so the
+reminder comes with the next tool result; UserPromptSubmit (the
+interactive Droid) is answered the same way. SessionStart sends only
+--also files Droid does not load (it loads AGENTS.md).";
+
+const DROID_EXAMPLES: &str = "\
+Examples:
+  fsview-hook install droid                wire it into .factory/settings.json
+  fsview-hook droid < payload.json         answer one payload: JSON on stdout, or nothing
+
+Exit codes:
+  0  answered (a deny is an answer: JSON on stdout), or failed open
+  2  bad arguments, or failed closed outside the gate";
+
 const INSTALL_EXAMPLES: &str = "\
 Examples:
-  fsview-hook install claude               .claude/settings.local.json (this project, this user)
+  fsview-hook install claude               .claude/settings.local.json (this project, you)
   fsview-hook install claude --project     .claude/settings.json (this project, checked in)
   fsview-hook install claude --user        ~/.claude/settings.json (every project)
-  fsview-hook install claude --uninstall   remove fsview-hook's hooks, keep the rest
+  fsview-hook install claude --uninstall   give back what install changed, exactly
+  fsview-hook install claude --short-reads off  ... with every re-read given the file's text
   fsview-hook install gemini               .gemini/settings.json (this project)
   fsview-hook install gemini --user        $GEMINI_CLI_HOME/.gemini/settings.json, else ~/.gemini/...
   fsview-hook install codex                .codex/hooks.json (this project)
@@ -289,6 +402,9 @@ Examples:
   fsview-hook install qwen                 .qwen/settings.json (--user: ~/.qwen/settings.json)
   fsview-hook install opencode             .opencode/plugins/fsview.js at the top of the work tree
   fsview-hook install copilot              .github/hooks/fsview.json at the top of the work tree
+  fsview-hook install droid                .factory/settings.json (--user: ~/.factory/settings.json)
+  fsview-hook install kilo                 .kilo/plugins/fsview.js at the top of the work tree
+  fsview-hook install pi                   .pi/extensions/fsview.js (--user: ~/.pi/agent/extensions/)
 
 Exit codes:
   0  installed, uninstalled, or already as asked
@@ -321,6 +437,13 @@ pub struct HookArgs {
     #[arg(long, value_enum, value_name = "MODE")]
     pub on_error: Option<OnError>,
 
+    /// This hook answers the agent's event before a change (PreToolUse,
+    /// BeforeTool, tool.execute.before): a payload that cannot be read at
+    /// all is refused, as the gate refuses a change it cannot check. The
+    /// installed hooks pass it.
+    #[arg(long)]
+    pub gate: bool,
+
     /// Approve the changes the gate lets through (Claude Code and Codex:
     /// permissionDecision "allow"; gemini-cli: decision "allow"), skipping
     /// the agent's own permission prompt, instead of no opinion
@@ -345,6 +468,38 @@ pub struct HookArgs {
     /// At a prompt: most diff lines shown in all
     #[arg(long, value_name = "N", default_value_t = 1000)]
     pub total_diff_lines: usize,
+
+    /// Answer a whole re-read of a file the conversation still holds,
+    /// unchanged, with a short notice instead of its text (Claude Code):
+    /// on, off, or auto (on for an agent whose compactions and rewinds
+    /// fsview follows, Claude Code among them, since a conversation that
+    /// dropped the text must get it again)
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WHEN",
+        default_value = "auto",
+        env = "FSVIEW_SHORT_READS"
+    )]
+    pub short_reads: ShortReads,
+}
+
+/// When unchanged re-reads are answered short.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ShortReads {
+    On,
+    Off,
+    Auto,
+}
+
+impl ShortReads {
+    fn choice(self) -> Option<bool> {
+        match self {
+            ShortReads::On => Some(true),
+            ShortReads::Off => Some(false),
+            ShortReads::Auto => None,
+        }
+    }
 }
 
 /// A Copilot CLI hook event fsview-hook answers.
@@ -383,6 +538,12 @@ pub enum InstallAgent {
     Opencode,
     /// GitHub Copilot CLI (.github/hooks/fsview.json)
     Copilot,
+    /// Factory Droid (.factory/settings.json)
+    Droid,
+    /// Kilo Code CLI (a plugin in .kilo/plugins/)
+    Kilo,
+    /// pi (an extension in .pi/extensions/)
+    Pi,
 }
 
 #[derive(ClapArgs, Debug)]
@@ -393,27 +554,32 @@ pub struct InstallArgs {
 
     /// The project's settings, checked in (claude: .claude/settings.json,
     /// gemini: .gemini/settings.json, codex: .codex/hooks.json, qwen:
-    /// .qwen/settings.json, in the current directory; opencode:
-    /// .opencode/plugins/fsview.js and copilot: .github/hooks/fsview.json at
+    /// .qwen/settings.json, droid: .factory/settings.json, pi:
+    /// .pi/extensions/fsview.js, in the current directory; opencode: .opencode/plugins/fsview.js, kilo:
+    /// .kilo/plugins/fsview.js and copilot: .github/hooks/fsview.json at
     /// the top of the git work tree) [default for every agent but claude]
     #[arg(long, group = "scope")]
     pub project: bool,
 
     /// The project's settings for you only, not checked in (claude only:
-    /// .claude/settings.local.json in the current directory) [default for
-    /// claude]
+    /// .claude/settings.local.json at the top of the git work tree, kept
+    /// out of git in this clone) [default for claude]
     #[arg(long, group = "scope")]
     pub local: bool,
 
     /// Your settings for every project (claude: $CLAUDE_CONFIG_DIR, else
     /// ~/.claude; gemini: $GEMINI_CLI_HOME/.gemini, else ~/.gemini; codex:
     /// $CODEX_HOME/hooks.json, else ~/.codex/hooks.json; qwen:
-    /// ~/.qwen/settings.json; opencode: ~/.config/opencode/plugins/;
+    /// ~/.qwen/settings.json; droid: ~/.factory/settings.json; opencode:
+    /// ~/.config/opencode/plugins/; kilo: ~/.config/kilo/plugins/; pi:
+    /// $PI_CODING_AGENT_DIR, else ~/.pi/agent, /extensions/;
     /// copilot: $COPILOT_HOME, else ~/.copilot, /hooks/)
     #[arg(long, group = "scope")]
     pub user: bool,
 
-    /// Remove fsview-hook's hooks (and nothing else)
+    /// Give back what install changed: files it made removed (with the
+    /// folders made for them), files it changed restored byte for byte, or,
+    /// where you changed them since, only fsview-hook's entries taken out
     #[arg(long)]
     pub uninstall: bool,
 
@@ -421,6 +587,11 @@ pub struct InstallArgs {
     /// for the model at session start)
     #[arg(long, value_name = "NAME", conflicts_with = "uninstall")]
     pub also: Vec<String>,
+
+    /// Have each hook pass --short-reads WHEN (answer unchanged re-reads
+    /// short: on, off, auto)
+    #[arg(long, value_enum, value_name = "WHEN", conflicts_with = "uninstall")]
+    pub short_reads: Option<ShortReads>,
 
     /// Write one JSON object to stdout saying what was done (see
     /// fsview-json(7))
@@ -439,53 +610,71 @@ pub fn command() -> clap::Command {
 pub fn main() -> ExitCode {
     let args: Args = common::parse(command());
     match &args.command {
-        Cmd::Claude(a) => answer(&Claude, a),
-        Cmd::Gemini(a) => answer(&Gemini, a),
-        Cmd::Codex(a) => answer(&Codex, a),
-        Cmd::Qwen(a) => answer(&Qwen, a),
-        Cmd::Opencode(a) => answer(&Opencode, a),
+        Cmd::Claude(a) => answer(&Claude, a, a.gate),
+        Cmd::Gemini(a) => answer(&Gemini, a, a.gate),
+        Cmd::Codex(a) => answer(&Codex, a, a.gate),
+        Cmd::Qwen(a) => answer(&Qwen, a, a.gate),
+        Cmd::Opencode(a) => answer(&Opencode(&OPENCODE), a, a.gate),
+        Cmd::Kilo(a) => answer(&Opencode(&KILO), a, a.gate),
+        Cmd::Pi(a) => answer(&Pi, a, a.gate),
+        Cmd::Droid(a) => answer(&Droid, a, a.gate),
         Cmd::Copilot(a) => {
             let event = a
                 .event
                 .and_then(|e| e.to_possible_value())
                 .map(|v| v.get_name().to_string());
-            answer(&Copilot { event }, &a.hook)
+            let gate = a.hook.gate || a.event == Some(CopilotEvent::PreToolUse);
+            answer(&Copilot { event }, &a.hook, gate)
         }
         Cmd::Install(a) => common::finish(TOOL, install(a)),
     }
 }
 
 /// Answer one payload on stdin for `agent`.
-fn answer(agent: &dyn Agent, args: &HookArgs) -> ExitCode {
-    let reply = match options(args) {
+fn answer(agent: &dyn Agent, args: &HookArgs, gate: bool) -> ExitCode {
+    // Agents pipe their payloads in; a terminal there is a person trying
+    // the command, who is told how, rather than left waiting.
+    if std::io::stdin().is_terminal() {
+        eprintln!(
+            "{TOOL}: standard input is a terminal, not a hook payload; the agent sends one once `fsview-hook install AGENT` wired it in, or pipe one in: fsview-hook AGENT < payload.json"
+        );
+        return ExitCode::from(2);
+    }
+    let reply = match options(args, gate) {
         Ok(opts) => {
             let mut input = Vec::new();
             match std::io::stdin().lock().read_to_end(&mut input) {
                 Ok(_) => fsview_agents::run(agent, &opts, closed(args), &input),
                 Err(e) => agent.fail(
-                    fsview_agents::event::Stage::Other,
+                    unread(gate),
                     &format!(
                         "cannot read the hook payload from standard input: {}",
                         plain_io(&e)
                     ),
-                    closed(args).unwrap_or(false),
+                    closed(args).unwrap_or(gate),
                 ),
             }
         }
-        Err(e) => agent.fail(
-            fsview_agents::event::Stage::Other,
-            e.message(),
-            closed(args).unwrap_or(false),
-        ),
+        Err(e) => agent.fail(unread(gate), e.message(), closed(args).unwrap_or(gate)),
     };
     emit(&reply)
+}
+
+/// The stage of a payload that could not be read: the gate's, for a hook
+/// wired to the agent's event before a change.
+fn unread(gate: bool) -> fsview_agents::event::Stage {
+    if gate {
+        fsview_agents::event::Stage::AboutToChange
+    } else {
+        fsview_agents::event::Stage::Other
+    }
 }
 
 fn closed(args: &HookArgs) -> Option<bool> {
     args.on_error.map(|m| m == OnError::Closed)
 }
 
-fn options(args: &HookArgs) -> Result<Options, Error> {
+fn options(args: &HookArgs, gate: bool) -> Result<Options, Error> {
     // A relative --session is relative to where the hook runs.
     let session = match &args.session {
         Some(p) if p.is_relative() => Some(common::current_dir()?.join(p)),
@@ -503,6 +692,8 @@ fn options(args: &HookArgs) -> Result<Options, Error> {
         },
         also: args.also.clone(),
         bin_dir: exe.parent().map(Path::to_path_buf).unwrap_or_default(),
+        gate,
+        short_reads: args.short_reads.choice(),
     })
 }
 
@@ -525,79 +716,23 @@ fn emit(reply: &Reply) -> ExitCode {
     ExitCode::from(reply.code)
 }
 
-/// Where and how `install` wires an agent.
-enum Wiring {
-    /// Hooks merged into the agent's settings file (Claude Code's shape).
-    Settings(&'static dyn Installer),
-    /// A file of fsview-hook's own: opencode's plugin.
-    Opencode,
-    /// A file of fsview-hook's own: Copilot CLI's hooks file.
-    Copilot,
-}
-
-impl Wiring {
-    fn of(agent: InstallAgent) -> Wiring {
-        match agent {
-            InstallAgent::Claude => Wiring::Settings(&ClaudeInstaller),
-            InstallAgent::Gemini => Wiring::Settings(&GeminiInstaller),
-            InstallAgent::Codex => Wiring::Settings(&CodexInstaller),
-            InstallAgent::Qwen => Wiring::Settings(&QwenInstaller),
-            InstallAgent::Opencode => Wiring::Opencode,
-            InstallAgent::Copilot => Wiring::Copilot,
-        }
-    }
-
-    fn name(&self) -> &'static str {
-        match self {
-            Wiring::Settings(i) => i.agent(),
-            Wiring::Opencode => "opencode",
-            Wiring::Copilot => "copilot",
-        }
-    }
-
-    fn default_scope(&self) -> Scope {
-        match self {
-            Wiring::Settings(i) => i.default_scope(),
-            Wiring::Opencode | Wiring::Copilot => Scope::Project,
-        }
-    }
-
-    fn next_step(&self, scope: Scope) -> Option<String> {
-        match self {
-            Wiring::Settings(i) => i.next_step(scope),
-            Wiring::Opencode => Some("opencode loads the plugin when it next starts (not with --pure); it needs no other setting.".into()),
-            Wiring::Copilot => Some("Copilot CLI runs a folder's hooks once the folder is trusted: answer its trust prompt, or run it with --trust-folder (or COPILOT_ALLOW_ALL=true).".into()),
-        }
-    }
-
-    fn install(
-        &self,
-        scope: Scope,
-        uninstall: bool,
-        exe: &Path,
-        extra: &[String],
-        cwd: &Path,
-    ) -> Result<Done, fsview_agents::Problem> {
-        match self {
-            Wiring::Settings(i) => install::install(*i, scope, uninstall, exe, extra, cwd),
-            Wiring::Opencode => {
-                opencode::install(scope, uninstall, &exe.to_string_lossy(), extra, cwd)
-            }
-            Wiring::Copilot => {
-                let mut command =
-                    format!("{} copilot", install::shell_quote(&exe.to_string_lossy()));
-                for a in extra {
-                    command.push(' ');
-                    command.push_str(&install::shell_quote(a));
-                }
-                copilot::install(scope, uninstall, &command, cwd)
-            }
-        }
+/// The installer of `agent`.
+fn installer(agent: InstallAgent) -> &'static dyn Installer {
+    match agent {
+        InstallAgent::Claude => &ClaudeInstaller,
+        InstallAgent::Gemini => &GeminiInstaller,
+        InstallAgent::Codex => &CodexInstaller,
+        InstallAgent::Qwen => &QwenInstaller,
+        InstallAgent::Opencode => &OPENCODE,
+        InstallAgent::Kilo => &KILO,
+        InstallAgent::Pi => &PiInstaller,
+        InstallAgent::Copilot => &CopilotInstaller,
+        InstallAgent::Droid => &DroidInstaller,
     }
 }
 
 fn install(args: &InstallArgs) -> Result<Outcome, Stop> {
-    let wiring = Wiring::of(args.agent);
+    let inst = installer(args.agent);
     let scope = if args.project {
         Scope::Project
     } else if args.user {
@@ -605,25 +740,31 @@ fn install(args: &InstallArgs) -> Result<Outcome, Stop> {
     } else if args.local {
         Scope::Local
     } else {
-        wiring.default_scope()
+        inst.default_scope()
     };
     let cwd = common::current_dir()?;
     let exe = std::env::current_exe()
         .and_then(std::fs::canonicalize)
         .map_err(|e| Error::new(format!("cannot find fsview-hook itself: {}", plain_io(&e))))?;
-    let extra: Vec<String> = args
+    let mut extra: Vec<String> = args
         .also
         .iter()
         .flat_map(|n| ["--also".to_string(), n.clone()])
         .collect();
-    let done = wiring
-        .install(scope, args.uninstall, &exe, &extra, &cwd)
-        .map_err(|p| Error::new(p.0))?;
-    let shown = fsview_store::paths::display(&cwd, &done.file);
+    if let Some(when) = args.short_reads {
+        let word = when
+            .to_possible_value()
+            .map(|v| v.get_name().to_string())
+            .unwrap_or_default();
+        extra.extend(["--short-reads".to_string(), word]);
+    }
+    let run = install::Run { exe, args: extra };
+    let done =
+        install::install(inst, scope, args.uninstall, &run, &cwd).map_err(|p| Error::new(p.0))?;
     let mut out = Out::new(TOOL, args.quiet);
     if args.json {
         let mut m = json::object("install");
-        m.insert("agent".into(), wiring.name().into());
+        m.insert("agent".into(), inst.agent().into());
         json::put_path(&mut m, "file", &done.file);
         m.insert(
             "action".into(),
@@ -645,26 +786,74 @@ fn install(args: &InstallArgs) -> Result<Outcome, Stop> {
                     .collect::<Vec<_>>(),
             ),
         );
+        let files: Vec<Value> = done
+            .files
+            .iter()
+            .map(|(f, what, _)| {
+                let mut o = serde_json::Map::new();
+                json::put_path(&mut o, "path", f);
+                o.insert("done".into(), what.word().into());
+                Value::Object(o)
+            })
+            .collect();
+        m.insert("files".into(), files.into());
+        let dirs: Vec<Value> = done
+            .dirs_removed
+            .iter()
+            .map(|d| Value::from(d.to_string_lossy().into_owned()))
+            .collect();
+        m.insert("dirs_removed".into(), dirs.into());
         out.json(&Value::Object(m))?;
     } else if !args.quiet {
-        let file = common::shown(&shown);
-        let events = done.events.join(", ");
-        let line = match (args.uninstall, done.changed) {
-            (false, true) => format!("{file}: {events} now run {}\n", done.command),
-            (false, false) => format!(
-                "{file}: already runs {} ({events}); nothing changed\n",
-                done.command
-            ),
-            (true, true) => format!("{file}: fsview-hook's hooks removed; everything else kept\n"),
-            (true, false) => format!("{file}: no fsview-hook hooks; nothing changed\n"),
-        };
-        out.write(&line)?;
-        if let (false, Some(next)) = (args.uninstall, wiring.next_step(scope)) {
+        out.write(&report(&done, args.uninstall))?;
+        if let (false, Some(next)) = (args.uninstall, inst.next_step(scope, &cwd)) {
             out.write(&format!("{next}\n"))?;
         }
     }
     out.flush()?;
     Ok(Outcome::Ok)
+}
+
+/// What an install or uninstall did, a line a file, every path absolute.
+fn report(done: &Done, uninstall: bool) -> String {
+    let events = done.events.join(", ");
+    let mut text = String::new();
+    for (i, (file, what, purpose)) in done.files.iter().enumerate() {
+        let file = common::shown(file);
+        let line = match (uninstall, what, i) {
+            (false, What::Unchanged, 0) => format!(
+                "{file}: already runs {} ({events}); nothing changed",
+                done.command
+            ),
+            (false, What::Created | What::Changed, 0) => {
+                format!("{file}: {events} now run {}", done.command)
+            }
+            (false, What::Created | What::Changed, _) => match purpose {
+                Some(p) => format!("{file}: {p}"),
+                None => format!("{file}: changed"),
+            },
+            (true, What::Unchanged, 0) => {
+                format!("{file}: no fsview-hook hooks; nothing changed")
+            }
+            (true, What::Restored, _) => {
+                format!("{file}: given back as it was before fsview-hook changed it")
+            }
+            (true, What::Removed, _) => format!("{file}: removed (fsview-hook had made it)"),
+            (true, What::Stripped, _) => {
+                format!("{file}: fsview-hook's entries removed; everything else kept")
+            }
+            _ => continue,
+        };
+        text.push_str(&line);
+        text.push('\n');
+    }
+    for d in &done.dirs_removed {
+        text.push_str(&format!(
+            "{}: removed (made for fsview-hook's files, now empty)\n",
+            common::shown(d)
+        ));
+    }
+    text
 }
 
 #[cfg(test)]

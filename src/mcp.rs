@@ -23,7 +23,7 @@ Examples:
   fsview-check-edit --sid agent-7 src/lib.rs
                                             the shell sees what the MCP client's model saw
   fsview-session list                       the sessions, fsview-mcp's own (mcp-...) among them
-  {\"mcpServers\": {\"fsview\": {\"command\": \"/abs/path/fsview-mcp\", \"args\": [\"--sid\", \"agent-7\"]}}}
+  {\"mcpServers\": {\"fsview\": {\"command\": \"/abs/path/fsview-mcp\"}}}
                                             in an MCP client's configuration (JSON)";
 
 /// Serve fsview's gated file tools to an MCP client over stdio.

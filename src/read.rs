@@ -4,7 +4,6 @@
 //! written out in full: a closed pipe (`| head`) or an interrupt while
 //! writing leaves no view of text that never reached the reader.
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -42,7 +41,7 @@ Examples:
                                                 the same, held to the text the agent wrote
   strip-comments CLAUDE.md | fsview-read --processed CLAUDE.md
                                                 record what a pipeline injected
-  printf '{\"path\":\"a.rs\",\"offset\":10,\"limit\":5}\\n' | fsview-read --requests";
+  printf '{\"path\":\"a.rs\",\"limit\":5}\\n' | fsview-read --requests";
 
 /// Show files numbered as an agent's Read tool does, and record the views.
 ///
@@ -202,16 +201,10 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
 }
 
 fn read_requests(args: &Args, out: &mut Out) -> Result<(Vec<Job>, Outcome), Stop> {
-    let mut input = String::new();
-    std::io::stdin()
-        .lock()
-        .read_to_string(&mut input)
-        .map_err(|e| {
-            Error::new(format!(
-                "cannot read requests from standard input: {}; send JSON Lines as UTF-8",
-                fsview_store::error::plain_io(&e)
-            ))
-        })?;
+    let input = common::stdin_text(
+        "the --requests JSON Lines",
+        "pipe them in: printf '{\"path\":\"a.rs\"}\\n' | fsview-read --requests",
+    )?;
     let mut jobs = Vec::new();
     let mut outcome = Outcome::Ok;
     for (n, line) in input.lines().enumerate() {
@@ -428,17 +421,10 @@ fn written(args: &Args, store: &Store, cwd: &Path, path: &Path, out: &mut Out) -
 /// The text the agent wrote, from `--content FILE` or stdin (`-`).
 fn agent_text(source: &Path) -> Result<Vec<u8>, Error> {
     if source.as_os_str() == "-" {
-        let mut text = Vec::new();
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut text)
-            .map_err(|e| {
-                Error::new(format!(
-                    "cannot read the written text from standard input: {}",
-                    fsview_store::error::plain_io(&e)
-                ))
-            })?;
-        return Ok(text);
+        return common::stdin_bytes(
+            "the written text (--content -)",
+            "pipe it in (fsview-read --written --content - a.rs < written.txt), or give --content FILE",
+        );
     }
     std::fs::read(source).map_err(|e| Error::io("read --content", source, &e))
 }
@@ -452,16 +438,10 @@ fn run_processed(args: &Args, cwd: &Path, out: &mut Out) -> Result<Outcome, Stop
         .into());
     };
     let canonical = existing(cwd, path)?;
-    let mut text = Vec::new();
-    std::io::stdin()
-        .lock()
-        .read_to_end(&mut text)
-        .map_err(|e| {
-            Error::new(format!(
-                "cannot read the processed text from standard input: {}",
-                fsview_store::error::plain_io(&e)
-            ))
-        })?;
+    let text = common::stdin_bytes(
+        "the processed text --processed records",
+        "pipe in what was injected: strip-comments CLAUDE.md | fsview-read --processed CLAUDE.md",
+    )?;
     let taken_ns = fingerprint::now_ns();
     let (hash, stat) =
         fingerprint::hash_path(&canonical).map_err(|e| Error::io("read", path, &e))?;
@@ -490,6 +470,7 @@ fn run_processed(args: &Args, cwd: &Path, out: &mut Out) -> Result<Outcome, Stop
             total_lines: None,
             shown: &text,
             keep_text: true,
+            origin: None,
         },
         |_| {
             Event::new(TOOL, "processed")

@@ -14,7 +14,6 @@
 //! before it touches the session file.
 
 use std::collections::BTreeMap;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -103,7 +102,9 @@ pub enum Cmd {
     /// List the sessions in the session file, with counts and ages
     List,
     /// Show every view of the session (--sid) and of its agents (or of the
-    /// one --agent names): path, kind, fresh or not, when, source and lines
+    /// one --agent names): path, kind, fresh or not, whether the
+    /// conversation still holds it (no after a compaction or a rewind that
+    /// dropped it), when, source and lines
     Show,
     /// Show the event log of the session (--sid) and of its agents (or of
     /// the one --agent names), oldest first: reads, checks, builds,
@@ -123,8 +124,9 @@ pub enum Cmd {
         #[arg(long)]
         replace: bool,
     },
-    /// Delete the session (--sid) and everything of it, its agents'
-    /// sessions included; its kept texts stay until gc
+    /// Delete the session --sid names (on the command line or in
+    /// FSVIEW_SID, never the default by omission) and everything of it,
+    /// its agents' sessions included; its kept texts stay until gc
     Drop,
     /// Write the session (--sid) to stdout as one self-contained JSON
     /// document; files inside the git work tree are named relative to its
@@ -161,8 +163,24 @@ pub fn main() -> ExitCode {
     // `import` goes into the document's own session unless --sid is on the
     // command line: a FSVIEW_SID in the environment must not rename it
     // silently.
-    let given = |m: &clap::ArgMatches| m.value_source("sid") == Some(ValueSource::CommandLine);
-    let sid_given = given(&matches) || matches.subcommand().is_some_and(|(_, m)| given(m));
+    let source = |m: &clap::ArgMatches| {
+        m.subcommand()
+            .and_then(|(_, m)| m.value_source("sid"))
+            .or(m.value_source("sid"))
+    };
+    let sid_given = source(&matches) == Some(ValueSource::CommandLine);
+    // `drop` deletes: the session it deletes is named, on the command line
+    // or in FSVIEW_SID, never the default by omission.
+    let sid_named = sid_given || source(&matches) == Some(ValueSource::EnvVariable);
+    if matches!(args.command, Cmd::Drop) && !sid_named {
+        return common::finish(
+            TOOL,
+            Err(Error::new(
+                "drop deletes a session and everything of it: name it with --sid ID (--sid default for the default session); fsview-session list shows them",
+            )
+            .into()),
+        );
+    }
     common::finish(TOOL, run(&args, sid_given))
 }
 
@@ -370,6 +388,13 @@ fn show(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
                     m.insert("viewed_ns".into(), v.viewed_ns.into());
                     m.insert("sha256".into(), fingerprint::hex(&v.shown_hash).into());
                     m.insert("text_kept".into(), v.text_hash.is_some().into());
+                    m.insert("held".into(), v.held().into());
+                    m.insert(
+                        "released".into(),
+                        v.released.map(|(why, _)| why.as_str()).into(),
+                    );
+                    m.insert("released_ns".into(), v.released.map(|(_, at)| at).into());
+                    m.insert("origin".into(), v.origin.clone().into());
                     out.json(&Value::Object(m))?;
                     continue;
                 }
@@ -383,6 +408,10 @@ fn show(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
                     match change {
                         None => "fresh".to_string(),
                         Some(c) => format!("modified ({c})"),
+                    },
+                    match v.released {
+                        None => "yes".to_string(),
+                        Some((why, _)) => format!("no ({})", why.as_str()),
                     },
                     age(now, v.viewed_ns),
                     v.source.as_str().to_string(),
@@ -407,6 +436,7 @@ fn show(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
         ("PATH", false),
         ("KIND", false),
         ("STATE", false),
+        ("HELD", false),
         ("WHEN", false),
         ("SOURCE", false),
         ("LINES", false),
@@ -660,16 +690,10 @@ fn import(
     root: Option<&Path>,
     out: &mut Out,
 ) -> Result<(), Stop> {
-    let mut input = Vec::new();
-    std::io::stdin()
-        .lock()
-        .read_to_end(&mut input)
-        .map_err(|e| {
-            Error::new(format!(
-                "cannot read the export from standard input: {}",
-                fsview_store::error::plain_io(&e)
-            ))
-        })?;
+    let input = common::stdin_bytes(
+        "the session to import",
+        "pipe in what export wrote: fsview-session import < session.json",
+    )?;
     // Check everything before the session file is opened (or created).
     let (dump, parsed) = export_doc::parse(&input, || {
         match root {

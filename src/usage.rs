@@ -170,10 +170,28 @@ pub fn message(cmd: &clap::Command, err: &clap::Error, args: &[OsString]) -> Str
                 })
                 .collect();
             if missing.iter().all(|a| a.required) {
-                format!("missing {}; {help}", names.join(" and "))
+                return format!("missing {}; {help}", names.join(" and "));
+            }
+            // Needed because of an option given (`requires`), or unless
+            // another is given (`required_unless_present`): clap says which
+            // when asked with one option at a time.
+            let wanted = many(ContextKind::InvalidArg);
+            let (needers, instead) = why_needed(cmd, &wanted, args);
+            if !needers.is_empty() {
+                let verb = if needers.len() == 1 { "needs" } else { "need" };
+                format!(
+                    "{} {verb} {}; {help}",
+                    needers.join(" and "),
+                    names.join(" and ")
+                )
+            } else if !instead.is_empty() {
+                format!(
+                    "missing {} (or give {}); {help}",
+                    names.join(" and "),
+                    or_list(&instead)
+                )
             } else {
-                // Not required on its own: an option given needs it.
-                format!("an option given needs {} too; {help}", names.join(" and "))
+                format!("missing {}; {help}", names.join(" and "))
             }
         }
         ErrorKind::ArgumentConflict => {
@@ -235,6 +253,70 @@ impl Named {
             self.name.clone()
         }
     }
+}
+
+/// Why clap wants the arguments it displays as `wanted` (`--old <OLD>`):
+/// the options of `args` that need them, each alone on a command line
+/// wanting them too; or, when none does, the flags that would do instead,
+/// each alone making them unnecessary.
+fn why_needed(
+    cmd: &clap::Command,
+    wanted: &[String],
+    args: &[OsString],
+) -> (Vec<String>, Vec<String>) {
+    let still_wanted = |tokens: &[OsString]| -> Option<bool> {
+        let line = std::iter::once(OsString::from(cmd.get_name())).chain(tokens.iter().cloned());
+        match cmd.clone().try_get_matches_from(line) {
+            Ok(_) => Some(false),
+            Err(e) if e.kind() == ErrorKind::MissingRequiredArgument => {
+                let now = match e.get(ContextKind::InvalidArg) {
+                    Some(ContextValue::Strings(v)) => v.clone(),
+                    Some(ContextValue::String(s)) => vec![s.clone()],
+                    _ => Vec::new(),
+                };
+                Some(wanted.iter().any(|w| now.contains(w)))
+            }
+            Err(_) => None,
+        }
+    };
+    // Wanted on an empty command line: needed unless another option
+    // stands in; else some option given needs it.
+    let alone = still_wanted(&[]) == Some(true);
+    let mut needers = Vec::new();
+    let mut i = 0;
+    while i < args.len() && !alone {
+        let t = args[i].to_string_lossy().into_owned();
+        i += 1;
+        let Some(a) = cmd.get_arguments().find(|a| {
+            let name = t.split('=').next().unwrap_or(&t);
+            a.get_long().is_some_and(|l| name == format!("--{l}"))
+                || a.get_short().is_some_and(|s| name == format!("-{s}"))
+        }) else {
+            continue;
+        };
+        let mut tokens = vec![args[i - 1].clone()];
+        if a.get_action().takes_values() && !t.contains('=') && i < args.len() {
+            tokens.push(args[i].clone());
+            i += 1;
+        }
+        if still_wanted(&tokens) == Some(true) {
+            let flag = t.split('=').next().unwrap_or(&t).to_string();
+            if !needers.contains(&flag) {
+                needers.push(flag);
+            }
+        }
+    }
+    if !alone {
+        return (needers, Vec::new());
+    }
+    let instead = cmd
+        .get_arguments()
+        .filter(|a| !a.is_positional() && !a.get_action().takes_values())
+        .filter(|a| !matches!(a.get_id().as_str(), "help" | "version"))
+        .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+        .filter(|flag| still_wanted(&[OsString::from(flag)]) == Some(false))
+        .collect();
+    (needers, instead)
 }
 
 /// Find the argument clap displays as `shown` (`--offset <N>`, `[PATH]...`,

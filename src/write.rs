@@ -4,13 +4,13 @@
 //! Arguments and printing only; the work is `fsview_apply::apply`, shared
 //! with fsview-edit and the MCP server.
 
-use std::io::Read as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
 use serde::Deserialize;
 
+use fsview_apply::edits::Voice;
 use fsview_apply::{Change, Request};
 use fsview_store::Error;
 
@@ -40,22 +40,33 @@ Examples:
 /// the file is locked against other fsview writers, its bytes are checked
 /// against the view, the new file is written beside it, flushed and swapped
 /// in, and a change that landed meanwhile makes it `modified` instead of
-/// being overwritten. The content is written as given (its line endings
+/// being overwritten. A file another program has open for writing (a
+/// shell's `>>`, a logger) is refused `in_use`: it would go on writing to
+/// the replaced file. The content is written as given (its line endings
 /// too); the file keeps its encoding (UTF-16 stays UTF-16), its byte-order
-/// mark, its mode and its owner. The written text becomes a `full` view
-/// (source `write`).
+/// mark, and what `cp -a` keeps: mode, owner, ACLs and extended attributes,
+/// taken just before the swap. A file a new one cannot stand in for (a
+/// group you are not in, a bind-mounted file) is written in place, and a
+/// notice says so. The written text becomes a `full` view (source
+/// `write`).
 ///
 /// A symbolic link is followed: its target is replaced and the link stays
 /// a link. A file with other hard links is replaced by a new file, so the
 /// other names keep the old text (a notice says so). A process killed, or a
 /// machine that crashes, at any moment leaves the old file or the new one,
-/// never a mix; at worst a temporary `.NAME.fsview-*.tmp` beside it, safe to
-/// delete. A file whose mode forbids writing it is refused.
+/// never a mix. Nothing another program wrote is deleted: a version that
+/// cannot stay at the path is kept beside it as NAME.fsview-conflict-TIME-PID
+/// (named in the message), and a write interrupted by a crash may leave
+/// .NAME.fsview-PID-N.tmp holding the other version, which the next write
+/// of the file names: compare before deleting. A file no one may write
+/// (mode without a w bit) or marked immutable or append-only is refused,
+/// for root too. See docs/apply.md.
 ///
 /// Prints a unified diff of the change (with --json, one record per
 /// request). A refusal prints its verdict and message on stderr. Exit 0
-/// when every write was applied, 1 when any was refused, 2 on an error (the
-/// file is then untouched).
+/// when every write was applied, 1 when any was refused, 2 on an error: the
+/// file is then untouched, unless the message says it was written but its
+/// view could not be recorded (--json: "applied": true).
 #[derive(Parser, Debug)]
 #[command(name = TOOL, version, after_help = EXAMPLES)]
 pub struct Args {
@@ -102,7 +113,7 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
     let cwd = common::current_dir()?;
     let mut out = Out::new(TOOL, args.common.quiet);
     let requests = if args.requests {
-        edit::read_requests(|line| {
+        edit::read_requests(TOOL, |line| {
             serde_json::from_str::<RequestLine>(line)
                 .map(|r| Request {
                     path: r.path,
@@ -119,7 +130,15 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
             change: Change::Write(content(args)?),
         })]
     };
-    edit::apply_all(TOOL, &args.common, args.dry_run, &cwd, &requests, &mut out)
+    edit::apply_all(
+        TOOL,
+        &args.common,
+        args.dry_run,
+        Voice::command_line(args.requests),
+        &cwd,
+        &requests,
+        &mut out,
+    )
 }
 
 /// The new content: --content FILE, else stdin (never a terminal).
@@ -128,22 +147,10 @@ fn content(args: &Args) -> Result<Vec<u8>, Error> {
         Some(f) if f.as_os_str() != "-" => {
             std::fs::read(f).map_err(|e| Error::io("read --content", f, &e))
         }
-        _ => {
-            // SAFETY: isatty only inspects the descriptor.
-            if args.content.is_none() && unsafe { libc::isatty(0) } == 1 {
-                return Err(Error::new(
-                    "fsview-write reads the new content from standard input; pipe it in, or give --content FILE",
-                ));
-            }
-            let mut buf = Vec::new();
-            std::io::stdin().lock().read_to_end(&mut buf).map_err(|e| {
-                Error::new(format!(
-                    "cannot read the new content from standard input: {}",
-                    fsview_store::error::plain_io(&e)
-                ))
-            })?;
-            Ok(buf)
-        }
+        _ => common::stdin_bytes(
+            "the new content",
+            "pipe it in (printf 'fn main() {}\\n' | fsview-write src/main.rs), or give --content FILE",
+        ),
     }
 }
 

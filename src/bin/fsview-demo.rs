@@ -1,19 +1,24 @@
 //! fsview-demo: a short agent run, played with the real tools in a
-//! temporary git repository, printing each step and its verdict.
+//! temporary git repository, printing each step and its verdict: reads and
+//! checks, context, fsview-edit, Claude Code's hooks (a payload answered)
+//! and fsview-mcp (a client's calls).
 //!
 //! It runs the fsview binaries that sit next to it (building them with the
 //! cargo that ran it when they are missing), so what it shows is what a
 //! shell script would get.
 
-use std::io::IsTerminal;
+use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
-const TOOLS: [&str; 4] = [
+const TOOLS: [&str; 7] = [
     "fsview-read",
     "fsview-check-edit",
+    "fsview-edit",
     "ctx-build",
     "ctx-invalidate",
+    "fsview-hook",
+    "fsview-mcp",
 ];
 
 struct Demo {
@@ -42,7 +47,9 @@ fn run() -> Result<(), String> {
             .long_about(
                 "Play a short agent run with the fsview tools in a temporary git repository: \
                  each step's command, its output and its exit status, from the real binaries \
-                 and one session file. Colour on a terminal unless NO_COLOR is set.",
+                 and one session file: the command-line tools, fsview-edit, Claude Code's hooks \
+                 answered by fsview-hook, and fsview-mcp spoken to as an MCP client would. \
+                 Colour on a terminal unless NO_COLOR is set.",
             )
             .after_help(
                 "Examples:\n  cargo run --bin fsview-demo   build the tools and play the demo",
@@ -109,6 +116,29 @@ impl Demo {
         self.tool("fsview-check-edit", &["--write", "src/main.rs"], &[])?;
         self.tool("fsview-check-edit", &["--changed"], &[])?;
 
+        self.title("fsview-edit applies an edit under the gate: refused until re-read");
+        let edit = [
+            "src/main.rs",
+            "--old",
+            "hello, world",
+            "--new",
+            "hello, fsview",
+        ];
+        self.tool("fsview-edit", &edit, &[])?;
+        self.tool("fsview-read", &["src/main.rs"], &[])?;
+        self.tool("fsview-edit", &edit, &[])?;
+
+        self.title("Inside Claude Code: its hooks, wired in and answering");
+        self.tool("fsview-hook", &["install", "claude"], &[])?;
+        self.hook_payload(
+            "PreToolUse: Claude Code asks to Edit CLAUDE.md, which it never read",
+            "CLAUDE.md",
+        )?;
+        self.tool("fsview-hook", &["install", "claude", "--uninstall"], &[])?;
+
+        self.title("Any MCP client: fsview-mcp's read and edit tools, on the same gate");
+        self.mcp()?;
+
         self.title("A git checkout fires the installed hook, which invalidates the context");
         self.tool("ctx-invalidate", &["install-hooks"], &[])?;
         println!("{}", self.paint("36", "$ git checkout -b feature"));
@@ -118,6 +148,138 @@ impl Demo {
             "Done: every verdict above came from the real binaries and one SQLite session file.",
         );
         Ok(())
+    }
+
+    /// Hand `fsview-hook claude` one PreToolUse payload for an Edit of
+    /// `rel`, as Claude Code sends it, and show its answer.
+    fn hook_payload(&self, what: &str, rel: &str) -> Result<(), String> {
+        println!("{}", self.paint("36", &format!("({what})")));
+        let payload = serde_json::json!({
+            "session_id": "demo-conversation",
+            "transcript_path": self.work.join(".no-transcript.jsonl"),
+            "cwd": self.work,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Edit",
+            "tool_input": {
+                "file_path": self.work.join(rel),
+                "old_string": "Project",
+                "new_string": "fsview demo",
+            },
+        });
+        let answer = self.pipe("fsview-hook", &["claude"], &format!("{payload}\n"))?;
+        let v: serde_json::Value = serde_json::from_str(answer.trim())
+            .map_err(|e| format!("fsview-hook answered no JSON ({e}): {answer}"))?;
+        let out = &v["hookSpecificOutput"];
+        println!(
+            "  permissionDecision: {}",
+            out["permissionDecision"].as_str().unwrap_or("(none)")
+        );
+        println!(
+            "  permissionDecisionReason: {}",
+            out["permissionDecisionReason"].as_str().unwrap_or("")
+        );
+        Ok(())
+    }
+
+    /// Speak MCP to fsview-mcp over its stdio, one request at a time, as a
+    /// client would: an edit of a file never read, a read, the edit again.
+    fn mcp(&self) -> Result<(), String> {
+        let mut child = self
+            .command("fsview-mcp")
+            .args(["--sid", "demo-mcp"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot run fsview-mcp: {e}"))?;
+        let mut stdin = child.stdin.take().expect("piped");
+        let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
+        let mut ask = |id: u64, method: &str, params: serde_json::Value| {
+            let req =
+                serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+            writeln!(stdin, "{req}").map_err(|e| format!("fsview-mcp: {e}"))?;
+            let mut line = String::new();
+            stdout
+                .read_line(&mut line)
+                .map_err(|e| format!("fsview-mcp: {e}"))?;
+            serde_json::from_str::<serde_json::Value>(&line)
+                .map_err(|e| format!("fsview-mcp answered no JSON ({e}): {line}"))
+        };
+        ask(
+            1,
+            "initialize",
+            serde_json::json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "fsview-demo", "version": "1"}}),
+        )?;
+        let file = self.work.join("CLAUDE.md");
+        let edit = serde_json::json!({"name": "edit", "arguments": {
+            "file_path": file, "old_string": "before you commit", "new_string": "first"}});
+        let read = serde_json::json!({"name": "read", "arguments": {"file_path": file}});
+        for (id, call, shown) in [(2, &edit, "edit"), (3, &read, "read"), (4, &edit, "edit")] {
+            println!(
+                "{} {}",
+                self.paint("36", "->"),
+                self.paint("36", &format!("tools/call {shown} CLAUDE.md"))
+            );
+            let r = ask(id, "tools/call", call.clone())?;
+            let result = &r["result"];
+            let text = result["content"][0]["text"].as_str().unwrap_or("");
+            let first = text.lines().next().unwrap_or("");
+            let error = result["isError"].as_bool().unwrap_or(false);
+            println!(
+                "  {}{}",
+                if error { "error: " } else { "" },
+                self.paint(if error { "31" } else { "32" }, first)
+            );
+        }
+        drop(stdin);
+        let _ = child.wait();
+        Ok(())
+    }
+
+    /// Run a tool with `input` on stdin; its stdout.
+    fn pipe(&self, name: &str, args: &[&str], input: &str) -> Result<String, String> {
+        println!(
+            "{} {}",
+            self.paint("36", "$"),
+            self.paint("36", &format!("{name} {} < payload.json", args.join(" ")))
+        );
+        let mut child = self
+            .command(name)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot run {name}: {e}"))?;
+        child
+            .stdin
+            .take()
+            .expect("piped")
+            .write_all(input.as_bytes())
+            .map_err(|e| format!("{name}: {e}"))?;
+        let out = child
+            .wait_with_output()
+            .map_err(|e| format!("{name}: {e}"))?;
+        if out.status.code() != Some(0) {
+            return Err(format!(
+                "{name} failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// One of the tools, run in the demo's repository on its session file,
+    /// with no user's or machine's instruction files or git settings.
+    fn command(&self, name: &str) -> Command {
+        let mut c = Command::new(self.bin.join(name));
+        c.current_dir(&self.work)
+            .env("FSVIEW_SESSION", &self.session)
+            .env("CLAUDE_CONFIG_DIR", self.work.join(".no-user-config"))
+            .env("FSVIEW_MANAGED_DIR", self.work.join(".no-managed-config"))
+            .env("GIT_CONFIG_GLOBAL", "/dev/null");
+        c
     }
 
     fn paint(&self, code: &str, s: &str) -> String {
@@ -184,16 +346,12 @@ impl Demo {
         println!(
             "{} {}",
             self.paint("36", "$"),
-            self.paint("36", &format!("{name} {}", args.join(" ")))
+            self.paint("36", &format!("{name} {}", shell_words(args)))
         );
-        let out = Command::new(self.bin.join(name))
+        let out = self
+            .command(name)
             .args(args)
-            .current_dir(&self.work)
-            .env("FSVIEW_SESSION", &self.session)
             .env("FSVIEW_SID", "demo")
-            .env("CLAUDE_CONFIG_DIR", self.work.join(".no-user-config"))
-            .env("FSVIEW_MANAGED_DIR", self.work.join(".no-managed-config"))
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .output()
             .map_err(|e| format!("cannot run {name}: {e}"))?;
         let stdout = String::from_utf8_lossy(&out.stdout);
@@ -249,6 +407,14 @@ impl Demo {
     }
 }
 
+/// `args` as a shell would take them back.
+fn shell_words(args: &[&str]) -> String {
+    args.iter()
+        .map(|a| fsview_agents::install::shell_quote(a))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The directory holding the fsview binaries: ours, built if needed.
 fn tools_dir() -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find myself: {e}"))?;
@@ -257,16 +423,26 @@ fn tools_dir() -> Result<PathBuf, String> {
     if missing(&dir) {
         // Run by `cargo run`, which builds only this binary: build the rest.
         let cargo = std::env::var_os("CARGO").ok_or(
-            "the fsview tools are not next to fsview-demo; build them with `cargo build --bins`",
+            "the fsview tools are not next to fsview-demo; build them with `cargo build --workspace --bins`",
         )?;
         let mut c = Command::new(cargo);
-        c.args(["build", "--quiet", "--bins"]);
+        c.args([
+            "build",
+            "--quiet",
+            "--bins",
+            "-p",
+            "fsview",
+            "-p",
+            "fsview-mcp",
+        ]);
         if dir.ends_with("release") {
             c.arg("--release");
         }
         let status = c.status().map_err(|e| format!("cannot run cargo: {e}"))?;
         if !status.success() || missing(&dir) {
-            return Err("building the fsview tools failed; run `cargo build --bins`".into());
+            return Err(
+                "building the fsview tools failed; run `cargo build --workspace --bins`".into(),
+            );
         }
     }
     Ok(dir)

@@ -198,22 +198,13 @@ fn extra(name: &str) -> Extra {
 
 fn page(cmd: clap::Command) -> String {
     let name = cmd.get_name().to_string();
-    let examples: Vec<String> = cmd
-        .get_after_help()
-        .map(|h| h.to_string())
-        .unwrap_or_default()
-        .lines()
-        .skip_while(|l| !l.starts_with("Examples:"))
-        .skip(1)
-        // Up to the next heading ("Environment:", "Exit status:"), which
-        // the page has its own sections for.
-        .take_while(|l| l.is_empty() || l.starts_with(' '))
-        .map(|l| l.strip_prefix("  ").unwrap_or(l).to_string())
-        .collect();
-    let examples: Vec<String> = match examples.iter().rposition(|l| !l.is_empty()) {
-        Some(last) => examples[..=last].to_vec(),
-        None => Vec::new(),
-    };
+    // The examples of --help: a command and what it does, each.
+    let (_, examples, _) = fsview::common::examples_of(
+        &cmd.get_after_long_help()
+            .or(cmd.get_after_help())
+            .map(|h| h.to_string())
+            .unwrap_or_default(),
+    );
     let man = clap_mangen::Man::new(cmd.clone())
         .manual("fsview")
         .source("fsview");
@@ -264,12 +255,15 @@ fn page(cmd: clap::Command) -> String {
             "The default session file elsewhere (~/.local/state/fsview/session.db).",
         )]);
     if !examples.is_empty() {
+        // Each command as a tag, its description filled under it: man
+        // lays it out in the reader's width.
         r.control("SH", ["EXAMPLES"]);
-        r.control("nf", []);
-        for l in &examples {
-            r.text([roman(l.as_str())]);
+        for (command, what) in &examples {
+            r.control("TP", []).text([bold(command.as_str())]);
+            if !what.is_empty() {
+                r.text([roman(what.as_str())]);
+            }
         }
-        r.control("fi", []);
     }
     r.control("SH", ["SEE ALSO"]);
     let others: Vec<String> = fsview::commands()
@@ -454,11 +448,15 @@ fn json_page() -> String {
             continue;
         }
         if p.starts_with("  ") {
-            r.control("nf", []);
+            // "  NAME  what it holds": a tagged paragraph each, filled to
+            // the reader's width.
             for l in p.lines() {
-                r.text([roman(l.strip_prefix("  ").unwrap_or(l))]);
+                let l = l.trim_start();
+                let (tag, what) = l.split_once("  ").unwrap_or((l, ""));
+                r.control("TP", [])
+                    .text([bold(tag.trim())])
+                    .text([roman(what.trim())]);
             }
-            r.control("fi", []);
         } else {
             r.control("PP", []).text([roman(p.replace('\n', " "))]);
         }
