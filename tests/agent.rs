@@ -14,9 +14,9 @@ pub struct Agent {
     pub env: Env,
     pub sid: &'static str,
     /// `fsview-hook`'s subcommand.
-    name: &'static str,
+    pub name: &'static str,
     /// The fixture directory under tests/fixtures/hooks.
-    fixtures: &'static str,
+    pub fixtures: &'static str,
 }
 
 impl Agent {
@@ -107,7 +107,9 @@ impl Agent {
 
 pub const NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
 pub const MODIFIED: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
-pub const PROCESSED: &str = "File has only been shown processed (as injected context), not as it is on disk. Read it first before writing to it.";
+/// What the gate says of a file a tool showed processed (lines it
+/// shortened, a notebook's cells).
+pub const PROCESSED: &str = "File has only been shown processed (as its tool rendered it, such as a notebook's cells), not as it is on disk. Change only what was shown (a notebook cell by cell), or read all of its text before writing to it.";
 
 pub fn partial(lines: &str) -> String {
     format!(

@@ -302,3 +302,156 @@ fn a_batch_answers_each_path_as_a_call_of_its_own() {
         .unwrap();
     assert_eq!(ino as u64, m.ino());
 }
+
+// Issue 25: a batch opens each file it has a record of once, takes the stat
+// from the open file and looks records up together; the bytes still decide,
+// whatever the stat says. Each change in a batch gets the verdict a call of
+// its own gives: grown, rewritten to the same size with the old mtime put
+// back, deleted, replaced by other bytes, saved by rename with the same
+// bytes, a link, a directory and a FIFO where a read file was.
+#[test]
+fn a_batch_decides_by_the_bytes_of_each_file() {
+    let env = Env::new();
+    let names = [
+        "same.rs",
+        "grown.rs",
+        "samesize.rs",
+        "deleted.rs",
+        "replaced.rs",
+        "renamed.rs",
+        "nowlink.rs",
+        "nowdir.rs",
+        "nowfifo.rs",
+    ];
+    for n in names {
+        env.write(&format!("src/{n}"), format!("{n} v1\n"));
+    }
+    let args: Vec<String> = names.iter().map(|n| format!("src/{n}")).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut read = vec!["-q"];
+    read.extend(&args);
+    assert_eq!(env.run("fsview-read", &read).code, 0);
+    env.write("src/grown.rs", "grown.rs v1\nmore\n");
+    let (s, ns) = crate::harness::mtime(&env.path("src/samesize.rs"));
+    env.write("src/samesize.rs", "samesize.rs v2\n");
+    crate::harness::set_mtime(&env.path("src/samesize.rs"), s, ns);
+    std::fs::remove_file(env.path("src/deleted.rs")).unwrap();
+    env.write("src/replaced.rs.tmp", "replaced.rs v2\n");
+    std::fs::rename(env.path("src/replaced.rs.tmp"), env.path("src/replaced.rs")).unwrap();
+    env.write("src/renamed.rs.tmp", "renamed.rs v1\n");
+    std::fs::rename(env.path("src/renamed.rs.tmp"), env.path("src/renamed.rs")).unwrap();
+    std::fs::remove_file(env.path("src/nowlink.rs")).unwrap();
+    std::os::unix::fs::symlink("same.rs", env.path("src/nowlink.rs")).unwrap();
+    std::fs::remove_file(env.path("src/nowdir.rs")).unwrap();
+    std::fs::create_dir(env.path("src/nowdir.rs")).unwrap();
+    std::fs::remove_file(env.path("src/nowfifo.rs")).unwrap();
+    assert!(env.sh("mkfifo src/nowfifo.rs").code == 0);
+    let mut want_out = String::new();
+    let mut want_err = String::new();
+    for p in &args {
+        let r = env.run("fsview-check-edit", &[p]);
+        want_out.push_str(&r.stdout);
+        want_err.push_str(&r.stderr);
+    }
+    assert_eq!(
+        want_out,
+        format!(
+            "src/same.rs: ok\n\
+             src/grown.rs: modified (content): {MODIFIED}\n\
+             src/samesize.rs: modified (content): {MODIFIED}\n\
+             src/deleted.rs: modified (deleted): {MODIFIED}\n\
+             src/replaced.rs: modified (replaced): {MODIFIED}\n\
+             src/renamed.rs: ok\n\
+             src/nowlink.rs: ok\n"
+        )
+    );
+    assert_eq!(
+        want_err,
+        "fsview-check-edit: src/nowdir.rs is a directory; fsview-check-edit gates regular files only\n\
+         fsview-check-edit: src/nowfifo.rs is a FIFO; fsview-check-edit gates regular files only\n"
+    );
+    let list: String = args.iter().map(|p| format!("{p}\0")).collect();
+    let r = env.run_stdin("fsview-check-edit", &["-0", "-"], list.as_bytes());
+    assert_eq!(
+        (r.code, r.stdout.as_str(), r.stderr.as_str()),
+        (2, want_out.as_str(), want_err.as_str())
+    );
+}
+
+// A batch that names part of a session looks its records up in chunks of
+// 256 paths; one that names most of it reads the session once. Both answer
+// every path, in order, a path named twice included.
+#[test]
+fn a_batch_answers_every_path_in_order_however_it_looks_up() {
+    let env = Env::new();
+    let n = 1100;
+    let mut requests = String::new();
+    for i in 0..n {
+        env.write(
+            &format!("d{}/f{i}.rs", i / 400),
+            format!("fn f{i}() {{}}\n"),
+        );
+        requests.push_str(&format!("{{\"path\":\"d{}/f{i}.rs\"}}\n", i / 400));
+    }
+    let r = env.run_stdin("fsview-read", &["--requests"], requests.as_bytes());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for i in (0..n).step_by(7) {
+        env.write(
+            &format!("d{}/f{i}.rs", i / 400),
+            format!("fn f{i}() {{ changed }}\n"),
+        );
+    }
+    // 521 of 1,100 files (in chunks), then all of them (one pass).
+    for count in [520, n] {
+        let (mut list, mut want) = (String::new(), String::new());
+        for i in (0..count).chain([7]) {
+            let p = format!("d{}/f{i}.rs", i / 400);
+            list.push_str(&format!("{p}\n"));
+            match i % 7 {
+                0 => want.push_str(&format!("{p}: modified (content): {MODIFIED}\n")),
+                _ => want.push_str(&format!("{p}: ok\n")),
+            }
+        }
+        let r = env.run_stdin("fsview-check-edit", &["-"], list.as_bytes());
+        assert_eq!(
+            (r.code, r.stdout.as_str(), r.stderr.as_str()),
+            (1, want.as_str(), "")
+        );
+    }
+}
+
+/// A mistyped --sid on a gating tool is a session with no views: the
+/// refusal says so, naming the sessions the file does hold, and a check
+/// does not create it.
+#[test]
+fn a_mistyped_sid_is_named_not_created() {
+    let env = Env::new();
+    env.write("a.rs", "fn a() {}\n");
+    env.run("fsview-read", &["--sid", "agent-7", "a.rs"]);
+    let hint = format!(
+        "no session \"agnt-7\" in {}; nearest: \"agent-7\" (see `fsview-session list`)",
+        env.session.display()
+    );
+    env.run("fsview-check-edit", &["--sid", "agnt-7", "a.rs"])
+        .expect(
+            1,
+            "a.rs: not_read: File has not been read yet. Read it first before writing to it.\n",
+        )
+        .stderr_is(&format!(
+            "fsview-check-edit: {hint}; it has no views, so every file in it is not_read\n"
+        ));
+    let sids = |env: &Env| -> Vec<String> {
+        env.run("fsview-session", &["list", "--json"])
+            .json()
+            .iter()
+            .map(|s| s["sid"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(sids(&env), ["agent-7"]);
+    // A new file needs no read, and a new session says nothing.
+    env.run("fsview-check-edit", &["--sid", "run-2", "new.rs"])
+        .expect(0, "new.rs: new_file\n")
+        .stderr_is("");
+    env.run("fsview-check-edit", &["--sid", "agent-7", "a.rs"])
+        .expect(0, "a.rs: ok\n");
+}

@@ -954,7 +954,10 @@ fn install_hooks_chains_existing_hooks_and_is_idempotent() {
         0,
         &format!(
             "{{\"v\":1,\"type\":\"install-hooks\",\"dir\":\"githooks\",\"installed\":[\"post-checkout\",\"post-merge\",\"post-rewrite\"],\"kept\":[\"post-rewrite\"],\"runs\":\"{}\"}}\n",
-            harness::bin("ctx-invalidate").display()
+            // The running binary names itself by its canonical path.
+            std::fs::canonicalize(harness::bin("ctx-invalidate"))
+                .unwrap()
+                .display()
         ),
     );
     install_hooks(&r, &["--uninstall"]).expect(

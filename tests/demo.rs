@@ -1,5 +1,6 @@
 //! The README's first command: the demo plays its agent run with the real
-//! binaries and prints each step and verdict, in plain text off a terminal.
+//! binaries (the command-line tools, an agent's hooks, the MCP server) and
+//! prints each step and verdict, in plain text off a terminal.
 
 use crate::harness::{output, Env};
 
@@ -27,6 +28,22 @@ fn demo_plays_every_step_with_its_verdict() {
         "  src/main.rs: ok",
         "  src/main.rs: modified (content): File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.",
         "  +fn main() { println!(\"hello, world\"); }",
+        "$ fsview-edit src/main.rs --old 'hello, world' --new 'hello, fsview'",
+        "  fsview-edit: src/main.rs: modified (content): File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.",
+        "$ fsview-read src/main.rs",
+        "  +fn main() { println!(\"hello, fsview\"); }",
+        "$ fsview-hook install claude",
+        "  $REPO/.git/info/exclude: /.claude/settings.local.json added: git leaves that file alone in this clone",
+        "$ fsview-hook claude < payload.json",
+        "  permissionDecision: deny",
+        "  permissionDecisionReason: File has not been read yet. Read it first before writing to it.",
+        "  $REPO/.claude/settings.local.json: removed (fsview-hook had made it)",
+        "-> tools/call edit CLAUDE.md",
+        "  error: $REPO/CLAUDE.md: not_read: File has not been read yet. Read it first before writing to it.",
+        "-> tools/call read CLAUDE.md",
+        "  1\t<!-- maintainers: keep this short -->",
+        "-> tools/call edit CLAUDE.md",
+        "  The file $REPO/CLAUDE.md has been updated successfully.",
         "$ ctx-invalidate install-hooks",
         "  installed post-checkout, post-merge, post-rewrite in .git/hooks",
         "$ git checkout -b feature",
@@ -34,12 +51,20 @@ fn demo_plays_every_step_with_its_verdict() {
         "  Current branch: feature",
         "Done: every verdict above came from the real binaries and one SQLite session file.",
     ];
-    let lines: Vec<&str> = r.stdout.lines().collect();
+    // The demo's repository, wherever it was made, as $REPO.
+    let repo = r
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("A temporary git repository: "))
+        .unwrap()
+        .to_string();
+    let stdout = r.stdout.replace(&repo, "$REPO");
+    let lines: Vec<&str> = stdout.lines().collect();
     let mut at = 0;
     for w in wanted {
         match lines[at..].iter().position(|l| *l == w) {
             Some(i) => at += i + 1,
-            None => panic!("missing (in order) {w:?} in:\n{}", r.stdout),
+            None => panic!("missing (in order) {w:?} in:\n{stdout}"),
         }
     }
     // It cleans up after itself.

@@ -3,7 +3,8 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 pub struct Env {
     // Held for its Drop: the temp directory lives as long as the Env.
@@ -176,4 +177,102 @@ pub fn mtime(path: &Path) -> (i64, u32) {
     use std::os::unix::fs::MetadataExt;
     let m = std::fs::metadata(path).unwrap();
     (m.mtime(), m.mtime_nsec() as u32)
+}
+
+/// The gate's `modified` refusal that carries the whole change (`listing`:
+/// the reminder's lines after its header), as fsview-hook words it.
+pub fn modified_told(listing: &str) -> String {
+    format!(
+        "File has been modified since read, either by the user or by a linter. The whole change is below: you now hold the file's new text, so retry your change against it (no need to read the file again).\n\nThese files changed since you last saw them:\n\n{listing}"
+    )
+}
+
+/// A tool started in the background, stopped at pause point `point`.
+pub struct Paused {
+    child: Child,
+    dir: PathBuf,
+    point: &'static str,
+}
+
+impl Paused {
+    pub fn start(env: &Env, point: &'static str, tool: &str, args: &[&str]) -> Paused {
+        Paused::start_at(env, &[point], tool, args)
+    }
+
+    /// Start `tool`, to pause at each of `points` in turn; it is stopped at
+    /// the first.
+    pub fn start_at(env: &Env, points: &[&'static str], tool: &str, args: &[&str]) -> Paused {
+        let point = points[0];
+        let dir = env.root().join(format!("pause-{point}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut c = env.cmd(bin(tool));
+        c.args(args)
+            .env(
+                "FSVIEW_TEST_PAUSE",
+                format!("{}:{}", points.join(","), dir.display()),
+            )
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let child = c.spawn().unwrap();
+        let waiting = dir.join(format!("{point}.waiting"));
+        let start = Instant::now();
+        while !waiting.exists() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "{tool} never reached pause point {point}"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        Paused { child, dir, point }
+    }
+
+    /// Let it go on to pause point `next`, and wait until it is there.
+    pub fn go_on_to(&mut self, next: &'static str) {
+        std::fs::write(self.dir.join(format!("{}.go", self.point)), b"").unwrap();
+        let waiting = self.dir.join(format!("{next}.waiting"));
+        let start = Instant::now();
+        while !waiting.exists() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "never reached pause point {next}"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.point = next;
+    }
+
+    /// Kill it where it stands.
+    pub fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+
+    pub fn finish(self) -> Run {
+        std::fs::write(self.dir.join(format!("{}.go", self.point)), b"").unwrap();
+        let out = self.child.wait_with_output().unwrap();
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+/// Run a tool (`argv[0]`, one of fsview's) as uid 4321, groups 4321 only
+/// (root may write anything), with a session file of its own.
+pub fn as_user(env: &Env, argv: &[&str]) -> Run {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(env.root(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let home = env.root().join("u4321");
+    if !home.exists() {
+        std::fs::create_dir(&home).unwrap();
+        std::os::unix::fs::chown(&home, Some(4321), Some(4321)).unwrap();
+    }
+    let mut c = env.cmd("setpriv");
+    c.args(["--reuid=4321", "--regid=4321", "--clear-groups", "--"])
+        .arg(bin(argv[0]))
+        .args(&argv[1..])
+        .env("FSVIEW_SESSION", home.join("s.db"));
+    output(c, None)
 }

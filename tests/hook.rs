@@ -37,6 +37,7 @@ fn fixture(name: &str) -> &'static str {
         "post_notebook_edit",
         "session_start_startup",
         "session_start_resume",
+        "session_start_compact",
         "user_prompt_submit",
         "instructions_loaded_session_start",
         "instructions_loaded_nested_traversal",
@@ -275,9 +276,6 @@ fn a_long_file_read_whole_is_a_full_view() {
 fn a_change_before_the_read_hook_is_reported_not_taken_as_seen() {
     let a = Agent::new();
     a.env.write("a.txt", "one\nTWO\nthree\n");
-    a.hook("post_read_whole", &[]).expect(0, "").stderr_is("");
-    assert_eq!(a.view("a.txt"), ("full".into(), "read".into(), 1, 3, false));
-    a.hook("pre_edit", &[]).expect(0, &deny(MODIFIED));
     let reminder = "\
 These files changed since you last saw them:
 
@@ -290,8 +288,14 @@ a.txt: modified (content)
 +TWO
  three
 ";
-    a.hook("user_prompt_submit", &[])
-        .expect(0, &context("UserPromptSubmit", reminder));
+    // Told at once, after the read, whole: the model holds what it was
+    // shown and the change from it, so the view moves to the disk's text.
+    a.hook("post_read_whole", &[])
+        .expect(0, &context("PostToolUse", reminder))
+        .stderr_is("");
+    assert_eq!(a.view("a.txt"), ("full".into(), "read".into(), 1, 3, true));
+    a.hook("pre_edit", &[]).expect(0, "");
+    a.hook("user_prompt_submit", &[]).expect(0, "");
     assert_eq!(
         a.events()[0],
         ("read".into(), "changed".into(), "full".into())
@@ -299,7 +303,24 @@ a.txt: modified (content)
     // The shown line of a range read changed: the same.
     let b = Agent::new();
     b.env.write("a.txt", "one\nTwo\nthree\n");
-    b.hook("post_read_range", &[]).expect(0, "");
+    // Told at once; a range is not the whole text, so the view stays.
+    b.hook("post_read_range", &[]).expect(
+        0,
+        &context(
+            "PostToolUse",
+            "\
+These files changed since you last saw them:
+
+a.txt: modified (content)
+--- a.txt (as viewed, lines 2-2)
++++ a.txt (now)
+@@ -1 +1 @@
+-two
+\\ No newline at end of file
++Two
+",
+        ),
+    );
     b.hook("pre_edit", &[]).expect(0, &deny(MODIFIED));
     // What the tool showed is on disk again: fresh.
     b.env.write("a.txt", A_TXT);
@@ -352,14 +373,53 @@ fn an_edit_after_a_whole_read_is_a_full_view_of_the_new_text() {
     assert_eq!(a.view("a.txt"), ("full".into(), "write".into(), 1, 3, true));
     a.hook("pre_write_update", &[]).expect(0, "");
     // A formatter rewrote it before the hook: what the agent believes is
-    // recorded, and the rewrite is reported.
+    // recorded, and the rewrite is told at once, whole: the view moves to
+    // the formatted text, and the next edit needs no re-read.
     a.env.write("a.txt", "one\nTWO\nthree\n\n");
-    a.hook("post_edit", &[]).expect(0, "");
-    a.hook("pre_edit", &[]).expect(0, &deny(MODIFIED));
+    let told = "\
+These files changed since you last saw them:
+
+a.txt: modified (content)
+--- a.txt (as viewed)
++++ a.txt (now)
+@@ -1,3 +1,4 @@
+ one
+ TWO
+ three
++
+";
+    a.hook("post_edit", &[])
+        .expect(0, &context("PostToolUse", told));
+    a.hook("pre_edit", &[]).expect(0, "");
+    assert_eq!(a.view("a.txt"), ("full".into(), "read".into(), 1, 4, true));
     assert_eq!(
         a.events().last().unwrap(),
-        &("check".into(), "modified".into(), "edit".into())
+        &("check".into(), "ok".into(), "edit".into())
     );
+}
+
+/// The user altered the proposed Edit before accepting it
+/// (`userModified`): the file holds the user's text, which the model never
+/// saw. The Edit records nothing; what changed since the model's read is
+/// told right after the call, whole, so the model then holds the user's
+/// text (issue 25) and its next edit needs no read.
+#[test]
+fn an_edit_the_user_altered_is_no_view_of_the_users_text() {
+    let a = Agent::new();
+    a.env.write("a.txt", A_TXT);
+    a.hook("post_read_whole", &[]).expect(0, "");
+    a.env
+        .write("a.txt", "one\nTwo, as the user wrote it\nthree\n");
+    let mut edit = a.payload("post_edit");
+    edit["tool_response"]["userModified"] = json!(true);
+    let told = "These files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n-two\n+Two, as the user wrote it\n three\n";
+    let want =
+        json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": told}});
+    a.send(&edit, &[])
+        .expect(0, &format!("{want}\n"))
+        .stderr_is("");
+    assert_eq!(a.view("a.txt").0, "full");
+    a.hook("pre_edit", &[]).expect(0, "");
 }
 
 /// An Edit shows the agent the lines it changed, not the file: after a
@@ -389,19 +449,29 @@ fn a_write_is_a_full_view_held_against_the_disk() {
     a.env.write("b.txt", "bee\n");
     a.hook("post_write_create", &[]).expect(0, "").stderr_is("");
     assert_eq!(a.view("b.txt"), ("full".into(), "write".into(), 1, 1, true));
-    // Changed on disk since: denied, and told.
+    // Changed on disk since: denied, with the whole change, so a retry
+    // goes through.
     a.env.write("b.txt", "bee\nwasp\n");
     let mut e = a.payload("pre_edit");
     e["tool_input"]["file_path"] = json!(a.env.path("b.txt"));
-    a.send(&e, &[]).expect(0, &deny(MODIFIED));
+    let r = a.send(&e, &[]);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let reason = v["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
+    assert!(reason.ends_with("@@ -1 +1,2 @@\n bee\n+wasp\n"), "{reason}");
+    a.send(&e, &[]).expect(0, "");
     // Line endings the tool chose are not a rewrite.
     a.env.write("a.txt", "one\r\nTWO\r\nthree\r\nfour\r\n");
     a.hook("post_write_update", &[]).expect(0, "");
     a.hook("pre_edit", &[]).expect(0, "");
 }
 
+/// A notebook is shown as its cells, not as its JSON (outputs, metadata):
+/// the cells may be changed by id (NotebookEdit), the file not written
+/// whole from them (it would drop what was never shown).
 #[test]
-fn a_notebook_read_and_edit_are_views_of_the_notebook() {
+fn a_notebook_read_lets_its_cells_be_edited_but_not_the_file_be_written() {
     let a = Agent::new();
     let edit = a.payload("post_notebook_edit");
     let original = edit["tool_response"]["original_file"].as_str().unwrap();
@@ -409,20 +479,37 @@ fn a_notebook_read_and_edit_are_views_of_the_notebook() {
     a.env.write("nb.ipynb", original);
     a.hook("pre_notebook_edit", &[]).expect(0, &deny(NOT_READ));
     a.hook("post_read_notebook", &[]).expect(0, "");
-    assert_eq!(a.view("nb.ipynb").0, "full");
+    assert_eq!(a.view("nb.ipynb").0, "processed");
     a.hook("pre_notebook_edit", &[]).expect(0, "");
+    let mut write = a.payload("pre_write_update");
+    write["tool_input"]["file_path"] = json!(a.env.path("nb.ipynb"));
+    a.send(&write, &[]).expect(0, &deny(NOTEBOOK));
+    let mut edit_json = a.payload("pre_edit");
+    edit_json["tool_input"]["file_path"] = json!(a.env.path("nb.ipynb"));
+    a.send(&edit_json, &[]).expect(0, &deny(NOTEBOOK));
     a.env.write("nb.ipynb", updated);
     a.hook("post_notebook_edit", &[]).expect(0, "");
     assert_eq!(
         a.view("nb.ipynb"),
-        ("full".into(), "write".into(), 1, 15, true)
+        ("processed".into(), "read".into(), 1, 15, true)
     );
+    a.hook("pre_notebook_edit", &[]).expect(0, "");
+    a.send(&write, &[]).expect(0, &deny(NOTEBOOK));
     // A cell changed before the read's hook: not the cells shown.
     let b = Agent::new();
     b.env.write("nb.ipynb", updated);
-    b.hook("post_read_notebook", &[]).expect(0, "");
+    let r = b.hook("post_read_notebook", &[]);
+    assert!(
+        r.stdout.contains("nb.ipynb: modified (content)"),
+        "told at once: {}",
+        r.stdout
+    );
+    // A processed view (the cells) does not move with a told diff: the
+    // file is refused until read again.
     b.hook("pre_notebook_edit", &[]).expect(0, &deny(MODIFIED));
 }
+
+const NOTEBOOK: &str = "File has only been shown processed (as its tool rendered it, such as a notebook's cells), not as it is on disk. Change only what was shown (a notebook cell by cell), or read all of its text before writing to it.";
 
 #[test]
 fn user_prompt_submit_reminds_of_changes_once_and_is_silent_without() {
@@ -453,14 +540,188 @@ a.txt: modified (content)
     a.hook("user_prompt_submit", &[])
         .expect(0, &context("UserPromptSubmit", reminder))
         .stderr_is("");
-    // Told once: the next prompt does not repeat it, though the gate still
-    // refuses an edit until the file is read.
+    // Told once: the next prompt does not repeat it. The whole change was
+    // told from the whole text the model held: it holds the new text, so
+    // its view moved there and an edit needs no re-read.
     a.hook("user_prompt_submit", &[]).expect(0, "");
-    a.hook("pre_edit", &[]).expect(0, &deny(MODIFIED));
-    // Read again: fresh, nothing to say.
+    assert_eq!(a.view("a.txt"), ("full".into(), "read".into(), 1, 4, true));
+    a.hook("pre_edit", &[]).expect(0, "");
+    // Back to the old text: told again, and the view follows again.
+    a.env.write("a.txt", A_TXT);
+    a.hook("user_prompt_submit", &[])
+        .expect(
+            0,
+            &context(
+                "UserPromptSubmit",
+                "\
+These files changed since you last saw them:
+
+a.txt: modified (content)
+--- a.txt (as viewed)
++++ a.txt (now)
+@@ -1,4 +1,3 @@
+ one
+ two
+ three
+-four
+",
+            ),
+        )
+        .stderr_is("");
+    a.hook("pre_edit", &[]).expect(0, "");
+    let told: Vec<_> = a.events().into_iter().filter(|e| e.0 == "told").collect();
+    assert_eq!(
+        told,
+        [
+            ("told".into(), "content".into(), "a diff of 7 lines".into()),
+            ("told".into(), "content".into(), "a diff of 7 lines".into())
+        ]
+    );
+}
+
+/// A change told only in part (the diff cut by --diff-lines) leaves the
+/// view stale: the model must read the file again.
+#[test]
+fn a_change_told_in_part_leaves_the_view_stale() {
+    let a = Agent::new();
     a.env.write("a.txt", A_TXT);
     a.hook("post_read_whole", &[]).expect(0, "");
+    a.env.write("a.txt", "1\n2\n3\n4\n5\n6\n");
+    let r = a.hook("user_prompt_submit", &["--diff-lines", "4"]);
+    assert!(r.stdout.contains("lines truncated]"), "{}", r.stdout);
+    a.hook("pre_edit", &[]).expect(0, &deny(MODIFIED));
+    // A refusal carries no change it cannot carry whole either.
+    a.hook("pre_edit", &["--diff-lines", "4"])
+        .expect(0, &deny(MODIFIED));
+}
+
+/// A change the model was not told of yet: the refusal carries the whole
+/// change and moves the view, so the retry goes through without a re-read.
+#[test]
+fn a_refusal_that_carries_the_whole_change_lets_the_retry_through() {
+    let a = Agent::new();
+    a.env.write("a.txt", A_TXT);
+    a.hook("post_read_whole", &[]).expect(0, "");
+    a.env.write("a.txt", "one\n2\nthree\n");
+    let told = "File has been modified since read, either by the user or by a linter. The whole change is below: you now hold the file's new text, so retry your change against it (no need to read the file again).
+
+These files changed since you last saw them:
+
+a.txt: modified (content)
+--- a.txt (as viewed)
++++ a.txt (now)
+@@ -1,3 +1,3 @@
+ one
+-two
++2
+ three
+";
+    a.hook("pre_edit", &[]).expect(0, &deny(told)).stderr_is("");
+    a.hook("pre_edit", &[]).expect(0, "");
+    // Told: the next prompt does not tell it again.
     a.hook("user_prompt_submit", &[]).expect(0, "");
+    // A change it cannot carry whole (too long for --diff-lines) is
+    // refused as before.
+    a.env.write("a.txt", "x\ny\nz\nw\n");
+    a.hook("pre_edit", &["--diff-lines", "3"])
+        .expect(0, &deny(MODIFIED));
+}
+
+/// After any tool call, what changed meanwhile is told at once, so the
+/// model knows before its next step.
+#[test]
+fn after_any_tool_what_changed_meanwhile_is_told() {
+    let a = Agent::new();
+    a.env.write("a.txt", A_TXT);
+    a.hook("post_read_whole", &[]).expect(0, "");
+    let mut bash = a.payload("post_read_whole");
+    bash["tool_name"] = "Grep".into();
+    bash["tool_input"] = json!({"pattern": "x"});
+    bash["tool_response"] = json!({"mode": "files_with_matches", "filenames": []});
+    a.send(&bash, &[]).expect(0, "").stderr_is("");
+    a.env.write("a.txt", "one\ntwo\n");
+    a.send(&bash, &[])
+        .expect(
+            0,
+            &context(
+                "PostToolUse",
+                "\
+These files changed since you last saw them:
+
+a.txt: modified (content)
+--- a.txt (as viewed)
++++ a.txt (now)
+@@ -1,3 +1,2 @@
+ one
+ two
+-three
+",
+            ),
+        )
+        .stderr_is("");
+    a.send(&bash, &[]).expect(0, "");
+    a.hook("pre_edit", &[]).expect(0, "");
+}
+
+/// A whole re-read of the text the conversation holds, unchanged, is
+/// answered with a notice in Read's own output shape, and the view is not
+/// recorded again: by default (`auto`: fsview follows Claude Code's
+/// compactions and rewinds) and with `on`. Off, the read goes through as
+/// it is.
+#[test]
+fn an_unchanged_reread_is_answered_short_when_asked() {
+    let a = Agent::new();
+    a.env.write("a.txt", A_TXT);
+    for _ in 0..2 {
+        a.hook("post_read_whole", &["--short-reads", "off"])
+            .expect(0, "");
+    }
+    let path = a.env.work.join("a.txt").display().to_string();
+    let notice = format!("[fsview] {path} is unchanged since you last saw all of it (3 lines): your earlier read of it in this conversation still holds exactly its text, so this read shows only this notice. Use that text instead of reading the file again; to see it again anyway, read it with an offset or a limit.");
+    let short = line(json!({"hookSpecificOutput": {
+        "hookEventName": "PostToolUse",
+        "updatedToolOutput": {"type": "text", "file": {
+            "filePath": path, "content": notice, "numLines": 1, "startLine": 1, "totalLines": 3,
+        }},
+    }}));
+    a.hook("post_read_whole", &[])
+        .expect(0, &short)
+        .stderr_is("");
+    a.hook("post_read_whole", &["--short-reads", "on"])
+        .expect(0, &short)
+        .stderr_is("");
+    let shorts = a
+        .events()
+        .into_iter()
+        .filter(|e| e.0 == "read" && e.1 == "short")
+        .count();
+    assert_eq!(shorts, 2);
+    // A range read is never answered short.
+    a.hook("post_read_range", &["--short-reads", "on"])
+        .expect(0, "");
+    // Changed: the read shows the new text (the payload reports it).
+    a.env.write("a.txt", "one\n");
+    let mut changed = a.payload("post_read_whole");
+    changed["tool_response"]["file"]["content"] = "one\n".into();
+    changed["tool_response"]["file"]["numLines"] = 2.into();
+    changed["tool_response"]["file"]["totalLines"] = 2.into();
+    a.send(&changed, &["--short-reads", "on"]).expect(0, "");
+    // After the model's own edit, the text it left is what it holds.
+    a.env.write("a.txt", A_TXT);
+    a.hook("post_read_whole", &[]).expect(0, "");
+    a.env.write("a.txt", "one\nTWO\nthree\n");
+    a.hook("post_edit", &[]).expect(0, "");
+    let mut after = a.payload("post_read_whole");
+    after["tool_response"]["file"]["content"] = "one\nTWO\nthree\n".into();
+    let r = a.send(&after, &["--short-reads", "on"]);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let content = v["hookSpecificOutput"]["updatedToolOutput"]["file"]["content"]
+        .as_str()
+        .unwrap();
+    assert!(
+        content.contains(": the text your own last change to it left (your edit or write of it, on top of what you read) in this conversation"),
+        "{content}"
+    );
 }
 
 /// Claude Code already gives the model the CLAUDE.md files, git status and
@@ -582,16 +843,24 @@ fn instructions_loaded_for_a_path_are_recorded_as_injected() {
     assert_eq!(a.view("sub/CLAUDE.md").1, "inject");
 }
 
-/// /clear starts the conversation over: what it had read is forgotten.
+/// A compaction leaves the conversation a summary: what it had read is
+/// no longer held (and says why), until read again; /clear starts it over:
+/// what it had read is forgotten.
 #[test]
-fn session_start_after_clear_resets_the_views() {
+fn session_start_after_compact_or_clear_drops_the_views() {
     let a = Agent::new();
     a.env.write("a.txt", A_TXT);
     a.hook("post_read_whole", &[]).expect(0, "");
-    let mut start = a.payload("session_start_startup");
-    start["source"] = json!("compact");
-    a.send(&start, &[]).expect(0, "");
+    a.hook("session_start_compact", &[]).expect(0, "");
+    a.hook("pre_edit", &[]).expect(
+        0,
+        &deny(&format!(
+            "{NOT_READ} (What it was shown of it is no longer in the conversation: compaction.)"
+        )),
+    );
+    a.hook("post_read_whole", &[]).expect(0, "");
     a.hook("pre_edit", &[]).expect(0, "");
+    let mut start = a.payload("session_start_startup");
     start["source"] = json!("clear");
     a.send(&start, &[]).expect(0, "");
     a.hook("pre_edit", &[]).expect(0, &deny(NOT_READ));
@@ -610,6 +879,14 @@ fn malformed_payloads_fail_open_or_closed() {
         r.stderr
     );
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    // Wired to PreToolUse (--gate, as installed): denied, one line.
+    let r = a.raw(b"Edit a.txt\n", &["--gate"]);
+    assert!(
+        r.stdout.starts_with(r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"fsview-hook could not check this change, so it is denied: the hook payload is not JSON ("#),
+        "{}",
+        r.stdout
+    );
+    assert_eq!((r.code, r.stderr.lines().count()), (0, 1), "{}", r.stderr);
     // Closed, the event unknown: Claude Code's blocking exit 2.
     let r = a.raw(b"Edit a.txt\n", &["--on-error", "closed"]);
     r.expect(2, "");
@@ -641,14 +918,21 @@ fn malformed_payloads_fail_open_or_closed() {
     a.send(&bad, &["--on-error", "closed"])
         .expect(2, "")
         .stderr_is("fsview-hook: the UserPromptSubmit payload has no cwd string\n");
-    let mut stop = a.payload("user_prompt_submit");
-    stop["hook_event_name"] = json!("Stop");
-    a.send(&stop, &[]).expect(0, "").stderr_is(
-        "fsview-hook: hook event \"Stop\" is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, InstructionsLoaded and SubagentStart only\n",
+    let mut end = a.payload("user_prompt_submit");
+    end["hook_event_name"] = json!("SessionEnd");
+    a.send(&end, &[]).expect(0, "").stderr_is(
+        "fsview-hook: hook event \"SessionEnd\" is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, InstructionsLoaded, SubagentStart and Stop only\n",
     );
     // Tools fsview does not gate or record get no opinion, and no message.
+    let mut other = a.payload("pre_edit");
+    other["tool_name"] = json!("WebFetch");
+    a.send(&other, &[]).expect(0, "").stderr_is("");
+    // A Bash call whose command cannot be read is a change fsview cannot
+    // check; one it can read that writes nothing has no opinion.
     let mut bash = a.payload("pre_edit");
     bash["tool_name"] = json!("Bash");
+    a.send(&bash, &[]).expect(0, &deny("fsview-hook could not check this change, so it is denied: the Bash payload has no tool_input.command string"));
+    bash["tool_input"] = json!({"command": "cargo test 2>&1 | tail -5"});
     a.send(&bash, &[]).expect(0, "").stderr_is("");
 }
 
@@ -743,14 +1027,15 @@ fn hook_path() -> String {
 
 fn wired(exe: &str) -> Value {
     json!({
-        "PreToolUse": [{"matcher": "Edit|MultiEdit|Write|NotebookEdit|Agent|Task",
-            "hooks": [{"type": "command", "command": format!("{exe} claude || exit 2")}]}],
-        "PostToolUse": [{"matcher": "Read|Edit|MultiEdit|Write|NotebookEdit|Agent|Task",
+        "PreToolUse": [{"matcher": "Edit|MultiEdit|Write|NotebookEdit|Bash|Agent|Task",
+            "hooks": [{"type": "command", "command": format!("{exe} claude --gate || exit 2")}]}],
+        "PostToolUse": [{
             "hooks": [{"type": "command", "command": format!("{exe} claude")}]}],
         "SessionStart": [{"hooks": [{"type": "command", "command": format!("{exe} claude")}]}],
         "UserPromptSubmit": [{"hooks": [{"type": "command", "command": format!("{exe} claude")}]}],
         "InstructionsLoaded": [{"hooks": [{"type": "command", "command": format!("{exe} claude")}]}],
-        "SubagentStart": [{"hooks": [{"type": "command", "command": format!("{exe} claude")}]}]
+        "SubagentStart": [{"hooks": [{"type": "command", "command": format!("{exe} claude")}]}],
+        "Stop": [{"hooks": [{"type": "command", "command": format!("{exe} claude")}]}]
     })
 }
 
@@ -763,19 +1048,16 @@ fn install_wires_every_event_by_absolute_path_once() {
     let env = Env::new();
     let exe = hook_path();
     let events =
-        "PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, InstructionsLoaded, SubagentStart";
-    env.run("fsview-hook", &["install", "claude"]).expect(
-        0,
-        &format!(".claude/settings.local.json: {events} now run {exe} claude\n"),
-    );
+        "PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, InstructionsLoaded, SubagentStart, Stop";
     let file = env.path(".claude/settings.local.json");
+    let shown = file.display();
+    env.run("fsview-hook", &["install", "claude"])
+        .expect(0, &format!("{shown}: {events} now run {exe} claude\n"));
     assert_eq!(read_json(&file), json!({ "hooks": wired(&exe) }));
     let text = std::fs::read_to_string(&file).unwrap();
     env.run("fsview-hook", &["install", "claude"]).expect(
         0,
-        &format!(
-            ".claude/settings.local.json: already runs {exe} claude ({events}); nothing changed\n"
-        ),
+        &format!("{shown}: already runs {exe} claude ({events}); nothing changed\n"),
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
     let j = env
@@ -786,7 +1068,9 @@ fn install_wires_every_event_by_absolute_path_once() {
         [json!({"v": 1, "type": "install", "agent": "claude",
             "file": file.display().to_string(), "action": "install", "changed": false,
             "command": format!("{exe} claude"),
-            "events": ["PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit", "InstructionsLoaded", "SubagentStart"]})]
+            "events": ["PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit", "InstructionsLoaded", "SubagentStart", "Stop"],
+            "files": [{"path": file.display().to_string(), "done": "unchanged"}],
+            "dirs_removed": []})]
     );
     env.run("fsview-hook", &["install", "claude", "--quiet"])
         .expect(0, "");
@@ -805,10 +1089,11 @@ fn install_keeps_everything_else_and_uninstall_removes_only_its_own() {
         }
     });
     let file = env.write(".claude/settings.json", before.to_string());
+    let shown = file.display();
     env.run("fsview-hook", &["install", "claude", "--project", "--also", "AGENTS.md"])
         .expect(
             0,
-            &format!(".claude/settings.json: PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, InstructionsLoaded, SubagentStart now run {exe} claude --also AGENTS.md\n"),
+            &format!("{shown}: PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, InstructionsLoaded, SubagentStart, Stop now run {exe} claude --also AGENTS.md\n"),
         );
     let after = read_json(&file);
     assert_eq!(after["model"], "opus");
@@ -817,7 +1102,7 @@ fn install_keeps_everything_else_and_uninstall_removes_only_its_own() {
     assert_eq!(pre[0], before["hooks"]["PreToolUse"][0]);
     assert_eq!(
         pre[1]["hooks"][0]["command"],
-        format!("{exe} claude --also AGENTS.md || exit 2")
+        format!("{exe} claude --also AGENTS.md --gate || exit 2")
     );
     // The README's bare command was replaced, not kept beside ours.
     assert_eq!(after["hooks"]["PostToolUse"].as_array().unwrap().len(), 1);
@@ -827,8 +1112,10 @@ fn install_keeps_everything_else_and_uninstall_removes_only_its_own() {
     )
     .expect(
         0,
-        ".claude/settings.json: fsview-hook's hooks removed; everything else kept\n",
+        &format!("{shown}: given back as it was before fsview-hook changed it\n"),
     );
+    // As it was, less the bare command (fsview-hook's too) the install
+    // replaced.
     assert_eq!(
         read_json(&file),
         json!({
@@ -843,13 +1130,16 @@ fn install_keeps_everything_else_and_uninstall_removes_only_its_own() {
     )
     .expect(
         0,
-        ".claude/settings.json: no fsview-hook hooks; nothing changed\n",
+        &format!("{shown}: no fsview-hook hooks; nothing changed\n"),
     );
     // Nothing to uninstall from a file that does not exist: none is made.
     env.run("fsview-hook", &["install", "claude", "--uninstall"])
         .expect(
             0,
-            ".claude/settings.local.json: no fsview-hook hooks; nothing changed\n",
+            &format!(
+                "{}: no fsview-hook hooks; nothing changed\n",
+                env.path(".claude/settings.local.json").display()
+            ),
         );
     assert!(!env.path(".claude/settings.local.json").exists());
 }

@@ -149,7 +149,12 @@ fn output_that_is_not_the_file_records_nothing() {
     b.hook("post_cat", &[]).expect(0, "");
     b.env.write("a.txt", "one\nTWO\nthree\n");
     b.hook("post_cat", &[]).expect(0, "");
-    b.hook("pre_patch_update", &[]).expect(0, &deny(MODIFIED));
+    b.hook("pre_patch_update", &[]).expect(
+        0,
+        &deny(&crate::harness::modified_told(
+            "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n",
+        )),
+    );
 }
 
 #[test]
@@ -160,11 +165,12 @@ fn an_applied_patch_is_the_whole_file_when_it_was_seen_whole() {
     a.env.write("a.txt", "one\nTWO\nthree\n");
     a.hook("post_patch_update", &[]).expect(0, "").stderr_is("");
     assert_eq!(a.view("a.txt"), view("full", "write", 1, 3, true));
-    // Never read: the lines the patch wrote.
+    // Never read: the lines the patch wrote, but nothing vouches that
+    // nothing else changed, so they are not taken as fresh.
     let b = codex();
     b.env.write("a.txt", "one\nTWO\nthree\n");
     b.hook("post_patch_update", &[]).expect(0, "");
-    assert_eq!(b.view("a.txt"), view("range", "write", 1, 2, true));
+    assert_eq!(b.view("a.txt"), view("range", "write", 1, 2, false));
     // A formatter changed them after: nothing is taken as seen.
     let c = codex();
     c.env.write("a.txt", "one\nTwo\nthree\n");
@@ -260,6 +266,58 @@ fn a_patch_fsview_cannot_read_is_refused() {
     p["tool_response"] = json!("apply_patch verification failed: Failed to find expected lines");
     a.send(&p, &[]).expect(0, "").stderr_is("");
     assert!(!a.env.session.exists());
+}
+
+/// A change landing between the patch and its PostToolUse (a formatter
+/// hook, the user) is never taken as seen: the disk is the agent's view
+/// with its patch applied, or what the agent wrote is held never fresh and
+/// the other change is told (issue 21).
+#[test]
+fn a_change_beside_an_applied_patch_is_told_not_absorbed() {
+    // Seen whole: the view becomes what the agent's patch made of it.
+    let a = codex();
+    a.env.write("a.txt", A_TXT);
+    a.hook("post_cat", &[]).expect(0, "");
+    a.env.write("a.txt", "one\nTWO\nthree, changed\n");
+    a.hook("post_patch_update", &[]).expect(0, "").stderr_is("");
+    assert_eq!(a.view("a.txt"), view("full", "write", 1, 3, false));
+    // The refusal tells the other change, whole: told once, and the retry
+    // goes through.
+    a.hook("pre_patch_update", &[]).expect(
+        0,
+        &deny(&crate::harness::modified_told(
+            "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n TWO\n-three\n+three, changed\n",
+        )),
+    );
+    a.hook("user_prompt_submit", &[]).expect(0, "");
+    a.hook("pre_patch_update", &[]).expect(0, "");
+    // Seen in part (lines 2-3), and the patch's context line changed
+    // too: nothing is taken as seen.
+    let b = codex();
+    b.env.write("a.txt", A_TXT);
+    b.hook("post_sed_range", &[]).expect(0, "");
+    b.env.write("a.txt", "one, changed\nTWO\nthree\n");
+    b.hook("post_patch_update", &[]).expect(0, "").stderr_is("");
+    assert_eq!(b.view("a.txt"), view("range", "read", 2, 2, false));
+    b.hook("pre_patch_update", &[]).expect(0, &deny(MODIFIED));
+    // ... and a line the patch did not touch: the lines it wrote, never
+    // fresh.
+    let b = codex();
+    b.env.write("a.txt", A_TXT);
+    b.hook("post_sed_range", &[]).expect(0, "");
+    b.env.write("a.txt", "one\nTWO\nthree, changed\n");
+    b.hook("post_patch_update", &[]).expect(0, "").stderr_is("");
+    assert_eq!(b.view("a.txt"), view("range", "write", 1, 2, false));
+    b.hook("pre_patch_update", &[]).expect(0, &deny(MODIFIED));
+    // The same, with nothing but the patch: fresh, and the next patch
+    // needs no read.
+    let c = codex();
+    c.env.write("a.txt", A_TXT);
+    c.hook("post_sed_range", &[]).expect(0, "");
+    c.env.write("a.txt", "one\nTWO\nthree\n");
+    c.hook("post_patch_update", &[]).expect(0, "").stderr_is("");
+    assert_eq!(c.view("a.txt"), view("range", "write", 1, 2, true));
+    c.hook("pre_patch_update", &[]).expect(0, "");
 }
 
 /// Codex gives additionalContext to the model verbatim: diffs with < and >
@@ -381,7 +439,7 @@ fn failures_fail_closed_for_the_gate_with_exit_2_outside_it() {
     let mut s = a.payload("post_cat");
     s["hook_event_name"] = json!("Stop");
     a.send(&s, &[]).expect(0, "").stderr_is(
-        "fsview-hook: hook event \"Stop\" is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart and UserPromptSubmit only\n",
+        "fsview-hook: hook event \"Stop\" is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart, UserPromptSubmit and PostCompact only\n",
     );
     a.send(&s, &["--on-error", "closed"]).expect(2, "");
 }
@@ -391,10 +449,11 @@ fn failures_fail_closed_for_the_gate_with_exit_2_outside_it() {
 fn wired(exe: &str) -> Value {
     let entry = |cmd: String| json!([{"type": "command", "command": cmd}]);
     json!({
-        "PreToolUse": [{"matcher": "^(apply_patch|Bash)$", "hooks": entry(format!("{exe} codex || exit 2"))}],
+        "PreToolUse": [{"matcher": "^(apply_patch|Bash)$", "hooks": entry(format!("{exe} codex --gate || exit 2"))}],
         "PostToolUse": [{"matcher": "^(apply_patch|Bash)$", "hooks": entry(format!("{exe} codex"))}],
         "SessionStart": [{"matcher": "^(startup|clear)$", "hooks": entry(format!("{exe} codex"))}],
-        "UserPromptSubmit": [{"hooks": entry(format!("{exe} codex"))}]
+        "UserPromptSubmit": [{"hooks": entry(format!("{exe} codex"))}],
+        "PostCompact": [{"hooks": entry(format!("{exe} codex"))}]
     })
 }
 
@@ -404,20 +463,19 @@ const TRUST: &str = "Codex runs hooks only once they are trusted: start codex he
 fn install_codex_writes_hooks_json_and_says_how_to_trust_them() {
     let env = Env::new();
     let exe = hook_path();
-    let events = "PreToolUse, PostToolUse, SessionStart, UserPromptSubmit";
+    let events = "PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, PostCompact";
+    let file = env.path(".codex/hooks.json");
+    let shown = file.display();
     env.run("fsview-hook", &["install", "codex"]).expect(
         0,
-        &format!(".codex/hooks.json: {events} now run {exe} codex\n{TRUST}"),
+        &format!("{shown}: {events} now run {exe} codex\n{TRUST}"),
     );
-    let file = env.path(".codex/hooks.json");
     assert_eq!(read_json(&file), json!({"hooks": wired(&exe)}));
     let text = std::fs::read_to_string(&file).unwrap();
     env.run("fsview-hook", &["install", "codex", "--project"])
         .expect(
             0,
-            &format!(
-                ".codex/hooks.json: already runs {exe} codex ({events}); nothing changed\n{TRUST}"
-            ),
+            &format!("{shown}: already runs {exe} codex ({events}); nothing changed\n{TRUST}"),
         );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
     // Others' hooks stay; uninstall takes only ours.
@@ -452,11 +510,31 @@ fn install_codex_for_the_user_follows_codex_home() {
         [json!({"v": 1, "type": "install", "agent": "codex",
             "file": file.display().to_string(), "action": "install", "changed": true,
             "command": format!("{} codex", hook_path()),
-            "events": ["PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit"]})]
+            "events": ["PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit", "PostCompact"],
+            "files": [{"path": file.display().to_string(), "done": "created"}],
+            "dirs_removed": []})]
     );
     assert_eq!(read_json(&file), json!({"hooks": wired(&hook_path())}));
     // Without CODEX_HOME: ~/.codex/hooks.json.
     env.run("fsview-hook", &["install", "codex", "--user", "--quiet"])
         .expect(0, "");
     assert!(env.root().join("home/.codex/hooks.json").exists());
+}
+
+/// PostCompact, as Codex 0.171.0 sent it after an automatic compaction:
+/// what the conversation was shown no longer counts.
+#[test]
+fn codex_a_compaction_drops_the_views() {
+    let c = codex();
+    c.env.write("a.txt", A_TXT);
+    c.hook("post_cat", &[]).expect(0, "");
+    c.hook("pre_patch_update", &[]).expect(0, "");
+    c.hook("post_compact", &[]).expect(0, "").stderr_is("");
+    let r = c.hook("pre_patch_update", &[]);
+    assert!(
+        r.stdout
+            .contains("no longer in the conversation: compaction"),
+        "{}",
+        r.stdout
+    );
 }

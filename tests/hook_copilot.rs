@@ -111,6 +111,15 @@ fn copilot_an_edit_applies_to_the_view_it_had() {
     d.hook("post_edit", &[]).expect(0, "");
     assert_eq!(d.view("a.txt"), view("range", "write", 2, 1, true));
     d.hook("pre_edit", &[]).expect(0, "");
+    // ... and another line changed with it, outside the range: the
+    // lines are the agent's, the file is not what it believes (issue 21).
+    let d = copilot();
+    d.env.write("a.txt", A_TXT);
+    d.hook("post_view_range", &[]).expect(0, "");
+    d.env.write("a.txt", "one\nTWO\nthree, changed\n");
+    d.hook("post_edit", &[]).expect(0, "");
+    assert_eq!(d.view("a.txt"), view("range", "write", 2, 1, false));
+    d.hook("pre_edit", &[]).expect(0, &deny(MODIFIED));
     // Another change landed with the edit: not taken as seen.
     let e = copilot();
     e.env.write("a.txt", A_TXT);
@@ -118,7 +127,14 @@ fn copilot_an_edit_applies_to_the_view_it_had() {
     e.env.write("a.txt", "one\nTWO\nthree\nfour\n");
     e.hook("post_edit", &[]).expect(0, "");
     assert_eq!(e.view("a.txt"), view("full", "write", 1, 3, false));
-    e.hook("pre_edit", &[]).expect(0, &deny(MODIFIED));
+    // Refused with the whole change: the retry goes through.
+    e.hook("pre_edit", &[]).expect(
+        0,
+        &deny(&crate::harness::modified_told(
+            "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,4 @@\n one\n TWO\n three\n+four\n",
+        )),
+    );
+    e.hook("pre_edit", &[]).expect(0, "");
     // No view to apply it to: nothing is known, nothing recorded.
     let f = copilot();
     f.env.write("a.txt", "one\nTWO\nthree\n");
@@ -176,12 +192,31 @@ fn copilot_session_start_sends_nothing_and_bad_payloads_fail_as_they_should() {
     c.raw(b"[]", &[]).expect(0, "").stderr_is(
         "fsview-hook: the hook payload is not a JSON object; fsview-hook copilot reads one Copilot CLI hook payload on stdin\n",
     );
+    // A payload that is not JSON at all, where the hook knows it answers
+    // the gate (issue 21): denied, with one line.
+    let why = "the hook payload is not a JSON object; fsview-hook copilot reads one Copilot CLI hook payload on stdin";
+    c.raw(b"not json", &["--event", "preToolUse"])
+        .expect(
+            0,
+            &deny(&format!(
+                "fsview-hook could not check this change, so it is denied: {why}"
+            )),
+        )
+        .stderr_is(&format!("fsview-hook: {why}\n"));
+    c.raw(b"not json", &["--event", "postToolUse"])
+        .expect(0, "")
+        .stderr_is(&format!("fsview-hook: {why}\n"));
 }
 
 #[test]
 fn copilot_install_writes_its_own_hooks_file() {
     let env = crate::harness::Env::new();
-    std::fs::create_dir_all(env.path(".git")).unwrap();
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(env.path(""))
+        .status()
+        .unwrap();
+    assert!(git.success());
     std::fs::create_dir_all(env.path("sub")).unwrap();
     let exe = std::fs::canonicalize(crate::harness::bin("fsview-hook")).unwrap();
     let exe = exe.display().to_string();
@@ -202,15 +237,21 @@ fn copilot_install_writes_its_own_hooks_file() {
     );
     env.run("fsview-hook", &["install", "copilot"]).expect(
         0,
-        &format!(".github/hooks/fsview.json: already runs {exe} copilot (preToolUse, postToolUse, userPromptSubmitted); nothing changed\nCopilot CLI runs a folder's hooks once the folder is trusted: answer its trust prompt, or run it with --trust-folder (or COPILOT_ALLOW_ALL=true).\n"),
+        &format!("{}: already runs {exe} copilot (preToolUse, postToolUse, userPromptSubmitted); nothing changed\nCopilot CLI runs a folder's hooks once the folder is trusted: answer its trust prompt, or run it with --trust-folder (or COPILOT_ALLOW_ALL=true).\n", file.display()),
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    // Removed with the folders made for it: the project is as it was.
     env.run("fsview-hook", &["install", "copilot", "--uninstall"])
         .expect(
             0,
-            ".github/hooks/fsview.json: fsview-hook's hooks removed; everything else kept\n",
+            &format!(
+                "{}: removed (fsview-hook had made it)\n{}: removed (made for fsview-hook's files, now empty)\n{}: removed (made for fsview-hook's files, now empty)\n",
+                file.display(),
+                env.path(".github/hooks").display(),
+                env.path(".github").display()
+            ),
         );
-    assert!(!file.exists());
+    assert!(!env.path(".github").exists());
     // A file of that name fsview-hook did not write is left alone.
     env.write(
         ".github/hooks/fsview.json",

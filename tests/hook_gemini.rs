@@ -4,9 +4,7 @@
 
 use serde_json::{json, Value};
 
-use crate::agent::{
-    hook_path, line, partial, read_json, view, Agent, MODIFIED, NOT_READ, PROCESSED,
-};
+use crate::agent::{hook_path, line, partial, read_json, view, Agent, NOT_READ, PROCESSED};
 use crate::harness::{self, Env};
 
 /// The files as they were when the fixtures were captured.
@@ -80,6 +78,36 @@ fn the_first_page_of_a_long_file_is_a_start_view() {
         .expect(0, &deny(&partial("lines 1-2000 of 2500")));
 }
 
+/// A file of exactly 2,000 lines comes with the banner all the same,
+/// "lines 1-2000 of 2001" (N counts the empty piece after the final
+/// newline): every line was shown, so it is a full view and may be
+/// written; with one line more, it is the first page.
+#[test]
+fn a_file_of_exactly_two_thousand_lines_is_read_whole() {
+    let read = |a: &Agent| {
+        let mut r = a.payload("after_read_first_page");
+        let content = r["tool_response"]["llmContent"]
+            .as_str()
+            .unwrap()
+            .replace("of 2501 total lines", "of 2001 total lines");
+        r["tool_response"]["llmContent"] = json!(content);
+        r["tool_response"]["returnDisplay"] = json!("Read lines 1-2000 of 2001 from long.txt");
+        r
+    };
+    let a = gemini();
+    a.env.write("long.txt", lines(2000));
+    a.send(&read(&a), &[]).expect(0, "");
+    assert_eq!(a.view("long.txt"), view("full", "read", 1, 2000, true));
+    let mut w = a.payload("before_write_update");
+    w["tool_input"]["file_path"] = json!(a.env.path("long.txt"));
+    a.send(&w, &[]).expect(0, "");
+    // The same banner over a file that has more: the lines shown only.
+    let b = gemini();
+    b.env.write("long.txt", lines(2001));
+    b.send(&read(&b), &[]).expect(0, "");
+    assert_eq!(b.view("long.txt"), view("range", "read", 1, 2000, true));
+}
+
 /// A line over 2,000 characters is shown shortened: not the file's text.
 #[test]
 fn shortened_lines_are_a_processed_view() {
@@ -115,14 +143,37 @@ fn crlf_empty_and_nested_reads_are_full_views() {
         .stderr_is("");
 }
 
-/// A change between read_file and its hook is reported, never taken as seen.
+/// A change between read_file and its hook is told, never taken as seen
+/// without being told.
 #[test]
 fn a_change_before_the_read_hook_is_reported() {
     let a = gemini();
     a.env.write("a.txt", "one\nTWO\nthree\n");
-    a.hook("after_read_whole", &[]).expect(0, "");
-    assert_eq!(a.view("a.txt"), view("full", "read", 1, 3, false));
-    a.hook("before_replace", &[]).expect(0, &deny(MODIFIED));
+    // Told at once, after the read; a diff with an angle bracket would
+    // wait for the edit's refusal instead (gemini-cli escapes context).
+    a.hook("after_read_whole", &[]).expect(
+        0,
+        &context(
+            "AfterTool",
+            "These files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n",
+        ),
+    );
+    assert_eq!(a.view("a.txt"), view("full", "read", 1, 3, true));
+    a.hook("before_replace", &[]).expect(0, "");
+    // The same with an angle bracket: not told after the read, and the
+    // refusal carries it.
+    let b = gemini();
+    b.env.write("a.txt", "one\n<two>\nthree\n");
+    let mut p = b.payload("after_read_whole");
+    p["tool_response"]["llmContent"] = "one\ntwo\nthree\n".into();
+    b.send(&p, &[]).expect(0, "");
+    b.hook("before_replace", &[]).expect(
+        0,
+        &deny(&crate::harness::modified_told(
+            "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n-two\n+<two>\n three\n",
+        )),
+    );
+    b.hook("before_replace", &[]).expect(0, "");
 }
 
 #[test]
@@ -148,8 +199,15 @@ fn replace_and_write_file_record_what_the_file_now_holds() {
     assert_eq!(b.view("b.txt"), view("full", "write", 1, 1, true));
     b.env
         .write("a.txt", "one\nTWO\nthree\nfour (a formatter)\n");
-    b.hook("after_write_update", &[]).expect(0, "");
-    assert_eq!(b.view("a.txt"), view("full", "write", 1, 4, false));
+    // The formatter's change is told at once, whole: the view follows it.
+    b.hook("after_write_update", &[]).expect(
+        0,
+        &context(
+            "AfterTool",
+            "These files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,4 +1,4 @@\n one\n TWO\n three\n-four\n+four (a formatter)\n",
+        ),
+    );
+    assert_eq!(b.view("a.txt"), view("full", "read", 1, 4, true));
 }
 
 #[test]
@@ -274,8 +332,9 @@ fn wired(exe: &str) -> Value {
     let open = format!("{exe} gemini || {{ s=$?; [ $s -lt 126 ] && exit $s; exit 0; }}");
     let entry = |cmd: &str| json!([{"type": "command", "command": cmd, "name": "fsview"}]);
     json!({
-        "BeforeTool": [{"matcher": "^(replace|write_file)$", "hooks": entry(&format!("{exe} gemini || exit 2"))}],
-        "AfterTool": [{"matcher": "^(read_file|replace|write_file)$", "hooks": entry(&open)}],
+        "BeforeTool": [{"matcher": "^(replace|write_file|run_shell_command)$", "hooks": entry(&format!("{exe} gemini --gate || exit 2"))},
+                       {"matcher": "^invoke_agent$", "hooks": entry(&open)}],
+        "AfterTool": [{"hooks": entry(&open)}],
         "SessionStart": [{"hooks": entry(&open)}],
         "BeforeAgent": [{"hooks": entry(&open)}]
     })
@@ -294,14 +353,17 @@ fn install_gemini_merges_into_the_project_settings_once() {
         .to_string(),
     );
     let events = "BeforeTool, AfterTool, SessionStart, BeforeAgent";
+    let before = std::fs::read_to_string(&file).unwrap();
+    let shown = file.display();
     env.run("fsview-hook", &["install", "gemini"]).expect(
         0,
-        &format!(".gemini/settings.json: {events} now run {exe} gemini\n{TRUST}"),
+        &format!("{shown}: {events} now run {exe} gemini\n{TRUST}"),
     );
     let mut want = wired(&exe);
     want["BeforeTool"] = json!([
         {"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "./guard.sh"}]},
-        want["BeforeTool"][0].clone()
+        want["BeforeTool"][0].clone(),
+        want["BeforeTool"][1].clone()
     ]);
     assert_eq!(
         read_json(&file),
@@ -310,20 +372,14 @@ fn install_gemini_merges_into_the_project_settings_once() {
     env.run("fsview-hook", &["install", "gemini", "--project"])
         .expect(
             0,
-            &format!(
-            ".gemini/settings.json: already runs {exe} gemini ({events}); nothing changed\n{TRUST}"
-        ),
+            &format!("{shown}: already runs {exe} gemini ({events}); nothing changed\n{TRUST}"),
         );
     env.run("fsview-hook", &["install", "gemini", "--uninstall"])
         .expect(
             0,
-            ".gemini/settings.json: fsview-hook's hooks removed; everything else kept\n",
+            &format!("{shown}: given back as it was before fsview-hook changed it\n"),
         );
-    assert_eq!(
-        read_json(&file),
-        json!({"model": {"name": "gemini-3-pro"}, "hooks": {"BeforeTool": [
-            {"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "./guard.sh"}]}]}})
-    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), before);
     // gemini-cli has no settings for one user in one project.
     env.run("fsview-hook", &["install", "gemini", "--local"])
         .expect(2, "")
@@ -365,4 +421,73 @@ fn the_fail_open_suffix_keeps_fsview_hooks_codes_and_opens_on_a_missing_binary()
         let r = env.sh(&format!("{cmd} {suffix}"));
         assert_eq!(r.code, code, "{cmd}: {}", r.stderr);
     }
+}
+
+/// `@m1.txt @m2.txt @big.txt`: gemini-cli reads the files itself and puts
+/// their text in the prompt, trimmed at both ends: each is a view (a file
+/// over 2,000 lines its start), so an edit after it goes through.
+#[test]
+fn at_mentions_in_the_prompt_are_views() {
+    let a = gemini();
+    a.env.write("m1.txt", "one\ntwo\n");
+    a.env.write("m2.txt", "bee   \nno newline");
+    a.env.write(
+        "big.txt",
+        (1..=2500)
+            .map(|i| format!("line {i} of a big file\n"))
+            .collect::<String>(),
+    );
+    a.hook("before_agent_mentions", &[]).expect(0, "");
+    assert_eq!(a.view("m1.txt"), view("full", "read", 1, 2, true));
+    assert_eq!(a.view("m2.txt"), view("full", "read", 1, 2, true));
+    assert_eq!(a.view("big.txt"), view("start", "read", 1, 2000, true));
+    let mut w = a.payload("before_write_update");
+    w["tool_input"]["file_path"] = json!(a.env.path("m1.txt"));
+    a.send(&w, &[]).expect(0, "");
+    w["tool_input"]["file_path"] = json!(a.env.path("big.txt"));
+    a.send(&w, &[])
+        .expect(0, &deny(&partial("lines 1-2000 of 2500")));
+}
+
+/// A subagent (invoke_agent) reports its calls with the conversation's id
+/// and nothing of its own: what it reads between the start and the end of
+/// invoke_agent is its own view, not the parent's, whose edit of the file
+/// is still refused; the parent hears of what the subagent changed.
+#[test]
+fn a_subagents_reads_are_its_own() {
+    let a = gemini();
+    a.env.write("m1.txt", "one\ntwo\n");
+    a.hook("before_invoke_agent", &[]).expect(0, "");
+    a.hook("after_read_by_subagent", &[]).expect(0, "");
+    let mut edit = a.payload("before_replace");
+    edit["tool_input"]["file_path"] = json!(a.env.path("m1.txt"));
+    // Inside the subagent's turn: its own read lets it edit.
+    a.send(&edit, &[]).expect(0, "");
+    a.hook("after_invoke_agent", &[]).expect(0, "");
+    a.send(&edit, &[]).expect(0, &deny(NOT_READ));
+    let parent = a.env.run(
+        "fsview-session",
+        &["show", "--sid", a.sid, "--agent", "main", "--json"],
+    );
+    assert_eq!(parent.stdout, "", "the parent saw nothing");
+    let list = a.env.run("fsview-session", &["list", "--json"]).json();
+    let sub: Vec<(Value, Value, Value)> = list
+        .iter()
+        .filter(|s| !s["agent"].is_null())
+        .map(|s| {
+            (
+                s["agent"].clone(),
+                s["agent_type"].clone(),
+                s["views"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        sub,
+        [(
+            json!("codebase_investigator-1"),
+            json!("codebase_investigator"),
+            json!(1)
+        )]
+    );
 }

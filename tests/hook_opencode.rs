@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::hook_fixtures::{big, partial, reminder, view, Fixtures, MODIFIED, NOT_READ};
+use crate::hook_fixtures::{big, partial, reminder, view, Fixtures, NOT_READ};
 
 const A_TXT: &str = "one\ntwo\nthree\n";
 
@@ -113,7 +113,14 @@ fn opencode_an_edit_applies_its_diff_to_the_view_it_had() {
     p.env.write("a.txt", "one\nTWO\nthree\n// formatted\n");
     p.hook("after_edit", &[]).expect(0, "");
     assert_eq!(p.view("a.txt").map(|v| v.4), Some(false));
-    p.hook("before_edit", &[]).expect(0, &deny(MODIFIED));
+    // Refused with the whole change: the retry goes through.
+    p.hook("before_edit", &[]).expect(
+        0,
+        &deny(&crate::harness::modified_told(
+            "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,4 @@\n one\n TWO\n three\n+// formatted\n",
+        )),
+    );
+    p.hook("before_edit", &[]).expect(0, "");
     // No view: nothing known, nothing recorded, no noise.
     let q = opencode();
     q.env.write("a.txt", "one\nTWO\nthree\n");
@@ -166,19 +173,24 @@ fn opencode_the_gate_fails_closed_in_the_plugins_terms() {
         .expect(0, "")
         .stderr_is("fsview-hook: the tool.execute.after payload has no directory string\n");
     o.raw(br#"{"event": "session.idle"}"#, &[]).expect(0, "").stderr_is(
-        "fsview-hook: plugin event \"session.idle\" is not one fsview-hook opencode answers (tool.execute.before, tool.execute.after, chat.message)\n",
+        "fsview-hook: plugin event \"session.idle\" is not one fsview-hook opencode answers (tool.execute.before, tool.execute.after, chat.message, session.compacted)\n",
     );
 }
 
 #[test]
 fn opencode_install_writes_the_plugin_and_leaves_a_foreign_one_alone() {
     let env = crate::harness::Env::new();
-    std::fs::create_dir_all(env.path(".git")).unwrap();
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(env.path(""))
+        .status()
+        .unwrap();
+    assert!(git.success());
     let exe = std::fs::canonicalize(crate::harness::bin("fsview-hook")).unwrap();
     let exe = exe.display().to_string();
     env.run("fsview-hook", &["install", "opencode"]).expect(
         0,
-        &format!(".opencode/plugins/fsview.js: tool.execute.before, tool.execute.after, chat.message now run {exe} opencode\nopencode loads the plugin when it next starts (not with --pure); it needs no other setting.\n"),
+        &format!("{}: tool.execute.before, tool.execute.after, chat.message, session.compacted now run {exe} opencode\nopencode loads the plugin when it next starts (not with --pure); it needs no other setting.\n", env.path(".opencode/plugins/fsview.js").display()),
     );
     let file = env.path(".opencode/plugins/fsview.js");
     let js = std::fs::read_to_string(&file).unwrap();
@@ -198,9 +210,14 @@ fn opencode_install_writes_the_plugin_and_leaves_a_foreign_one_alone() {
     env.run("fsview-hook", &["install", "opencode", "--uninstall"])
         .expect(
             0,
-            ".opencode/plugins/fsview.js: fsview-hook's hooks removed; everything else kept\n",
+            &format!(
+                "{}: removed (fsview-hook had made it)\n{}: removed (made for fsview-hook's files, now empty)\n{}: removed (made for fsview-hook's files, now empty)\n",
+                file.display(),
+                env.path(".opencode/plugins").display(),
+                env.path(".opencode").display()
+            ),
         );
-    assert!(!file.exists());
+    assert!(!env.path(".opencode").exists());
     env.write(
         ".opencode/plugins/fsview.js",
         "export const Mine = async () => ({});\n",
@@ -213,4 +230,69 @@ fn opencode_install_writes_the_plugin_and_leaves_a_foreign_one_alone() {
         .env("XDG_CONFIG_HOME", env.root().join("xdg"));
     crate::harness::output(c, None).expect(0, "");
     assert!(env.root().join("xdg/opencode/plugins/fsview.js").exists());
+}
+
+/// The `session.compacted` bus event, as the plugin hands it on: the
+/// conversation is a summary now, and what it was shown no longer counts.
+#[test]
+fn opencode_a_compaction_drops_the_views() {
+    let o = opencode();
+    o.env.write("a.txt", A_TXT);
+    o.hook("after_read_whole", &[]).expect(0, "");
+    o.hook("before_edit", &[]).expect(0, "");
+    let sid = o.payload("after_read_whole")["input"]["sessionID"].clone();
+    let compacted = json!({"event": "session.compacted",
+        "directory": o.env.work.display().to_string(),
+        "input": {"sessionID": sid}, "output": {}});
+    o.send(&compacted, &[]).expect(0, "").stderr_is("");
+    let r = o.hook("before_edit", &[]);
+    assert_eq!(r.code, 0);
+    assert!(
+        r.stdout
+            .contains("no longer in the conversation: compaction"),
+        "{}",
+        r.stdout
+    );
+}
+
+/// opencode gives GPT models apply_patch (`args.patchText`, Codex's patch
+/// format) instead of edit and write: the gate for each file of a patch,
+/// and what the applied patch made of it (issue 21).
+#[test]
+fn opencode_apply_patch_is_gated_and_recorded() {
+    let o = opencode();
+    o.env.write("a.txt", A_TXT);
+    o.hook("before_apply_patch_update", &[])
+        .expect(0, &deny(NOT_READ))
+        .stderr_is("");
+    // Adding a file that is not there needs no read; over one that is, a
+    // whole-file write needs all of it seen.
+    o.hook("before_apply_patch_add", &[]).expect(0, "");
+    o.env.write("b.txt", "the user's b\n");
+    o.hook("before_apply_patch_add", &[])
+        .expect(0, &deny(NOT_READ));
+    o.hook("before_apply_patch_delete", &[])
+        .expect(0, &deny(NOT_READ));
+    // Read whole: the patch goes through, and the file is what the patch
+    // made of what was read.
+    o.hook("after_read_whole", &[]).expect(0, "");
+    o.hook("before_apply_patch_update", &[]).expect(0, "");
+    o.env.write("a.txt", "one\nTWO\nthree\n");
+    o.hook("after_apply_patch_update", &[])
+        .expect(0, "")
+        .stderr_is("");
+    assert_eq!(o.view("a.txt"), view("full", "write", 1, 3, true));
+    // An added file is what the patch wrote; a deleted one is forgotten.
+    o.env.write("b.txt", "bee\n");
+    o.hook("after_apply_patch_add", &[]).expect(0, "");
+    assert_eq!(o.view("b.txt"), view("full", "write", 1, 1, true));
+    std::fs::remove_file(o.env.path("b.txt")).unwrap();
+    o.hook("after_apply_patch_delete", &[]).expect(0, "");
+    assert_eq!(o.view("b.txt"), None);
+    // The plugin passes --gate before a change: a payload it cannot read
+    // is denied.
+    o.raw(b"not json", &["--gate"]).expect(
+        0,
+        &deny("fsview-hook could not check this change, so it is denied: the payload is not a JSON object; fsview-hook opencode reads what fsview's opencode plugin sends on stdin"),
+    );
 }

@@ -104,7 +104,15 @@ fn qwen_trimmed_lines_are_the_files_lines() {
     assert_eq!(r.view("trail.txt"), view("full", "read", 1, 2, false));
     let mut e = r.payload("pre_edit");
     e["tool_input"]["file_path"] = json!(r.env.path("trail.txt"));
-    r.send(&e, &[]).expect(0, &deny(MODIFIED));
+    // Refused with the whole change (from the lines shown): the retry goes
+    // through.
+    r.send(&e, &[]).expect(
+        0,
+        &deny(&crate::harness::modified_told(
+            "trail.txt: modified (content)\n--- trail.txt (as viewed)\n+++ trail.txt (now)\n@@ -1,2 +1,2 @@\n-trail\n-\tx\n+trail   \n+\ty\n",
+        )),
+    );
+    r.send(&e, &[]).expect(0, "");
 }
 
 /// A line over the 25,000-character cap is shown cut: not a line seen.
@@ -237,7 +245,7 @@ fn qwen_the_gate_fails_closed_and_the_rest_open() {
     let mut other = q.payload("pre_edit");
     other["hook_event_name"] = json!("Stop");
     q.send(&other, &[]).expect(0, "").stderr_is(
-        "fsview-hook: hook event \"Stop\" is not one fsview-hook qwen answers; wire it to PreToolUse, PostToolUse and UserPromptSubmit only\n",
+        "fsview-hook: hook event \"Stop\" is not one fsview-hook qwen answers; wire it to PreToolUse, PostToolUse, UserPromptSubmit and PostCompact only\n",
     );
 }
 
@@ -251,21 +259,24 @@ fn qwen_install_merges_into_qwen_settings_by_absolute_path() {
         ".qwen/settings.json",
         r#"{"model": {"name": "qwen3-coder"}, "hooks": {"PreToolUse": [{"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "lint"}]}]}}"#,
     );
-    let events = "PreToolUse, PostToolUse, UserPromptSubmit";
+    let events = "PreToolUse, PostToolUse, UserPromptSubmit, PostCompact";
+    let shown = env.path(".qwen/settings.json").display().to_string();
+    let before = std::fs::read_to_string(env.path(".qwen/settings.json")).unwrap();
     env.run("fsview-hook", &["install", "qwen"]).expect(
         0,
-        &format!(".qwen/settings.json: {events} now run {exe} qwen\nQwen Code runs a project's hooks only in a trusted folder: with folder trust on (security.folderTrust.enabled), trust this one; `qwen hooks` lists them.\n"),
+        &format!("{shown}: {events} now run {exe} qwen\nQwen Code runs a project's hooks only in a trusted folder: with folder trust on (security.folderTrust.enabled), trust this one; `qwen hooks` lists them.\n"),
     );
-    let cmd = |closed: bool| json!([{"type": "command", "command": format!("{exe} qwen{}", if closed { " || exit 2" } else { "" })}]);
+    let cmd = |closed: bool| json!([{"type": "command", "command": format!("{exe} qwen{}", if closed { " --gate || exit 2" } else { "" })}]);
     let want = json!({
         "model": {"name": "qwen3-coder"},
         "hooks": {
             "PreToolUse": [
                 {"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "lint"}]},
-                {"matcher": "edit|write_file|notebook_edit", "hooks": cmd(true)}
+                {"matcher": "edit|write_file|notebook_edit|run_shell_command", "hooks": cmd(true)}
             ],
-            "PostToolUse": [{"matcher": "read_file|edit|write_file|notebook_edit", "hooks": cmd(false)}],
-            "UserPromptSubmit": [{"hooks": cmd(false)}]
+            "PostToolUse": [{"matcher": "read_file|edit|write_file|notebook_edit|run_shell_command", "hooks": cmd(false)}],
+            "UserPromptSubmit": [{"hooks": cmd(false)}],
+            "PostCompact": [{"hooks": cmd(false)}]
         }
     });
     let read = || -> Value {
@@ -279,11 +290,11 @@ fn qwen_install_merges_into_qwen_settings_by_absolute_path() {
     env.run("fsview-hook", &["install", "qwen", "--uninstall"])
         .expect(
             0,
-            ".qwen/settings.json: fsview-hook's hooks removed; everything else kept\n",
+            &format!("{shown}: given back as it was before fsview-hook changed it\n"),
         );
     assert_eq!(
-        read(),
-        json!({"model": {"name": "qwen3-coder"}, "hooks": {"PreToolUse": [{"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "lint"}]}]}})
+        std::fs::read_to_string(env.path(".qwen/settings.json")).unwrap(),
+        before
     );
     // --user: ~/.qwen/settings.json; --local: none for Qwen Code.
     env.run("fsview-hook", &["install", "qwen", "--user", "--quiet"])
@@ -304,7 +315,7 @@ fn qwen_a_notebook_read_is_its_cells_and_notebook_edit_goes_through() {
     q.hook("post_read_notebook", &[])
         .expect(0, "")
         .stderr_is("");
-    assert_eq!(q.view("nb.ipynb"), view("full", "read", 1, 18, true));
+    assert_eq!(q.view("nb.ipynb"), view("processed", "read", 1, 18, true));
     q.hook("pre_notebook_edit", &[]).expect(0, "");
     q.env.write(
         "nb.ipynb",
@@ -316,11 +327,98 @@ fn qwen_a_notebook_read_is_its_cells_and_notebook_edit_goes_through() {
     q.hook("post_notebook_edit", &[])
         .expect(0, "")
         .stderr_is("");
-    assert_eq!(q.view("nb.ipynb"), view("full", "write", 1, 17, true));
+    assert_eq!(q.view("nb.ipynb"), view("processed", "read", 1, 17, true));
     // Another cell source on disk than the one shown: not seen.
     let r = qwen();
     r.env.write("nb.ipynb", NOTEBOOK.replace("x = 2", "x = 3"));
     r.hook("post_read_notebook", &[]).expect(0, "");
     assert_eq!(r.view("nb.ipynb").map(|v| v.4), Some(false));
+    // The cells shown are not the file: a refusal cannot carry the change
+    // from them, so it asks for a read.
     r.hook("pre_notebook_edit", &[]).expect(0, &deny(MODIFIED));
+}
+
+/// Files that are not UTF-8, read as Qwen Code 0.24.4 decodes them. A
+/// Latin-1 file it took for ISO-8859-2 and a GBK file it decoded right
+/// showed the exact text of their bytes: full views, fresh (not "modified"
+/// forever). A file whose first 8 KiB are UTF-8 and whose bad bytes come
+/// after was decoded lossily (U+FFFD): not the file, a processed view that
+/// lets no change through (a write would destroy those bytes).
+#[test]
+fn qwen_files_that_are_not_utf8_are_held_as_it_decoded_them() {
+    let q = qwen();
+    q.env.write(
+        "latin1.txt",
+        b"caf\xe9 cr\xe8me br\xfbl\xe9e, na\xefve fa\xe7ade\n".repeat(20),
+    );
+    q.env.write("gbk.txt", gbk_file());
+    let mut lossy = b"a".repeat(9000);
+    lossy.extend_from_slice(b"\n\xff\xfe bad bytes here\n");
+    q.env.write("lossy.txt", &lossy);
+    for name in ["post_read_latin1", "post_read_gbk", "post_read_lossy"] {
+        q.hook(name, &[]).expect(0, "").stderr_is("");
+    }
+    assert_eq!(q.view("latin1.txt"), view("full", "read", 1, 20, true));
+    assert_eq!(q.view("gbk.txt"), view("full", "read", 1, 20, true));
+    assert_eq!(q.view("lossy.txt").map(|v| v.0), Some("processed".into()));
+    let edit = |rel: &str| {
+        let mut p = q.payload("pre_edit");
+        p["tool_input"]["file_path"] = json!(q.env.path(rel));
+        q.send(&p, &[]).stdout
+    };
+    assert_eq!(edit("gbk.txt"), "");
+    assert_eq!(edit("latin1.txt"), "");
+    assert!(edit("lossy.txt").contains("shown processed"));
+}
+
+/// The GBK file the fixture read: twenty lines of Chinese, in GBK.
+fn gbk_file() -> Vec<u8> {
+    let line: &[u8] = b"\xd6\xd0\xce\xc4\xb2\xe2\xca\xd4\xce\xc4\xb1\xbe\xa3\xac\xd5\xe2\xca\xc7\xd2\xbb\xb8\xf6\xd3\xc3\xd3\xda\xb1\xe0\xc2\xeb\xbc\xec\xb2\xe2\xb5\xc4\xce\xc4\xbc\xfe\xa1\xa3\xce\xd2\xc3\xc7\xd0\xe8\xd2\xaa\xd7\xe3\xb9\xbb\xb6\xe0\xb5\xc4\xba\xba\xd7\xd6\xc0\xb4\xc8\xc3\xbc\xec\xb2\xe2\xc6\xf7\xca\xb6\xb1\xf0\xb1\xe0\xc2\xeb\xa1\xa3\n";
+    line.repeat(20)
+}
+
+/// `@m1.txt @m2.txt @crlf.txt`: Qwen Code reads the files itself and puts
+/// their text in the prompt (trailing whitespace trimmed, as read_file
+/// shows it): each is a view, so the edit that follows goes through. A
+/// file over read_file's 1,000 lines shows its start.
+#[test]
+fn qwen_at_mentions_in_the_prompt_are_views() {
+    let q = qwen();
+    q.env.write("m1.txt", "one\ntwo\n");
+    q.env.write("m2.txt", "bee   \nno newline");
+    q.env.write("crlf.txt", "one\r\ntwo\r\n");
+    q.env.write("big.txt", big_txt());
+    q.hook("user_prompt_submit_mentions", &[])
+        .expect(0, "")
+        .stderr_is("");
+    assert_eq!(q.view("m1.txt"), view("full", "read", 1, 2, true));
+    assert_eq!(q.view("m2.txt"), view("full", "read", 1, 2, true));
+    assert_eq!(q.view("crlf.txt"), view("full", "read", 1, 2, true));
+    q.hook("user_prompt_submit_mention_big", &[]).expect(0, "");
+    assert_eq!(q.view("big.txt"), view("start", "read", 1, 1000, true));
+    let mut w = q.payload("pre_write_update");
+    w["tool_input"]["file_path"] = json!(q.env.path("big.txt"));
+    q.send(&w, &[])
+        .expect(0, &deny(&partial("lines 1-1000 of 2500")));
+    w["tool_input"]["file_path"] = json!(q.env.path("m2.txt"));
+    q.send(&w, &[]).expect(0, "");
+}
+
+/// PostCompact: the conversation is a summary now; none of its views
+/// counts until the file is read again.
+#[test]
+fn qwen_a_compaction_drops_the_views() {
+    let q = qwen();
+    q.env.write("a.txt", A_TXT);
+    q.hook("post_read_whole", &[]).expect(0, "");
+    q.hook("pre_edit", &[]).expect(0, "");
+    q.hook("post_compact", &[]).expect(0, "").stderr_is("");
+    q.hook("pre_edit", &[]).expect(
+        0,
+        &deny(&format!(
+            "{NOT_READ} (What it was shown of it is no longer in the conversation: compaction.)"
+        )),
+    );
+    q.hook("post_read_whole", &[]).expect(0, "");
+    q.hook("pre_edit", &[]).expect(0, "");
 }

@@ -3,11 +3,10 @@
 //! shown. Races are reproduced with a deterministic pause (debug builds stop
 //! at a named point while `FSVIEW_TEST_PAUSE` asks them to), never by luck.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Duration;
 
-use crate::harness::{bin, Env, Run};
+use crate::harness::{bin, Env, Paused};
 
 const MODIFIED: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
 const NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
@@ -27,47 +26,6 @@ fn read_ok(env: &Env, args: &[&str]) {
 /// view's stat is one the old rule trusted.
 fn age() {
     std::thread::sleep(Duration::from_millis(2100));
-}
-
-/// A tool started in the background, stopped at pause point `point`.
-struct Paused {
-    child: Child,
-    dir: PathBuf,
-    point: &'static str,
-}
-
-impl Paused {
-    fn start(env: &Env, point: &'static str, tool: &str, args: &[&str]) -> Paused {
-        let dir = env.root().join(format!("pause-{point}"));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut c = env.cmd(bin(tool));
-        c.args(args)
-            .env("FSVIEW_TEST_PAUSE", format!("{point}:{}", dir.display()))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let child = c.spawn().unwrap();
-        let waiting = dir.join(format!("{point}.waiting"));
-        let start = Instant::now();
-        while !waiting.exists() {
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "{tool} never reached pause point {point}"
-            );
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        Paused { child, dir, point }
-    }
-
-    fn finish(self) -> Run {
-        std::fs::write(self.dir.join(format!("{}.go", self.point)), b"").unwrap();
-        let out = self.child.wait_with_output().unwrap();
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
-    }
 }
 
 /// Save `text` to `rel` as editors do: a new file renamed over the old one.

@@ -10,20 +10,29 @@ const MODIFIED: &str = "File has been modified since read, either by the user or
 
 struct Agent {
     env: Env,
+    /// fsview-hook's options.
+    args: Vec<&'static str>,
 }
 
 impl Agent {
     fn new() -> Agent {
         let env = Env::new();
         std::fs::create_dir_all(env.root().join("managed")).unwrap();
-        Agent { env }
+        Agent { env, args: vec![] }
+    }
+
+    fn with(args: &[&'static str]) -> Agent {
+        Agent {
+            args: args.to_vec(),
+            ..Agent::new()
+        }
     }
 
     /// A payload captured from Claude Code 2.1.332 (tests/fixtures/hooks),
     /// its placeholders filled, answered by `fsview-hook claude`.
     fn hook(&self, payload: Value) -> Run {
         let mut c = self.env.cmd(harness::bin("fsview-hook"));
-        c.arg("claude");
+        c.arg("claude").args(&self.args);
         harness::output(c, Some(payload.to_string().as_bytes()))
     }
 
@@ -92,21 +101,23 @@ fn deny() -> String {
 // twice.
 #[test]
 fn a_revert_after_a_reminder_is_told_and_refused_until_read() {
-    let a = Agent::new();
+    // Diffs cut short (a reminder told whole moves the view instead: see
+    // a_revert_told_whole_moves_the_view_back).
+    let a = Agent::with(&["--diff-lines", "4"]);
     a.env.write("config.toml", "timeout = 30\n");
     a.read("config.toml");
     a.prompt().expect(0, "");
     a.env.write("config.toml", "timeout = 99\n");
     a.prompt().expect(
         0,
-        &reminder("config.toml: modified (content)\n--- config.toml (as viewed)\n+++ config.toml (now)\n@@ -1 +1 @@\n-timeout = 30\n+timeout = 99\n"),
+        &reminder("config.toml: modified (content)\n--- config.toml (as viewed)\n+++ config.toml (now)\n@@ -1 +1 @@\n-timeout = 30\n[1 lines truncated]\n"),
     );
     a.prompt().expect(0, "");
     a.pre_write("config.toml").expect(0, &deny());
     a.env.write("config.toml", "timeout = 30\n");
     a.prompt().expect(
         0,
-        &reminder("config.toml: modified (content)\n--- config.toml (as last told)\n+++ config.toml (now)\n@@ -1 +1 @@\n-timeout = 99\n+timeout = 30\n"),
+        &reminder("config.toml: modified (content)\n--- config.toml (as last told)\n+++ config.toml (now)\n@@ -1 +1 @@\n-timeout = 99\n[1 lines truncated]\n"),
     );
     a.prompt().expect(0, "");
     a.pre_write("config.toml").expect(0, &deny());
@@ -151,10 +162,35 @@ fn a_revert_after_a_reminder_is_told_and_refused_until_read() {
     assert_eq!(
         told,
         [
-            ("content", "a diff of 5 lines"),
-            ("content", "a diff of 5 lines")
+            ("content", "a diff of 4 lines, 1 more cut"),
+            ("content", "a diff of 4 lines, 1 more cut")
         ]
     );
+}
+
+// The same told whole: the model holds each new text from the diff, so
+// the view follows it both ways and a Write needs no read.
+#[test]
+fn a_revert_told_whole_moves_the_view_back() {
+    let a = Agent::new();
+    a.env.write("config.toml", "timeout = 30\n");
+    a.read("config.toml");
+    a.env.write("config.toml", "timeout = 99\n");
+    a.prompt().expect(
+        0,
+        &reminder("config.toml: modified (content)\n--- config.toml (as viewed)\n+++ config.toml (now)\n@@ -1 +1 @@\n-timeout = 30\n+timeout = 99\n"),
+    );
+    a.pre_write("config.toml").expect(0, "");
+    a.env.write("config.toml", "timeout = 30\n");
+    a.prompt().expect(
+        0,
+        &reminder("config.toml: modified (content)\n--- config.toml (as viewed)\n+++ config.toml (now)\n@@ -1 +1 @@\n-timeout = 99\n+timeout = 30\n"),
+    );
+    a.prompt().expect(0, "");
+    a.pre_write("config.toml").expect(0, "");
+    a.env
+        .run("fsview-check-edit", &["--sid", "conv", "--changed"])
+        .expect(0, "");
 }
 
 // Told it was deleted, then the very bytes the agent read come back: news

@@ -86,10 +86,10 @@ default      3      3       8  just now  just now  -
     env.run("fsview-session", &["show"]).expect(
         0,
         "\
-PATH       KIND   STATE  WHEN      SOURCE  LINES
-a.rs       full   fresh  just now  read    1-1 of 1
-b.txt      range  fresh  just now  read    2-2 of 3
-CLAUDE.md  full   fresh  just now  inject  1-1 of 1
+PATH       KIND   STATE  HELD  WHEN      SOURCE  LINES
+a.rs       full   fresh  yes   just now  read    1-1 of 1
+b.txt      range  fresh  yes   just now  read    2-2 of 3
+CLAUDE.md  full   fresh  yes   just now  inject  1-1 of 1
 ",
     );
     env.run("fsview-session", &["events"]).expect(
@@ -143,7 +143,8 @@ fn list_show_and_events_as_json() {
     let view = |path: &str, kind: &str, source: &str, offset: u64, lines: u64, total: Value| {
         json!({"v": 1, "type": "view", "sid": "default", "agent": null, "path": path, "kind": kind,
                "source": source, "fresh": true, "state": "fresh", "change": null,
-               "offset": offset, "lines": lines, "total_lines": total, "text_kept": true})
+               "offset": offset, "lines": lines, "total_lines": total, "text_kept": true,
+               "held": true, "released": null, "released_ns": null, "origin": null})
     };
     assert_eq!(
         views,
@@ -190,9 +191,9 @@ fn show_marks_a_modified_file() {
     env.run("fsview-session", &["show"]).expect(
         0,
         "\
-PATH     KIND  STATE               WHEN      SOURCE  LINES
-a.rs     full  modified (content)  just now  read    1-1 of 1
-gone.rs  full  modified (deleted)  just now  read    1-1 of 1
+PATH     KIND  STATE               HELD  WHEN      SOURCE  LINES
+a.rs     full  modified (content)  yes   just now  read    1-1 of 1
+gone.rs  full  modified (deleted)  yes   just now  read    1-1 of 1
 ",
     );
     let j = env.run("fsview-session", &["show", "--json"]).json();
@@ -282,9 +283,23 @@ fn drop_deletes_a_session_and_everything_of_it() {
     env.run("fsview-session", &["drop", "--sid", "three", "--json"])
         .expect(2, "")
         .stderr_is(&format!(
-            "fsview-session: no session \"three\" in {}; nearest: \"one\", \"two\" (see `fsview-session list`)\n",
+            "fsview-session: no session \"three\" in {}; nearest: \"two\" (see `fsview-session list`)\n",
             env.session.display()
         ));
+    // Deleting needs the session named: not the default by omission.
+    let before = std::fs::read(&env.session).unwrap();
+    let mut c = env.cmd(crate::harness::bin("fsview-session"));
+    c.arg("drop").env_remove("FSVIEW_SID");
+    crate::harness::output(c, None).expect(2, "").stderr_is(
+        "fsview-session: drop deletes a session and everything of it: name it with --sid ID (--sid default for the default session); fsview-session list shows them\n",
+    );
+    assert_eq!(std::fs::read(&env.session).unwrap(), before);
+    let mut c = env.cmd(crate::harness::bin("fsview-session"));
+    c.args(["drop", "--quiet"]).env("FSVIEW_SID", "two");
+    crate::harness::output(c, None).expect(
+        0,
+        "dropped \"two\": 1 file, 1 view, 0 context parts, 0 instruction files, 1 event\n",
+    );
 }
 
 #[test]
@@ -303,7 +318,7 @@ fn export_and_import_round_trip_into_another_session_file() {
     let export = env.run("fsview-session", &["export", "--sid", "agent-7"]);
     assert_eq!(export.code, 0, "{}", export.stderr);
     let doc: Value = serde_json::from_str(&export.stdout).unwrap();
-    assert_eq!(doc["fsview_export"], 2);
+    assert_eq!(doc["fsview_export"], 3);
     assert_eq!(doc["sid"], "agent-7");
     // Not in a git work tree: every path is absolute, nothing is mapped.
     assert_eq!(doc["root"], Value::Null);
@@ -408,7 +423,7 @@ fn a_malformed_export_imports_nothing() {
         (b"not json", "not JSON (expected ident at line 1 column 2)"),
         (
             b"{\"sid\": \"x\"}",
-            "no \"fsview_export\" version (1 to 2) in it",
+            "no \"fsview_export\" version (1 to 3) in it",
         ),
         (
             b"{\"fsview_export\": 1, \"sid\": \"x\", \"parent\": null, \"created_ns\": 1, \"files\": [], \"texts\": {\"00\": \"\"}, \"context\": [], \"nested\": [], \"events\": []}",
@@ -440,9 +455,9 @@ fn a_malformed_export_imports_nothing() {
             "a bad import created the session file"
         );
     }
-    env.run_stdin("fsview-session", &["import"], b"{\"fsview_export\": 3}")
+    env.run_stdin("fsview-session", &["import"], b"{\"fsview_export\": 4}")
         .expect(2, "")
-        .stderr_is("fsview-session: standard input is an fsview export of version 3, newer than this fsview reads (2); upgrade fsview\n");
+        .stderr_is("fsview-session: standard input is an fsview export of version 4, newer than this fsview reads (3); upgrade fsview\n");
     // A relative path needs a work tree to land in.
     env.run_stdin(
         "fsview-session",

@@ -13,7 +13,6 @@ use serde_json::{json, Value};
 use crate::harness::{self, bin_dir, Env, Run};
 
 const NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
-const MODIFIED: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
 
 /// The agent ids the fixtures carry.
 const GP: &str = "a0b639467bf3072ee";
@@ -223,7 +222,6 @@ fn the_parent_learns_what_its_subagent_changed() {
         .stderr_is("");
     // The subagent knows what it wrote; the parent's view is old.
     c.send(&c.payload("pre_sub_edit")).expect(0, "");
-    c.send(&c.main("pre_sub_edit")).expect(0, &deny(MODIFIED));
     assert_eq!(c.views("conv"), [view("b.txt", "full", "read", false)]);
     assert_eq!(
         c.views(&format!("conv/{GP}")),
@@ -242,13 +240,33 @@ b.txt: modified (content)
     c.send(&c.payload("user_prompt_submit_task_notification"))
         .expect(0, &context("UserPromptSubmit", reminder))
         .stderr_is("");
-    // Told once; still refused until the parent reads it again.
+    // Told once, and whole: the parent holds the new text, so its view
+    // moved there and its edit needs no re-read.
     c.send(&c.payload("user_prompt_submit")).expect(0, "");
-    c.send(&c.main("pre_sub_edit")).expect(0, &deny(MODIFIED));
-    let mut read = c.main("post_sub_read");
-    read["tool_response"]["file"]["content"] = "BEE\n".into();
-    c.send(&read).expect(0, "");
+    assert_eq!(c.views("conv"), [view("b.txt", "full", "read", true)]);
     c.send(&c.main("pre_sub_edit")).expect(0, "");
+}
+
+// The same change met by the parent's edit before any prompt: refused
+// with the whole change, and the retry goes through.
+#[test]
+fn the_parents_edit_after_its_subagents_change_is_refused_with_the_change() {
+    let c = Conv::new();
+    c.send(&c.main("post_sub_read")).expect(0, "");
+    c.send(&c.payload("subagent_start_general_purpose"))
+        .expect(0, "");
+    c.send(&c.payload("post_sub_read")).expect(0, "");
+    c.env.write("b.txt", "BEE\n");
+    c.send(&c.payload("post_sub_edit")).expect(0, "");
+    c.send(&c.main("pre_sub_edit")).expect(
+        0,
+        &deny(&crate::harness::modified_told(
+            "b.txt: modified (content)\n--- b.txt (as viewed)\n+++ b.txt (now)\n@@ -1 +1 @@\n-bee\n+BEE\n",
+        )),
+    );
+    c.send(&c.main("pre_sub_edit")).expect(0, "");
+    c.send(&c.payload("user_prompt_submit_task_notification"))
+        .expect(0, "");
 }
 
 // -- forks --------------------------------------------------------------------
@@ -285,7 +303,13 @@ fn a_fork_starts_with_a_copy_of_its_launchers_views() {
     c.send(&edit).expect(0, "").stderr_is("");
     c.send(&c.agent("pre_write_update", FORK, "fork"))
         .expect(0, "");
-    c.send(&c.main("pre_edit")).expect(0, &deny(MODIFIED));
+    // Refused with the whole change: the main thread never saw it.
+    c.send(&c.main("pre_edit")).expect(
+        0,
+        &deny(&crate::harness::modified_told(
+            "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n",
+        )),
+    );
     // The log says where its views came from.
     let ev = c.session(&["events", "--sid", "conv", "--json"]).json();
     let of = |agent: Value, action: &str| -> Vec<(Value, Value)> {
@@ -475,33 +499,33 @@ conv/{FORK}      1      1       1  just now  just now  conv    fork
         0,
         &format!(
             "\
-AGENT              PATH   KIND  STATE  WHEN      SOURCE  LINES
-main               a.txt  full  fresh  just now  read    1-3 of 3
-{GP}  b.txt  full  fresh  just now  read    1-1 of 1
-{FORK}  a.txt  full  fresh  just now  read    1-3 of 3
+AGENT              PATH   KIND  STATE  HELD  WHEN      SOURCE  LINES
+main               a.txt  full  fresh  yes   just now  read    1-3 of 3
+{GP}  b.txt  full  fresh  yes   just now  read    1-1 of 1
+{FORK}  a.txt  full  fresh  yes   just now  read    1-3 of 3
 "
         ),
     );
     c.session(&["show", "--sid", "conv", "--agent", GP]).expect(
         0,
         "\
-PATH   KIND  STATE  WHEN      SOURCE  LINES
-b.txt  full  fresh  just now  read    1-1 of 1
+PATH   KIND  STATE  HELD  WHEN      SOURCE  LINES
+b.txt  full  fresh  yes   just now  read    1-1 of 1
 ",
     );
     c.session(&["show", "--sid", &format!("conv/{GP}")]).expect(
         0,
         "\
-PATH   KIND  STATE  WHEN      SOURCE  LINES
-b.txt  full  fresh  just now  read    1-1 of 1
+PATH   KIND  STATE  HELD  WHEN      SOURCE  LINES
+b.txt  full  fresh  yes   just now  read    1-1 of 1
 ",
     );
     c.session(&["show", "--sid", "conv", "--agent", "main"])
         .expect(
             0,
             "\
-PATH   KIND  STATE  WHEN      SOURCE  LINES
-a.txt  full  fresh  just now  read    1-3 of 3
+PATH   KIND  STATE  HELD  WHEN      SOURCE  LINES
+a.txt  full  fresh  yes   just now  read    1-3 of 3
 ",
         );
     c.session(&["events", "--sid", "conv"]).expect(
@@ -675,6 +699,9 @@ fn concurrent_hooks_of_a_parent_and_its_subagents_never_mix() {
         for who in {agents}; do
           (
             while [ ! -e go ]; do sleep 0.01; done
+            # Every read recorded (no re-read answered short): this is
+            # about whose views they are.
+            export FSVIEW_SHORT_READS=off
             bad=0
             for p in payloads/$who/*; do
               out=$(fsview-hook claude < "$p") || bad=$((bad+1))

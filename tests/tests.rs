@@ -2,6 +2,7 @@
 //! cleared environment, as a user or a shell pipeline would run them.
 
 mod agent;
+mod apply_safety;
 mod bad_input;
 mod check_edit;
 mod completions;
@@ -13,19 +14,26 @@ mod edit_races;
 mod filesystems;
 mod freshness;
 mod harness;
+mod held;
 mod hook;
 mod hook_codex;
 mod hook_copilot;
+mod hook_droid;
 mod hook_fixtures;
 mod hook_gemini;
+mod hook_kilo;
 mod hook_opencode;
+mod hook_pi;
 mod hook_qwen;
+mod hook_shell;
+mod install;
 mod layout;
 mod misses;
 mod props;
 mod read;
 mod readme;
 mod remind;
+mod scripts;
 mod session_cmd;
 mod session_file;
 mod stress;

@@ -106,7 +106,7 @@ fn a_session_exported_in_one_clone_gates_by_content_in_another() {
     let export = run_in(&env, &one.join("src"), "fsview-session", &["export"], None);
     assert_eq!(export.code, 0, "{}", export.stderr);
     let mut doc: Value = serde_json::from_str(&export.stdout).unwrap();
-    assert_eq!(doc["fsview_export"], 2);
+    assert_eq!(doc["fsview_export"], 3);
     assert_eq!(doc["root"], json!(one));
     let paths: Vec<&str> = doc["files"]
         .as_array()
@@ -173,7 +173,7 @@ fn a_session_exported_in_one_clone_gates_by_content_in_another() {
             &json!("default"),
             &json!(7),
             &json!(7),
-            &json!(2),
+            &json!(3),
             &json!(two)
         ),
         "{}",
@@ -275,7 +275,7 @@ fn an_import_keeps_identities_on_the_same_boot_and_maps_onto_root() {
     let export = run(&one, "fsview-session", &["export"], None);
     let doc: Value = serde_json::from_str(&export.stdout).unwrap();
     assert_eq!(doc["files"][0]["path"], "src/main.rs");
-    run(&one, "fsview-session", &["drop"], None).expect(
+    run(&one, "fsview-session", &["drop", "--sid", "default"], None).expect(
         0,
         "dropped \"default\": 1 file, 1 view, 0 context parts, 0 instruction files, 1 event\n",
     );

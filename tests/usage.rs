@@ -111,6 +111,33 @@ fn every_binary_says_a_usage_error_in_one_line() {
             &["fork"],
             "missing --from; see fsview-session --help",
         ),
+        // What is missing, and why: needed on its own unless another
+        // option stands in, or needed by an option given.
+        (
+            "fsview-edit",
+            &[],
+            "missing --old and --new (or give --requests); see fsview-edit --help",
+        ),
+        (
+            "fsview-edit",
+            &["--dry-run", "a.rs", "--old", "x"],
+            "missing --new (or give --requests); see fsview-edit --help",
+        ),
+        (
+            "fsview-write",
+            &[],
+            "missing PATH (or give --requests); see fsview-write --help",
+        ),
+        (
+            "fsview-read",
+            &["--content", "w.txt", "a.rs"],
+            "--content needs --written; see fsview-read --help",
+        ),
+        (
+            "ctx-invalidate",
+            &["-0", "--reason", "x"],
+            "-0 needs --forget; see ctx-invalidate --help",
+        ),
     ];
     for (tool, args, msg) in cases {
         env.run(tool, args)
@@ -171,4 +198,167 @@ fn help_gives_examples_and_exit_codes() {
         };
         assert_eq!(codes, want, "{tool}:\n{exit}");
     }
+}
+
+/// `-h` is a summary and `--help` the whole, as for git or cargo: `-h`
+/// gives each option's first clause and three examples, names the options
+/// every tool takes in one line and says where the rest is; `--help` adds
+/// every example and the exit status. Both fit 80 columns.
+#[test]
+fn short_help_is_short_and_every_help_fits_80_columns() {
+    // The binaries print what their definitions render (fsview-mcp's is
+    // another package's binary: its definition is fsview::mcp's).
+    let mut read = fsview::commands().remove(0);
+    assert_eq!(read.get_name(), "fsview-read");
+    for (flag, want) in [
+        ("-h", read.render_help().to_string()),
+        ("--help", read.render_long_help().to_string()),
+    ] {
+        let mut c = std::process::Command::new(bin("fsview-read"));
+        c.arg(flag).env_clear();
+        assert_eq!(output(c, None).stdout, want, "fsview-read {flag}");
+    }
+    for mut cmd in fsview::commands() {
+        let tool = cmd.get_name().to_string();
+        let tool = tool.as_str();
+        let short = cmd.render_help().to_string();
+        let long = cmd.render_long_help().to_string();
+        let (short, long) = (Out { stdout: short }, Out { stdout: long });
+        let lines = short.stdout.lines().count();
+        assert!(lines <= 40, "{tool} -h is {lines} lines:\n{}", short.stdout);
+        assert!(
+            long.stdout.lines().count() > lines + 20,
+            "{tool} --help says more than -h"
+        );
+        assert!(
+            short
+                .stdout
+                .ends_with(&format!("More: {tool} --help, man {tool}\n")),
+            "{tool}:\n{}",
+            short.stdout
+        );
+        assert!(!short.stdout.contains("Exit status:"), "{tool}");
+        let examples = |s: &str| {
+            s[s.find("\nExamples:\n").unwrap()..]
+                .lines()
+                .skip(2)
+                .take_while(|l| l.starts_with("  "))
+                .filter(|l| !l.starts_with("      "))
+                .count()
+        };
+        assert_eq!(examples(&short.stdout), 3, "{tool}:\n{}", short.stdout);
+        assert!(examples(&long.stdout) > 3, "{tool}");
+        for (form, text) in [("-h", &short.stdout), ("--help", &long.stdout)] {
+            for l in text.lines() {
+                assert!(l.chars().count() <= 80, "{tool} {form}: {l:?}");
+            }
+        }
+        if tool != "fsview-hook" {
+            assert!(
+                short
+                    .stdout
+                    .contains("Also --session FILE, --sid ID, --agent ID, --json, --quiet.\n"),
+                "{tool}"
+            );
+            assert!(!short.stdout.contains("--session <FILE>"), "{tool}");
+            assert!(long.stdout.contains("--session <FILE>"), "{tool}");
+        }
+    }
+}
+
+/// Every man page reads in 80 columns: no line of `man` wider (the JSON
+/// page's record types and the examples were up to 691 columns).
+#[test]
+fn man_pages_fit_80_columns() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("man");
+    let mut pages: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    pages.sort();
+    assert!(pages.len() >= 10);
+    for page in pages {
+        let out = std::process::Command::new("man")
+            .arg("-l")
+            .arg(&page)
+            .env("MANWIDTH", "80")
+            .env("MANPAGER", "cat")
+            .env("LC_ALL", "C.UTF-8")
+            .output()
+            .expect("man(1) runs the pages (Debian: apt-get install man-db)");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.lines().count() > 20,
+            "{page:?}"
+        );
+        for l in text.lines() {
+            assert!(l.chars().count() <= 80, "{}: {l:?}", page.display());
+        }
+    }
+}
+
+struct Out {
+    stdout: String,
+}
+
+/// A reader of standard input run from a terminal says what it wanted and
+/// how to give it, and exits 2, instead of waiting there silently (and
+/// taking Ctrl-D's nothing for input: `--processed` recorded an empty
+/// view). `script` gives the command a terminal.
+#[test]
+fn a_terminal_on_stdin_is_refused_with_what_to_do() {
+    let env = Env::new();
+    env.write("a.rs", "fn a() {}\n");
+    let on_a_terminal = |line: &str| {
+        let mut c = env.cmd("script");
+        c.args(["-qec", line, "/dev/null"]);
+        let r = output(c, None);
+        (r.code, r.stdout.replace("\r\n", "\n"))
+    };
+    let bin = |t: &str| bin(t).display().to_string();
+    for (line, said) in [
+        (
+            format!("{} --processed a.rs", bin("fsview-read")),
+            "fsview-read: standard input is a terminal, not the processed text --processed records; pipe in what was injected: strip-comments CLAUDE.md | fsview-read --processed CLAUDE.md",
+        ),
+        (
+            format!("{} --requests", bin("fsview-read")),
+            "fsview-read: standard input is a terminal, not the --requests JSON Lines; pipe them in: printf '{\"path\":\"a.rs\"}\\n' | fsview-read --requests",
+        ),
+        (
+            format!("{} --written --content - a.rs", bin("fsview-read")),
+            "fsview-read: standard input is a terminal, not the written text (--content -); pipe it in (fsview-read --written --content - a.rs < written.txt), or give --content FILE",
+        ),
+        (
+            format!("{} -", bin("fsview-check-edit")),
+            "fsview-check-edit: standard input is a terminal, not the list of paths `-` stands for; pipe it in, a path a line (git diff --name-only | fsview-check-edit -) or NUL-separated with -0",
+        ),
+        (
+            format!("{} --forget -", bin("ctx-invalidate")),
+            "ctx-invalidate: standard input is a terminal, not the list of paths `-` stands for; pipe it in, a path a line (git diff --name-only | ctx-invalidate --forget -) or NUL-separated with -0",
+        ),
+        (
+            format!("{} --requests", bin("fsview-edit")),
+            "fsview-edit: standard input is a terminal, not the --requests JSON Lines; pipe them in: fsview-edit --requests < requests.jsonl",
+        ),
+        (
+            format!("{} a.rs", bin("fsview-write")),
+            "fsview-write: standard input is a terminal, not the new content; pipe it in (printf 'fn main() {}\\n' | fsview-write src/main.rs), or give --content FILE",
+        ),
+        (
+            format!("{} import", bin("fsview-session")),
+            "fsview-session: standard input is a terminal, not the session to import; pipe in what export wrote: fsview-session import < session.json",
+        ),
+        (
+            format!("{} claude", bin("fsview-hook")),
+            "fsview-hook: standard input is a terminal, not a hook payload; the agent sends one once `fsview-hook install AGENT` wired it in, or pipe one in: fsview-hook AGENT < payload.json",
+        ),
+    ] {
+        assert_eq!(on_a_terminal(&line), (2, format!("{said}\n")), "{line}");
+    }
+    // Nothing was recorded: the gate still wants a read.
+    env.run("fsview-check-edit", &["a.rs"]).expect(
+        1,
+        "a.rs: not_read: File has not been read yet. Read it first before writing to it.\n",
+    );
 }

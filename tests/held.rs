@@ -1,0 +1,417 @@
+//! What the conversation holds, from Claude Code's transcript: files
+//! attached to a prompt (@-mentions), compaction (what it kept, what it
+//! re-attached), rewind, a catch-up of views no hook recorded, a subagent's
+//! own transcript, and a transcript that cannot be read. The transcripts
+//! are real (tests/fixtures/transcripts/claude-2.1.332, captured by
+//! `scripts/e2e-claude --save-fixtures`), written line by line where the
+//! hook payloads say the transcript is, as Claude Code writes it.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+use crate::hook_fixtures::{Fixtures, NOT_READ};
+
+fn transcript(name: &str) -> &'static str {
+    match name {
+        "mention_compact" => {
+            include_str!("fixtures/transcripts/claude-2.1.332/mention_compact.jsonl")
+        }
+        "rewind" => include_str!("fixtures/transcripts/claude-2.1.332/rewind.jsonl"),
+        "fork_same_message" => {
+            include_str!("fixtures/transcripts/claude-2.1.332/fork_same_message.jsonl")
+        }
+        "parallel_subagent" => {
+            include_str!("fixtures/transcripts/claude-2.1.332/parallel_subagent.jsonl")
+        }
+        other => panic!("no transcript {other}"),
+    }
+}
+
+fn lines(n: usize, fmt: impl Fn(usize) -> String) -> String {
+    (1..=n).map(|i| format!("{}\n", fmt(i))).collect()
+}
+
+/// A conversation of Claude Code with its transcript, written as the
+/// agent goes.
+struct Conversation {
+    f: Fixtures,
+    /// The transcript's lines, placeholders filled.
+    lines: Vec<String>,
+    /// How many are written.
+    written: usize,
+}
+
+impl Conversation {
+    fn new(name: &str) -> Conversation {
+        let f = Fixtures::new("claude", "claude-2.1.332");
+        let work = f.env.work.display().to_string();
+        let lines = transcript(name)
+            .lines()
+            .map(|l| l.replace("@CWD@", &work).replace("@SID@", f.sid))
+            .collect();
+        Conversation {
+            f,
+            lines,
+            written: 0,
+        }
+    }
+
+    /// Where the payloads say the transcript is.
+    fn path(&self) -> PathBuf {
+        PathBuf::from(
+            self.f.payload("session_start_startup")["transcript_path"]
+                .as_str()
+                .unwrap(),
+        )
+    }
+
+    /// Write the transcript's lines up to (not including) the first that
+    /// holds `marker`, or all of them.
+    fn write_until(&mut self, marker: Option<&str>) {
+        let end = match marker {
+            Some(m) => {
+                self.written
+                    + self.lines[self.written..]
+                        .iter()
+                        .position(|l| l.contains(m))
+                        .unwrap_or_else(|| panic!("no line holds {m}"))
+            }
+            None => self.lines.len(),
+        };
+        let p = self.path();
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        let mut out = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&p)
+            .unwrap();
+        for l in &self.lines[self.written..end] {
+            writeln!(out, "{l}").unwrap();
+        }
+        self.written = end;
+    }
+
+    /// A payload of fixture `name` with `tool_input.file_path` (and the
+    /// response's path) set to `rel`.
+    fn about(&self, name: &str, rel: &str) -> Value {
+        let mut p = self.f.payload(name);
+        let abs = self.f.env.path(rel).display().to_string();
+        p["tool_input"]["file_path"] = json!(abs);
+        p
+    }
+
+    /// The gate's answer to an Edit (`write`: a Write) of `rel`: the
+    /// refusal's reason, or "" when it lets it through.
+    fn gate(&self, rel: &str, write: bool) -> String {
+        let name = if write {
+            "pre_write_update"
+        } else {
+            "pre_edit"
+        };
+        let r = self.f.send(&self.about(name, rel), &[]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        if r.stdout.is_empty() {
+            return String::new();
+        }
+        let v: Value = serde_json::from_str(&r.stdout).unwrap();
+        v["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    /// A prompt: the hook that catches up before the next turn.
+    fn prompt(&self) -> String {
+        let r = self.f.hook("user_prompt_submit", &[]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        r.stderr.clone()
+    }
+
+    /// Every view of the session: (path, kind, source, held, released).
+    fn views(&self) -> Vec<(String, String, String, bool, Value)> {
+        let r = self
+            .f
+            .env
+            .run("fsview-session", &["show", "--sid", self.f.sid, "--json"]);
+        r.json()
+            .into_iter()
+            .map(|v| {
+                (
+                    v["path"].as_str().unwrap().to_string(),
+                    v["kind"].as_str().unwrap().to_string(),
+                    v["source"].as_str().unwrap().to_string(),
+                    v["held"].as_bool().unwrap(),
+                    v["released"].clone(),
+                )
+            })
+            .collect()
+    }
+}
+
+fn view(path: &str, kind: &str, source: &str, held: bool) -> (String, String, String, bool, Value) {
+    let released = if held {
+        Value::Null
+    } else {
+        json!("compaction")
+    };
+    (path.into(), kind.into(), source.into(), held, released)
+}
+
+fn not_read_after(why: &str) -> String {
+    format!("{NOT_READ} (What it was shown of it is no longer in the conversation: {why}.)")
+}
+
+const NOTES: &str = "ALPHA\nbeta\n";
+const A_TXT: &str = "one\ntwo\nthree\nfour\n";
+const A_EDITED: &str = "one\nTWO\nthree\nfour\n";
+
+fn cut_txt() -> String {
+    lines(4001, |i| {
+        format!("line {i} of a file that is over the token cap")
+    })
+}
+
+// `@notes.txt change alpha to ALPHA`: Claude Code attaches the file itself
+// (no tool hook fires) before the model's first tool call. The Edit that
+// follows is let through: the attachment is a view of the whole file.
+#[test]
+fn an_at_mention_is_a_view_and_the_edit_after_it_goes_through() {
+    let mut c = Conversation::new("mention_compact");
+    c.f.env.write("notes.txt", "alpha\nbeta\n");
+    c.f.hook("session_start_startup", &[]).expect(0, "");
+    c.write_until(Some("toolu_e2e_0002"));
+    assert_eq!(c.gate("notes.txt", false), "");
+    assert_eq!(c.gate("notes.txt", true), "");
+    assert_eq!(c.views(), [view("notes.txt", "full", "read", true)]);
+    let events =
+        c.f.env
+            .run("fsview-session", &["events", "--sid", c.f.sid, "--json"]);
+    let reads: Vec<Value> = events
+        .json()
+        .into_iter()
+        .filter(|e| e["action"] == "read")
+        .collect();
+    assert_eq!(reads.len(), 1, "read once, not at every hook");
+}
+
+// The whole arc of the fixture: an @-mention edited, a mention cut at the
+// token cap (a start view: no whole-file write), a read, a range, then
+// `/compact`: the conversation holds none of it (SessionStart compact),
+// until the transcript shows the files it re-attached.
+#[test]
+fn a_compaction_drops_views_and_keeps_what_it_reattached() {
+    let mut c = Conversation::new("mention_compact");
+    c.f.env.write("notes.txt", NOTES);
+    c.f.env.write("a.txt", A_TXT);
+    c.f.env.write("cut.txt", cut_txt());
+    c.write_until(Some("compact_boundary"));
+    // No hook saw any of it: the catch-up finds it all (but the mention
+    // of notes.txt, whose text the disk no longer holds: the Edit after it
+    // knows better).
+    assert_eq!(c.prompt(), "");
+    let mut v = c.views();
+    v.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    assert_eq!(
+        v,
+        [
+            view("a.txt", "full", "read", true),
+            view("a.txt", "range", "read", true),
+            view("cut.txt", "start", "read", true),
+            // The Edit's lines: the mention before it showed text the
+            // disk no longer holds, so it is not taken as seen now.
+            view("notes.txt", "range", "write", true),
+        ]
+    );
+    assert_eq!(c.gate("notes.txt", false), "");
+    assert_eq!(c.gate("a.txt", true), "");
+    assert_eq!(
+        c.gate("cut.txt", true),
+        "File has only been read in part (lines 1-2000 of 4001). Read the whole file before writing all of it."
+    );
+    c.f.hook("session_start_compact", &[]).expect(0, "");
+    for f in ["notes.txt", "a.txt", "cut.txt"] {
+        assert_eq!(c.gate(f, false), not_read_after("compaction"), "{f}");
+    }
+    // The boundary, the summary and the re-attached a.txt and notes.txt.
+    c.write_until(Some("[t-after]"));
+    assert_eq!(c.prompt(), "");
+    assert_eq!(c.gate("a.txt", true), "");
+    assert_eq!(c.gate("notes.txt", false), "");
+    assert_eq!(c.gate("cut.txt", false), not_read_after("compaction"));
+    let mut v = c.views();
+    v.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    assert_eq!(
+        v,
+        [
+            view("a.txt", "full", "read", true),
+            view("a.txt", "range", "read", false),
+            view("cut.txt", "start", "read", false),
+            view("notes.txt", "full", "read", true),
+            view("notes.txt", "range", "write", false),
+        ]
+    );
+}
+
+// A compaction whose SessionStart hook never ran (not wired, failed): the
+// boundary in the transcript drops the views all the same.
+#[test]
+fn the_boundary_alone_drops_views() {
+    let mut c = Conversation::new("mention_compact");
+    c.f.env.write("notes.txt", NOTES);
+    c.f.env.write("a.txt", A_TXT);
+    c.f.env.write("cut.txt", cut_txt());
+    c.write_until(Some("compact_boundary"));
+    c.prompt();
+    c.write_until(Some("[t-after]"));
+    c.prompt();
+    assert_eq!(c.gate("cut.txt", false), not_read_after("compaction"));
+    assert_eq!(c.gate("a.txt", true), "");
+}
+
+// `--resume-session-at` an earlier message: the turn that read b.txt is
+// abandoned, so the Edit of b.txt on the new branch is refused; a.txt,
+// read before, still goes through. The reads were never recorded by a
+// hook: the catch-up recovered them from the transcript.
+#[test]
+fn a_rewind_drops_the_abandoned_branch() {
+    let mut c = Conversation::new("rewind");
+    // As the files were when the conversation ran (after the first one
+    // edited a.txt).
+    c.f.env.write("a.txt", A_EDITED);
+    c.f.env.write("b.txt", "bee\n");
+    c.write_until(Some("[t-rewound]"));
+    assert_eq!(c.gate("b.txt", false), "");
+    // The rewound prompt and the Edit's call, written before its
+    // PreToolUse.
+    c.write_until(Some("toolu_e2e_0006\",\"type\":\"tool_result"));
+    assert_eq!(c.gate("b.txt", false), not_read_after("rewind"));
+    assert_eq!(c.gate("a.txt", true), "");
+    let released: Vec<Value> = c.views().into_iter().map(|v| v.4).collect();
+    assert_eq!(released, [json!(null), json!("rewind")]);
+}
+
+// A subagent's hooks name the conversation's transcript; its own is
+// beside it. What the parent was shown (an @-mention) is not the
+// subagent's, and the parent's compaction is not the subagent's: each
+// keeps its own. (A subagent's transcript keeps no toolUseResult: its
+// reads are known from its hooks.)
+#[test]
+fn a_subagent_keeps_its_own_transcript_and_compactions() {
+    let mut c = Conversation::new("mention_compact");
+    c.f.env.write("notes.txt", "alpha\nbeta\n");
+    c.f.env.write("b.txt", "BEE\n");
+    c.write_until(Some("toolu_e2e_0002"));
+    let agent = "afc97544e4076e31f";
+    let own = c
+        .path()
+        .parent()
+        .unwrap()
+        .join(c.f.sid)
+        .join("subagents")
+        .join(format!("agent-{agent}.jsonl"));
+    std::fs::create_dir_all(own.parent().unwrap()).unwrap();
+    let work = c.f.env.work.display().to_string();
+    std::fs::write(
+        &own,
+        transcript("parallel_subagent").replace("@CWD@", &work),
+    )
+    .unwrap();
+    let sub = |name: &str, rel: &str| {
+        let mut p = c.about(name, rel);
+        p["agent_id"] = json!(agent);
+        p["agent_type"] = json!("general-purpose");
+        p
+    };
+    let mut read = sub("post_read_whole", "b.txt");
+    read["tool_response"]["file"] = json!({"filePath": c.f.env.path("b.txt"),
+        "content": "BEE\n", "numLines": 2, "startLine": 1, "totalLines": 2});
+    c.f.send(&read, &[]).expect(0, "");
+    let deny = |p: &Value| -> String {
+        let r = c.f.send(p, &[]);
+        let v: Value = serde_json::from_str(&r.stdout).unwrap_or(Value::Null);
+        v["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    assert_eq!(deny(&sub("pre_edit", "notes.txt")), NOT_READ);
+    assert_eq!(deny(&sub("pre_edit", "b.txt")), "");
+    assert_eq!(c.gate("notes.txt", false), "");
+    c.f.hook("session_start_compact", &[]).expect(0, "");
+    assert_eq!(c.gate("notes.txt", false), not_read_after("compaction"));
+    assert_eq!(deny(&sub("pre_edit", "b.txt")), "");
+}
+
+// One message reads notes.txt and launches a fork: the fork's context
+// ends with that message, without the Read's result, so it does not get
+// the view (Claude Code's fork gets its parent's read state as it is, the
+// sibling's read included); a view from an earlier message it does get.
+#[test]
+fn a_fork_gets_no_view_of_its_launch_messages_other_calls() {
+    let mut c = Conversation::new("fork_same_message");
+    c.f.env.write("notes.txt", "ALPHA\nbeta\n");
+    c.f.env.write("a.txt", A_EDITED);
+    let mut earlier = c.about("post_read_whole", "a.txt");
+    earlier["tool_use_id"] = json!("toolu_earlier");
+    earlier["tool_response"]["file"] = json!({"filePath": c.f.env.path("a.txt"),
+        "content": A_EDITED, "numLines": 5, "startLine": 1, "totalLines": 5});
+    c.f.send(&earlier, &[]).expect(0, "");
+    // The message's two calls are written before their hooks run.
+    c.write_until(Some("\"tool_use_id\":\"toolu_e2e_0011\""));
+    let mut read = c.about("post_read_whole", "notes.txt");
+    read["tool_use_id"] = json!("toolu_e2e_0010");
+    read["tool_response"]["file"] = json!({"filePath": c.f.env.path("notes.txt"),
+        "content": "ALPHA\nbeta\n", "numLines": 3, "startLine": 1, "totalLines": 3});
+    c.f.send(&read, &[]).expect(0, "");
+    let mut launch = c.f.payload("pre_agent_fork");
+    launch["tool_use_id"] = json!("toolu_e2e_0011");
+    c.f.send(&launch, &[]).expect(0, "");
+    c.f.hook("subagent_start_fork", &[]).expect(0, "");
+    let fork = c.f.payload("subagent_start_fork")["agent_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let gate = |rel: &str| -> String {
+        let mut p = c.about("pre_edit", rel);
+        p["agent_id"] = json!(fork);
+        p["agent_type"] = json!("fork");
+        let r = c.f.send(&p, &[]);
+        let v: Value = serde_json::from_str(&r.stdout).unwrap_or(Value::Null);
+        v["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    };
+    assert_eq!(gate("notes.txt"), NOT_READ);
+    assert_eq!(gate("a.txt"), "");
+    assert_eq!(c.gate("notes.txt", false), "", "the launcher saw it");
+    let events = c.f.env.run(
+        "fsview-session",
+        &["events", "--sid", c.f.sid, "--agent", &fork, "--json"],
+    );
+    assert_eq!(
+        events.json()[0]["detail"],
+        "a copy of the main thread's views: 1 files, 1 views"
+    );
+}
+
+// A transcript that cannot be read records nothing, says so once, and
+// answers the hook as if there were none.
+#[test]
+fn an_unreadable_transcript_is_said_once() {
+    let c = Conversation::new("rewind");
+    c.f.env.write("a.txt", A_TXT);
+    std::fs::create_dir_all(c.path()).unwrap();
+    let said = c.prompt();
+    assert_eq!(
+        said,
+        format!(
+            "fsview-hook: the transcript {} is not a regular file\n",
+            c.path().display()
+        )
+    );
+    assert_eq!(c.prompt(), "");
+    assert_eq!(c.gate("a.txt", false), NOT_READ);
+}

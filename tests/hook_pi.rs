@@ -1,0 +1,304 @@
+//! fsview-hook pi, fed what fsview's pi extension sent from the real pi
+//! 0.73.1 (tests/fixtures/hooks/pi-0.73.1, captured by `scripts/e2e-pi
+//! --save-fixtures`): pi's own event objects as `{"event", "cwd",
+//! "sessionId", ...}`.
+
+use serde_json::{json, Value};
+
+use crate::hook_fixtures::{big, partial, reminder, view, Fixtures, NOT_READ};
+
+const A_TXT: &str = "one\ntwo\nthree\n";
+
+fn pi() -> Fixtures {
+    Fixtures::new("pi", "pi-0.73.1")
+}
+
+fn deny(reason: &str) -> String {
+    format!("{}\n", json!({ "deny": reason }))
+}
+
+#[test]
+fn pi_edit_and_write_before_any_read_are_denied() {
+    let p = pi();
+    p.env.write("a.txt", A_TXT);
+    p.hook("tool_call_edit", &[])
+        .expect(0, &deny(NOT_READ))
+        .stderr_is("");
+    p.hook("tool_call_write_update", &[])
+        .expect(0, &deny(NOT_READ));
+    p.hook("tool_call_write_create", &[]).expect(0, "");
+    assert!(!p.env.session.exists());
+}
+
+/// read shows the file's text as it is, the final newline included.
+#[test]
+fn pi_a_whole_read_is_a_full_view() {
+    let p = pi();
+    p.env.write("a.txt", A_TXT);
+    p.hook("tool_result_read_whole", &[])
+        .expect(0, "")
+        .stderr_is("");
+    assert_eq!(p.view("a.txt"), view("full", "read", 1, 3, true));
+    p.hook("tool_call_edit", &[]).expect(0, "");
+    p.hook("tool_call_write_update", &[]).expect(0, "");
+    // CRLF is shown as it is; an empty file is shown whole.
+    p.env.write("crlf.txt", "one\r\ntwo\r\n");
+    p.hook("tool_result_read_crlf", &[]).expect(0, "");
+    assert_eq!(p.view("crlf.txt"), view("full", "read", 1, 2, true));
+    p.env.write("empty.txt", "");
+    p.hook("tool_result_read_empty", &[]).expect(0, "");
+    assert_eq!(p.view("empty.txt"), view("full", "read", 1, 0, true));
+    p.env
+        .write("long.txt", format!("{}\nshort\n", "x".repeat(3000)));
+    p.hook("tool_result_read_long_line", &[]).expect(0, "");
+    assert_eq!(p.view("long.txt"), view("full", "read", 1, 2, true));
+    // A line added before the extension ran: not the whole file.
+    let q = pi();
+    q.env.write("a.txt", "one\ntwo\nthree\nfour\n");
+    q.hook("tool_result_read_whole", &[]).expect(0, "");
+    assert_eq!(q.view("a.txt").map(|v| v.4), Some(false));
+    // Refused with the whole change: the retry goes through.
+    q.hook("tool_call_edit", &[]).expect(
+        0,
+        &deny(&crate::harness::modified_told(
+            "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,4 @@\n one\n two\n three\n+four\n",
+        )),
+    );
+    q.hook("tool_call_edit", &[]).expect(0, "");
+}
+
+/// `offset: 2, limit: 1` shows "two" and "[2 more lines in file...]";
+/// `offset: 3` alone, the lines from 3 to the end; 2,500 lines, the first
+/// 2,000 and "[Showing lines 1-2000 of 2501...]".
+#[test]
+fn pi_a_range_or_capped_read_records_its_lines() {
+    let p = pi();
+    p.env.write("a.txt", A_TXT);
+    p.hook("tool_result_read_range", &[]).expect(0, "");
+    assert_eq!(p.view("a.txt"), view("range", "read", 2, 1, true));
+    p.hook("tool_call_edit", &[]).expect(0, "");
+    p.hook("tool_call_write_update", &[])
+        .expect(0, &deny(&partial("lines 2-2 of 3")));
+    let q = pi();
+    q.env.write("a.txt", A_TXT);
+    q.hook("tool_result_read_to_end", &[]).expect(0, "");
+    assert_eq!(q.view("a.txt"), view("range", "read", 3, 1, true));
+    let r = pi();
+    r.env
+        .write("big.txt", big(2500, |i| format!("line {i} of a big file")));
+    r.hook("tool_result_read_capped", &[]).expect(0, "");
+    assert_eq!(r.view("big.txt"), view("start", "read", 1, 2000, true));
+    // A first line over 50 KB shows only a note: nothing seen.
+    r.env.write("huge.txt", format!("{}\n", "y".repeat(60000)));
+    r.hook("tool_result_read_huge_line", &[])
+        .expect(0, "")
+        .stderr_is("");
+    assert_eq!(r.view("huge.txt"), None);
+}
+
+#[test]
+fn pi_edits_apply_to_the_view_it_had_and_writes_are_full_views() {
+    let p = pi();
+    p.env.write("a.txt", A_TXT);
+    p.hook("tool_result_read_whole", &[]).expect(0, "");
+    p.env.write("a.txt", "one\nTWO\nthree\n");
+    p.hook("tool_result_edit", &[]).expect(0, "").stderr_is("");
+    assert_eq!(p.view("a.txt"), view("full", "write", 1, 3, true));
+    // Two replacements in one call, found in the text as it was.
+    p.env.write("a.txt", "ONE\nTWO\nTHREE\n");
+    p.hook("tool_result_edit_two", &[]).expect(0, "");
+    assert_eq!(p.view("a.txt"), view("full", "write", 1, 3, true));
+    p.env.write("a.txt", "one\nTWO\nthree\nfour\n");
+    p.hook("tool_result_write_update", &[]).expect(0, "");
+    assert_eq!(p.view("a.txt"), view("full", "write", 1, 4, true));
+    p.env.write("b.txt", "bee\n");
+    p.hook("tool_result_write_create", &[]).expect(0, "");
+    assert_eq!(p.view("b.txt"), view("full", "write", 1, 1, true));
+    // An edit of a file never seen: nothing known.
+    let q = pi();
+    q.env.write("a.txt", "one\nTWO\nthree\n");
+    q.hook("tool_result_edit", &[]).expect(0, "").stderr_is("");
+    assert_eq!(q.view("a.txt"), None);
+    // A formatter ran after the edit: the agent does not know its change.
+    let r = pi();
+    r.env.write("a.txt", A_TXT);
+    r.hook("tool_result_read_whole", &[]).expect(0, "");
+    r.env.write("a.txt", "one\nTWO\nthree\n// formatted\n");
+    r.hook("tool_result_edit", &[]).expect(0, "");
+    assert_eq!(r.view("a.txt").map(|v| v.4), Some(false));
+}
+
+#[test]
+fn pi_a_bash_cat_is_a_read() {
+    let p = pi();
+    p.env.write("a.txt", "one\nTWO\nthree\nfour\n");
+    p.hook("tool_result_bash_cat", &[])
+        .expect(0, "")
+        .stderr_is("");
+    assert_eq!(p.view("a.txt"), view("full", "read", 1, 4, true));
+    // Not what the disk holds: not taken as seen.
+    let q = pi();
+    q.env.write("a.txt", "other\n");
+    q.hook("tool_result_bash_cat", &[]).expect(0, "");
+    assert_eq!(q.view("a.txt"), None);
+    // A failed command showed nothing of the file.
+    let mut f = p.payload("tool_result_bash_cat");
+    f["isError"] = json!(true);
+    let r = pi();
+    r.env.write("a.txt", "one\nTWO\nthree\nfour\n");
+    r.send(&f, &[]).expect(0, "");
+    assert_eq!(r.view("a.txt"), None);
+}
+
+/// The extension adds the context after the prompt as it is: a diff with
+/// < and > is sent whole.
+#[test]
+fn pi_a_change_is_told_at_the_next_prompt_verbatim() {
+    let p = pi();
+    p.env.write("a.txt", A_TXT);
+    p.hook("tool_result_read_whole", &[]).expect(0, "");
+    p.hook("before_agent_start", &[]).expect(0, "");
+    p.env.write("a.txt", "one\nVec<u8>\nthree\n");
+    let diff =
+        "--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n-two\n+Vec<u8>\n three\n";
+    p.hook("before_agent_start", &[]).expect(
+        0,
+        &format!("{}\n", json!({ "context": reminder("a.txt", diff) })),
+    );
+    p.hook("before_agent_start", &[]).expect(0, "");
+}
+
+/// `pi @a.txt "change it"`: pi puts the file's text before the prompt, and
+/// that is a view of the whole file; a text that is not the file's any
+/// more is held never fresh; an image's block is nothing.
+#[test]
+fn pi_a_file_argument_in_the_prompt_is_a_view() {
+    let p = pi();
+    p.env.write("a.txt", A_TXT);
+    p.env.write("b.txt", "bee\n");
+    let a = p.env.path("a.txt").display().to_string();
+    let b = p.env.path("b.txt").display().to_string();
+    let mut e = p.payload("before_agent_start");
+    e["prompt"] = json!(format!(
+        "<file name=\"{a}\">\n{A_TXT}\n</file>\n<file name=\"{b}\">\nold bee\n\n</file>\n<file name=\"/x.png\"></file>\nchange it"
+    ));
+    // What the prompt showed of b.txt is not the disk's any more: told in
+    // the same answer.
+    let diff = "--- b.txt (as viewed)\n+++ b.txt (now)\n@@ -1 +1 @@\n-old bee\n+bee\n";
+    p.send(&e, &[])
+        .expect(
+            0,
+            &format!("{}\n", json!({ "context": reminder("b.txt", diff) })),
+        )
+        .stderr_is("");
+    assert_eq!(p.view("a.txt"), view("full", "read", 1, 3, true));
+    // ... whole, from the whole text the prompt showed: the model holds
+    // the file's text now (issue 25), and the view moved to it.
+    assert_eq!(p.view("b.txt").map(|v| v.4), Some(true));
+    p.hook("tool_call_edit", &[]).expect(0, "");
+    p.hook("tool_call_write_update", &[]).expect(0, "");
+    // A prompt with no file block records nothing.
+    let q = pi();
+    q.env.write("a.txt", A_TXT);
+    q.hook("before_agent_start", &[]).expect(0, "");
+    assert_eq!(q.view("a.txt"), None);
+}
+
+/// `session_compact`: the conversation is a summary and a tail pi does not
+/// name by call, so no view counts as held; a read makes the file editable
+/// again.
+#[test]
+fn pi_a_compaction_releases_the_views() {
+    let p = pi();
+    p.env.write("a.txt", A_TXT);
+    p.hook("tool_result_read_whole", &[]).expect(0, "");
+    p.hook("tool_call_edit", &[]).expect(0, "");
+    let mut c = p.payload("before_agent_start");
+    c["event"] = json!("session_compact");
+    c.as_object_mut().unwrap().remove("prompt");
+    p.send(&c, &[]).expect(0, "").stderr_is("");
+    let r = p.hook("tool_call_edit", &[]);
+    assert_eq!(r.code, 0);
+    assert!(
+        r.stdout
+            .contains("no longer in the conversation: compaction"),
+        "{}",
+        r.stdout
+    );
+    p.hook("tool_result_read_whole", &[]).expect(0, "");
+    p.hook("tool_call_edit", &[]).expect(0, "");
+    // `/tree` to another branch: none of the views counts either.
+    c["event"] = json!("session_tree");
+    p.send(&c, &[]).expect(0, "").stderr_is("");
+    let r = p.hook("tool_call_edit", &[]);
+    assert!(
+        r.stdout.contains("no longer in the conversation: rewind"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn pi_the_gate_fails_closed_in_the_extensions_terms() {
+    let p = pi();
+    p.env.write("a.txt", A_TXT);
+    let mut e = p.payload("tool_call_edit");
+    e.as_object_mut().unwrap().remove("cwd");
+    p.send(&e, &[])
+        .expect(0, &deny("fsview-hook could not check this change, so it is denied: the tool_call payload has no cwd string"))
+        .stderr_is("fsview-hook: the tool_call payload has no cwd string\n");
+    let mut e = p.payload("tool_result_read_whole");
+    e["sessionId"] = json!("");
+    p.send(&e, &[]).expect(0, "").stderr_is(
+        "fsview-hook: the tool_result payload has no sessionId string; pass --sid ID to name the session\n",
+    );
+    p.raw(br#"{"event": "session_start"}"#, &[]).expect(0, "").stderr_is(
+        "fsview-hook: extension event \"session_start\" is not one fsview-hook pi answers (tool_call, tool_result, before_agent_start, session_compact, session_tree)\n",
+    );
+}
+
+#[test]
+fn pi_install_writes_the_extension_and_leaves_a_foreign_one_alone() {
+    let env = crate::harness::Env::new();
+    let exe = std::fs::canonicalize(crate::harness::bin("fsview-hook")).unwrap();
+    let exe = exe.display().to_string();
+    env.run("fsview-hook", &["install", "pi"]).expect(
+        0,
+        &format!("{}: tool_call, tool_result, before_agent_start, session_compact, session_tree now run {exe} pi\npi loads the extension when it next starts in this directory (not with --no-extensions); it needs no other setting.\n", env.path(".pi/extensions/fsview.js").display()),
+    );
+    let file = env.path(".pi/extensions/fsview.js");
+    let js = std::fs::read_to_string(&file).unwrap();
+    assert!(js.contains(&format!("const HOOK = {};", Value::from(exe.as_str()))));
+    env.run("fsview-hook", &["install", "pi", "--quiet"])
+        .expect(0, "");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), js);
+    env.run("fsview-hook", &["install", "pi", "--uninstall"])
+        .expect(
+            0,
+            &format!(
+                "{}: removed (fsview-hook had made it)\n{}: removed (made for fsview-hook's files, now empty)\n{}: removed (made for fsview-hook's files, now empty)\n",
+                file.display(),
+                env.path(".pi/extensions").display(),
+                env.path(".pi").display()
+            ),
+        );
+    assert!(!env.path(".pi").exists());
+    env.write(".pi/extensions/fsview.js", "export default () => {};\n");
+    env.run("fsview-hook", &["install", "pi"])
+        .expect(2, "")
+        .stderr_is(&format!(
+        "fsview-hook: {} is not one fsview-hook wrote; move it away first, nothing was changed\n",
+        file.display()
+    ));
+    let mut c = env.cmd(crate::harness::bin("fsview-hook"));
+    c.args(["install", "pi", "--user", "--quiet"])
+        .env("PI_CODING_AGENT_DIR", env.root().join("agent"));
+    crate::harness::output(c, None).expect(0, "");
+    assert!(env.root().join("agent/extensions/fsview.js").exists());
+    env.run("fsview-hook", &["install", "pi", "--user", "--quiet"])
+        .expect(0, "");
+    assert!(env
+        .root()
+        .join("home/.pi/agent/extensions/fsview.js")
+        .exists());
+}

@@ -1,0 +1,526 @@
+//! Every agent's shell tool under fsview-hook, fed the payloads each real
+//! binary sent (`*_shell_*` fixtures, captured by `scripts/e2e-AGENT
+//! --save-fixtures capture-shell`): a write through the shell is gated like
+//! the agent's write tool (issue 21), and what a read command printed
+//! counts as seen, held to the text shown (issue 20).
+
+use serde_json::{json, Value};
+
+use crate::agent::{line, partial, view, Agent, MODIFIED, NOT_READ};
+
+const A_TXT: &str = "one\ntwo\nthree\n";
+
+/// The files as they were when the shell's fixtures were captured.
+fn files(a: &Agent) {
+    a.env.write("a.txt", A_TXT);
+    a.env.write("crlf.txt", b"one\r\ntwo\r\n");
+    a.env.write("empty.txt", "");
+    a.env.write("lead.txt", "\n\n  lead\ttab  \nx  \n\n");
+    let big: String = (1..=5000)
+        .map(|i| format!("line {i} of a big file with some words in it\n"))
+        .collect();
+    a.env.write("big.txt", big);
+}
+
+/// Claude Code's, Codex's and Qwen Code's refusal.
+fn claude_deny(reason: &str) -> String {
+    line(json!({"hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": reason,
+    }}))
+}
+
+/// A payload of `fixture` with its command changed, where the agent puts
+/// it.
+fn with_command(a: &Agent, fixture: &str, command: &str) -> Value {
+    let mut p = a.payload(fixture);
+    let at = match a.name {
+        "opencode" | "kilo" if p["input"]["args"].is_object() => "/input/args/command",
+        "opencode" | "kilo" => "/output/args/command",
+        "pi" => "/input/command",
+        "copilot" => "/toolArgs/command",
+        _ => "/tool_input/command",
+    };
+    *p.pointer_mut(at).unwrap() = json!(command);
+    p
+}
+
+/// The reads every agent's shell shows, as the agent reported them: each a
+/// view of the lines printed, held to the disk.
+fn reads_are_views(a: &Agent) {
+    reads_but_empty_are_views(a);
+    a.hook("post_shell_cat_empty", &[])
+        .expect(0, "")
+        .stderr_is("");
+    assert_eq!(a.view("empty.txt"), view("full", "read", 1, 0, true));
+}
+
+/// The same, but for an empty file, which shows the agent's words for "no
+/// output" ("Command completed successfully", "(no output)"): no view.
+fn reads_but_empty_are_views(a: &Agent) {
+    files(a);
+    for f in [
+        "post_shell_cat",
+        "post_shell_cat_crlf",
+        "post_shell_sed_range",
+        "post_shell_nl_sed",
+    ] {
+        a.hook(f, &[]).expect(0, "").stderr_is("");
+    }
+    assert_eq!(
+        a.views("a.txt"),
+        [
+            view("full", "read", 1, 3, true),
+            view("range", "read", 2, 2, true),
+            view("range", "read", 1, 2, true),
+        ]
+    );
+    assert_eq!(a.view("crlf.txt"), view("full", "read", 1, 2, true));
+}
+
+/// The gate before a command, for each file it writes.
+fn writes_are_gated(a: &Agent, deny: fn(&str) -> String) {
+    files(a);
+    // sed -i edits in place: a fresh view of the file.
+    a.hook("pre_shell_sed_in_place", &[])
+        .expect(0, &deny(NOT_READ));
+    a.hook("post_shell_sed_range", &[]).expect(0, "");
+    a.hook("pre_shell_sed_in_place", &[]).expect(0, "");
+    a.env.write("a.txt", "one\ntwo\nthree\nthe user's line\n");
+    a.hook("pre_shell_sed_in_place", &[])
+        .expect(0, &deny(MODIFIED));
+    // A whole-file write: a fresh view of all of it; a new file: none.
+    a.hook("pre_shell_heredoc_write", &[]).expect(0, "");
+    a.env.write("new.txt", "the user's new file\n");
+    a.hook("pre_shell_heredoc_write", &[])
+        .expect(0, &deny(NOT_READ));
+    a.env.write("a.txt", A_TXT);
+    a.hook("post_shell_sed_range", &[]).expect(0, "");
+    let over = with_command(a, "pre_shell_heredoc_write", "cat > a.txt <<'EOF'\nx\nEOF");
+    a.send(&over, &[])
+        .expect(0, &deny(&partial("lines 2-3 of 3")));
+    // An append loses nothing; a command that writes nothing, nothing.
+    a.hook("pre_shell_append", &[]).expect(0, "");
+    a.hook("pre_shell_other", &[]).expect(0, "");
+    a.hook("pre_shell_cat", &[]).expect(0, "");
+}
+
+/// A file a command wrote with a text it spelled out is what the agent
+/// wrote: its next edit needs no read. Only where the disk holds exactly
+/// that text.
+fn heredoc_writes_are_written(a: &Agent) {
+    files(a);
+    a.env.write("new.txt", "new file\n");
+    a.hook("post_shell_heredoc_write", &[])
+        .expect(0, "")
+        .stderr_is("");
+    assert_eq!(a.view("new.txt"), view("full", "write", 1, 1, true));
+    let b = Agent::new(a.name, a.fixtures);
+    files(&b);
+    b.env.write("new.txt", "new file\nand a formatter's line\n");
+    b.hook("post_shell_heredoc_write", &[])
+        .expect(0, "")
+        .stderr_is("");
+    assert_eq!(b.views("new.txt"), []);
+}
+
+fn claude() -> Agent {
+    Agent::new("claude", "claude-2.1.332")
+}
+
+#[test]
+fn claude_bash_reads_are_views() {
+    let a = claude();
+    reads_are_views(&a);
+    // Claude Code removes blank lines at the start and whitespace at the
+    // end of an output: every other character was shown.
+    a.hook("post_shell_cat_lead", &[]).expect(0, "");
+    assert_eq!(a.view("lead.txt"), view("full", "read", 1, 5, true));
+    // An output too large is saved to a file: the model got a preview the
+    // payload does not hold, so nothing is taken as seen.
+    a.hook("post_shell_cat_big", &[]).expect(0, "");
+    assert_eq!(a.views("big.txt"), []);
+    // Output that is not the file's: nothing.
+    a.env.write("crlf.txt", "changed\n");
+    let b = claude();
+    files(&b);
+    b.env.write("a.txt", "one\nTWO\nthree\n");
+    b.hook("post_shell_cat", &[]).expect(0, "");
+    assert_eq!(b.views("a.txt"), []);
+}
+
+#[test]
+fn claude_bash_writes_are_gated() {
+    writes_are_gated(&claude(), claude_deny);
+}
+
+#[test]
+fn claude_bash_heredoc_writes_are_written() {
+    heredoc_writes_are_written(&claude());
+}
+
+fn codex() -> Agent {
+    Agent::new("codex", "codex-0.171.0")
+}
+
+#[test]
+fn codex_shell_reads_are_views() {
+    let a = codex();
+    reads_are_views(&a);
+    // Codex shows the output as it is.
+    a.hook("post_shell_cat_lead", &[]).expect(0, "");
+    assert_eq!(a.view("lead.txt"), view("full", "read", 1, 5, true));
+    // Cut in the middle: the lines before the cut.
+    a.hook("post_shell_cat_big", &[]).expect(0, "");
+    assert_eq!(a.view("big.txt"), view("start", "read", 1, 446, true));
+}
+
+/// Codex's two shell bugs (issue 20): `cat` of an empty file showed the
+/// empty file, and a command run on a terminal (`tty: true`, which the hook
+/// is not told) printed each "\n" as "\r\n".
+#[test]
+fn codex_an_empty_file_and_a_terminal_are_views() {
+    let a = codex();
+    files(&a);
+    a.hook("post_shell_cat_empty", &[]).expect(0, "");
+    assert_eq!(a.view("empty.txt"), view("full", "read", 1, 0, true));
+    let patch = "*** Begin Patch\n*** Add File: empty.txt\n+now it has a line\n*** End Patch\n";
+    a.send(
+        &with_command(
+            &a,
+            "pre_shell_patch_cd_unspaced",
+            &format!("apply_patch <<'EOF'\n{patch}EOF\n"),
+        ),
+        &[],
+    )
+    .expect(0, "");
+    a.env.write("a.txt", "ONE\ntwo\nthree\n");
+    a.hook("post_shell_cat_tty", &[]).expect(0, "");
+    assert_eq!(a.view("a.txt"), view("full", "read", 1, 3, true));
+    a.hook("post_shell_cat_crlf_tty", &[]).expect(0, "");
+    assert_eq!(a.view("crlf.txt"), view("full", "read", 1, 2, true));
+    // The same output from a CRLF file, with no terminal: the file as is.
+    let b = codex();
+    files(&b);
+    b.env.write("a.txt", "ONE\r\ntwo\r\nthree\r\n");
+    b.hook("post_shell_cat_tty", &[]).expect(0, "");
+    assert_eq!(b.view("a.txt"), view("full", "read", 1, 3, true));
+}
+
+#[test]
+fn codex_shell_writes_are_gated() {
+    writes_are_gated(&codex(), claude_deny);
+}
+
+#[test]
+fn codex_heredoc_writes_are_written() {
+    heredoc_writes_are_written(&codex());
+}
+
+/// The apply_patch here-documents Codex takes from a command line (issue
+/// 21): after `cd DIR &&` with DIR quoted, or with no space around `&&`,
+/// gated on the file in DIR; a file one creates is held to its text, so
+/// the next patch of it needs no read; a here-document inside another
+/// command's here-document is that command's input, not a patch.
+#[test]
+fn codex_patches_in_the_forms_codex_takes() {
+    let a = codex();
+    files(&a);
+    a.env.write("my dir/f.txt", "old\n");
+    a.env.write("f.txt", "a file of the same name elsewhere\n");
+    a.hook("pre_shell_patch_cd_quoted", &[])
+        .expect(0, &claude_deny(NOT_READ));
+    let mut read = with_command(&a, "post_shell_cat", "cat 'my dir/f.txt'");
+    read["tool_response"] = json!("old\n");
+    a.send(&read, &[]).expect(0, "");
+    a.hook("pre_shell_patch_cd_quoted", &[]).expect(0, "");
+    assert_eq!(a.view("my dir/f.txt"), view("full", "write", 1, 1, false));
+    a.env.write("my dir/f.txt", "new\n");
+    assert_eq!(a.view("my dir/f.txt"), view("full", "write", 1, 1, true));
+    // cd sub&&apply_patch, adding a file: it needs no read, and is known.
+    std::fs::create_dir_all(a.env.path("sub")).unwrap();
+    a.hook("pre_shell_patch_cd_unspaced", &[]).expect(0, "");
+    a.env.write("sub/added.txt", "added\n");
+    assert_eq!(a.view("sub/added.txt"), view("full", "write", 1, 1, true));
+    let update =
+        "*** Begin Patch\n*** Update File: added.txt\n@@\n-added\n+changed\n*** End Patch\n";
+    a.send(
+        &with_command(
+            &a,
+            "pre_shell_patch_cd_unspaced",
+            &format!("cd sub && apply_patch <<'EOF'\n{update}EOF\n"),
+        ),
+        &[],
+    )
+    .expect(0, "");
+    // A patch quoted in another here-document: not a patch of a.txt, but
+    // a write of notes.md.
+    let b = codex();
+    files(&b);
+    b.hook("pre_shell_patch_in_heredoc", &[]).expect(0, "");
+    b.env.write("notes.md", "the user's notes\n");
+    b.hook("pre_shell_patch_in_heredoc", &[])
+        .expect(0, &claude_deny(NOT_READ));
+    assert_eq!(b.views("a.txt"), []);
+}
+
+fn gemini() -> Agent {
+    Agent::new("gemini", "gemini-0.61.0")
+}
+
+fn gemini_deny(reason: &str) -> String {
+    line(json!({"decision": "deny", "reason": reason}))
+}
+
+/// The whole lines of the first `n` characters of what gemini-cli showed
+/// of `cat big.txt` (the prefix included).
+fn big_lines_within(n: usize) -> u64 {
+    let shown = n - "<untrusted_context>\nOutput: ".len();
+    let line = |i: usize| format!("line {i} of a big file with some words in it\n").len();
+    let (mut used, mut lines) = (0, 0);
+    while used + line(lines + 1) <= shown {
+        lines += 1;
+        used += line(lines);
+    }
+    lines as u64
+}
+
+#[test]
+fn gemini_shell_reads_are_views() {
+    let a = gemini();
+    reads_are_views(&a);
+    // gemini-cli trims the output at both ends: every other character was
+    // shown.
+    a.hook("post_shell_cat_lead", &[]).expect(0, "");
+    assert_eq!(a.view("lead.txt"), view("full", "read", 1, 5, true));
+    // The hook sees the whole output; the model gets the first fifth of
+    // tools.truncateToolOutputThreshold characters (40,000 by default).
+    a.hook("post_shell_cat_big", &[]).expect(0, "");
+    let n = big_lines_within(8_000);
+    assert_eq!(a.view("big.txt"), view("start", "read", 1, n, true));
+    // A lower threshold in the project's settings: fewer lines.
+    let b = gemini();
+    files(&b);
+    b.env.write(
+        ".gemini/settings.json",
+        r#"{"tools": {"truncateToolOutputThreshold": 10000}}"#,
+    );
+    b.hook("post_shell_cat_big", &[]).expect(0, "");
+    let n = big_lines_within(2_000);
+    assert_eq!(b.view("big.txt"), view("start", "read", 1, n, true));
+}
+
+#[test]
+fn gemini_shell_writes_are_gated() {
+    writes_are_gated(&gemini(), gemini_deny);
+}
+
+#[test]
+fn gemini_shell_heredoc_writes_are_written() {
+    heredoc_writes_are_written(&gemini());
+}
+
+/// A view's kind, source, offset and freshness, and its line count apart.
+fn start_view(a: &Agent, rel: &str) -> u64 {
+    let (kind, source, offset, lines, fresh) = a.view(rel);
+    assert_eq!(
+        (kind.as_str(), source.as_str(), offset, fresh),
+        ("start", "read", 1, true)
+    );
+    assert!(lines > 0, "{lines}");
+    lines
+}
+
+fn qwen() -> Agent {
+    Agent::new("qwen", "qwen-0.24.4")
+}
+
+#[test]
+fn qwen_shell_reads_are_views() {
+    let a = qwen();
+    reads_are_views(&a);
+    a.hook("post_shell_cat_lead", &[]).expect(0, "");
+    assert_eq!(a.view("lead.txt"), view("full", "read", 1, 5, true));
+    // Cut: the head's whole lines (its last one is cut, marked "...").
+    a.hook("post_shell_cat_big", &[]).expect(0, "");
+    start_view(&a, "big.txt");
+}
+
+#[test]
+fn qwen_shell_writes_are_gated() {
+    writes_are_gated(&qwen(), claude_deny);
+}
+
+#[test]
+fn qwen_shell_heredoc_writes_are_written() {
+    heredoc_writes_are_written(&qwen());
+}
+
+fn opencode() -> Agent {
+    Agent::new("opencode", "opencode-1.18.33")
+}
+
+fn opencode_deny(reason: &str) -> String {
+    line(json!({ "deny": reason }))
+}
+
+#[test]
+fn opencode_bash_reads_are_views() {
+    let a = opencode();
+    reads_are_views(&a);
+    // opencode shows the output exactly.
+    a.hook("post_shell_cat_lead", &[]).expect(0, "");
+    assert_eq!(a.view("lead.txt"), view("full", "read", 1, 5, true));
+    // Cut, it shows the last lines: nothing is taken.
+    a.hook("post_shell_cat_big", &[]).expect(0, "");
+    assert_eq!(a.views("big.txt"), []);
+}
+
+#[test]
+fn opencode_bash_writes_are_gated() {
+    writes_are_gated(&opencode(), opencode_deny);
+}
+
+#[test]
+fn opencode_bash_heredoc_writes_are_written() {
+    heredoc_writes_are_written(&opencode());
+}
+
+fn copilot() -> Agent {
+    Agent::new("copilot", "copilot-1.0.102")
+}
+
+fn copilot_deny(reason: &str) -> String {
+    line(json!({"permissionDecision": "deny", "permissionDecisionReason": reason}))
+}
+
+#[test]
+fn copilot_bash_reads_are_views() {
+    let a = copilot();
+    reads_are_views(&a);
+    a.hook("post_shell_cat_lead", &[]).expect(0, "");
+    assert_eq!(a.view("lead.txt"), view("full", "read", 1, 5, true));
+    // Too large: a preview of its first 500 characters.
+    a.hook("post_shell_cat_big", &[]).expect(0, "");
+    assert_eq!(start_view(&a, "big.txt"), 11);
+}
+
+#[test]
+fn copilot_bash_writes_are_gated() {
+    writes_are_gated(&copilot(), copilot_deny);
+}
+
+#[test]
+fn copilot_bash_heredoc_writes_are_written() {
+    heredoc_writes_are_written(&copilot());
+}
+
+fn droid() -> Agent {
+    Agent::new("droid", "droid-0.225.2")
+}
+
+/// Droid's Execute: the output exactly, then "\n\n[Process exited with
+/// code N]".
+#[test]
+fn droid_execute_reads_are_views() {
+    let a = droid();
+    reads_but_empty_are_views(&a);
+    a.hook("post_shell_cat_lead", &[]).expect(0, "");
+    assert_eq!(a.view("lead.txt"), view("full", "read", 1, 5, true));
+    // Nothing printed is "Command completed successfully": not the file.
+    a.hook("post_shell_cat_empty", &[]).expect(0, "");
+    assert_eq!(a.views("empty.txt"), []);
+    // Cut ("[... N lines skipped ...]", "Full command output saved to"):
+    // nothing is taken.
+    a.hook("post_shell_cat_big", &[]).expect(0, "");
+    assert_eq!(a.views("big.txt"), []);
+}
+
+#[test]
+fn droid_execute_writes_are_gated() {
+    writes_are_gated(&droid(), claude_deny);
+}
+
+#[test]
+fn droid_execute_heredoc_writes_are_written() {
+    heredoc_writes_are_written(&droid());
+}
+
+fn pi() -> Agent {
+    Agent::new("pi", "pi-0.73.1")
+}
+
+#[test]
+fn pi_bash_reads_are_views() {
+    let a = pi();
+    reads_but_empty_are_views(&a);
+    a.hook("post_shell_cat_lead", &[]).expect(0, "");
+    assert_eq!(a.view("lead.txt"), view("full", "read", 1, 5, true));
+    // Nothing printed is "(no output)": not the file.
+    a.hook("post_shell_cat_empty", &[]).expect(0, "");
+    assert_eq!(a.views("empty.txt"), []);
+    // Cut, pi shows the last lines: nothing is taken.
+    a.hook("post_shell_cat_big", &[]).expect(0, "");
+    assert_eq!(a.views("big.txt"), []);
+}
+
+#[test]
+fn pi_bash_writes_are_gated() {
+    writes_are_gated(&pi(), opencode_deny);
+}
+
+#[test]
+fn pi_bash_heredoc_writes_are_written() {
+    heredoc_writes_are_written(&pi());
+}
+
+fn kilo() -> Agent {
+    Agent::new("kilo", "kilo-7.7.7")
+}
+
+/// Kilo Code CLI's bash: opencode's, through the same plugin.
+#[test]
+fn kilo_bash_reads_are_views() {
+    let a = kilo();
+    reads_are_views(&a);
+    a.hook("post_shell_cat_lead", &[]).expect(0, "");
+    assert_eq!(a.view("lead.txt"), view("full", "read", 1, 5, true));
+    // Cut, it shows the last lines: nothing is taken.
+    a.hook("post_shell_cat_big", &[]).expect(0, "");
+    assert_eq!(a.views("big.txt"), []);
+}
+
+#[test]
+fn kilo_bash_writes_are_gated() {
+    writes_are_gated(&kilo(), opencode_deny);
+}
+
+#[test]
+fn kilo_bash_heredoc_writes_are_written() {
+    heredoc_writes_are_written(&kilo());
+}
+
+/// Kilo's background_process, starting a command: gated as its bash is.
+#[test]
+fn kilo_background_process_start_is_gated() {
+    let a = kilo();
+    files(&a);
+    // A new file: nothing to lose.
+    a.hook("pre_shell_background_start", &[]).expect(0, "");
+    a.env.write("bg.txt", "the user's file\n");
+    a.hook("pre_shell_background_start", &[])
+        .expect(0, &opencode_deny(NOT_READ));
+    let sed = with_command(
+        &a,
+        "pre_shell_background_start",
+        "sed -i 's/one/ONE/' a.txt",
+    );
+    a.send(&sed, &[]).expect(0, &opencode_deny(NOT_READ));
+    a.hook("post_shell_cat", &[]).expect(0, "");
+    a.send(&sed, &[]).expect(0, "");
+    // Not a start: nothing to gate.
+    let mut stop = a.payload("pre_shell_background_start");
+    stop["output"]["args"] = json!({"action": "stop", "id": "bgp1"});
+    a.send(&stop, &[]).expect(0, "");
+}
