@@ -1,4 +1,5 @@
-"""Qwen Code, opencode and GitHub Copilot CLI, installed from npm at pinned
+"""Qwen Code, opencode, Kilo Code CLI, GitHub Copilot CLI, Factory Droid
+and pi, installed from npm at pinned
 versions and run headless against a scripted OpenAI Chat Completions
 server (openai_chat.py) on 127.0.0.1.
 
@@ -14,15 +15,30 @@ machine:
 - opencode: `opencode run --format json --auto PROMPT` with a provider
   `mock` (`@ai-sdk/openai-compatible`, bundled) in the project's
   opencode.json; next prompt `--session SESSION_ID`.
+- Kilo Code CLI (opencode's fork): the same, as `kilo run`, with the
+  provider in kilo.json. @kilocode/cli 7.8.1 names platform packages the
+  registry does not have; 7.7.7 is the newest with its own.
 - Copilot CLI: `copilot -p PROMPT --output-format json --allow-all-tools`
   with COPILOT_PROVIDER_BASE_URL (bring your own key: no GitHub sign-in),
   COPILOT_OFFLINE=true, COPILOT_ALLOW_ALL=true (which also trusts the
   folder, so its .github/hooks run); next prompt `--resume SESSION_ID`.
   COPILOT_CACHE_HOME keeps the package it unpacks (235 MB) in the cache.
+- pi: `pi --mode json --provider mock --model e2e-model -p PROMPT` with
+  the provider (`openai-completions`) in a private PI_CODING_AGENT_DIR's
+  models.json and PI_OFFLINE=1: no sign-in; next prompt `--session ID`.
+- Factory Droid: `droid exec -o json --auto low -m custom:E2E-0 PROMPT`
+  with a BYOK custom model (`generic-chat-completion-api`) in
+  ~/.factory/settings.json: no Factory sign-in. The npm package
+  @factory/cli 0.225.1 names platform packages of its own version that the
+  registry does not have, so the platform package @factory/cli-linux-x64
+  (0.225.2, the binary itself) is installed alone. `droid exec -s ID` (a
+  next prompt) fetches the session from Factory's servers, which needs a
+  sign-in: each scenario is one prompt.
 """
 
 import json
 import os
+import signal
 import subprocess
 
 from harness import cache_root, fsview_bin_dir, npm_ensure
@@ -63,6 +79,9 @@ class Agent:
     name = None  # fsview-hook's name for it
     label = None  # for tables
     session_key = None
+    # When fsview tells the agent what changed: at its next "prompt", or
+    # with the next "tool" result (an agent whose prompts fire no hook).
+    remind_at = "prompt"
 
     def __init__(self, binary, ws, url):
         self.binary = binary
@@ -79,10 +98,21 @@ class Agent:
     def args(self, text, resume):
         raise NotImplementedError
 
-    def prompt(self, text, resume=None, path=None, timeout=240):
-        proc = subprocess.run(self.args(text, resume), cwd=self.ws.work, env=self.env(path), capture_output=True,
-                              text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-        return Result(proc, self.session_key)
+    # Seconds one headless run may take.
+    timeout = 240
+
+    def prompt(self, text, resume=None, path=None, timeout=None):
+        # In a process group of its own: a run that times out is ended with
+        # every process it started (a wrapper's native binary too).
+        p = subprocess.Popen(self.args(text, resume), cwd=self.ws.work, env=self.env(path), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL, start_new_session=True)
+        try:
+            out, err = p.communicate(timeout=timeout or self.timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            raise
+        return Result(subprocess.CompletedProcess(p.args, p.returncode, out, err), self.session_key)
 
     def install_fsview(self, *extra, binary=None):
         """Wire fsview in as a user would: `fsview-hook install AGENT`."""
@@ -129,8 +159,11 @@ class Qwen(Agent):
                   "OPENAI_MODEL": "e2e-model"})
         return e
 
+    # "yolo" runs the shell without asking (headless, auto-edit refuses it).
+    approval = "auto-edit"
+
     def args(self, text, resume):
-        a = [self.binary, text, "--output-format", "stream-json", "--approval-mode", "auto-edit",
+        a = [self.binary, text, "--output-format", "stream-json", "--approval-mode", self.approval,
              "--auth-type", "openai"]
         return a + (["--resume", resume] if resume else [])
 
@@ -159,6 +192,9 @@ class Qwen(Agent):
     def write(self, path, content):
         return ("write_file", {"file_path": path, "content": content})
 
+    def shell(self, command):
+        return ("run_shell_command", {"command": command, "description": "run it"})
+
 
 class Opencode(Agent):
     name = "opencode"
@@ -168,10 +204,11 @@ class Opencode(Agent):
     dirname = "opencode"
     bin = "opencode"
     session_key = "sessionID"
+    config = "opencode.json"
 
     def __init__(self, binary, ws, url):
         super().__init__(binary, ws, url)
-        with open(os.path.join(ws.work, "opencode.json"), "w") as f:
+        with open(os.path.join(ws.work, self.config), "w") as f:
             json.dump({"$schema": "https://opencode.ai/config.json", "autoupdate": False, "share": "disabled",
                        "provider": {"mock": {"npm": "@ai-sdk/openai-compatible", "name": "Mock",
                                              "options": {"baseURL": url + "/v1", "apiKey": "sk-e2e-not-a-key"},
@@ -210,6 +247,34 @@ class Opencode(Agent):
     def write(self, path, content):
         return ("write", {"filePath": path, "content": content})
 
+    def shell(self, command):
+        return ("bash", {"command": command, "description": "run it"})
+
+
+class Kilo(Opencode):
+    """Kilo Code CLI: opencode's fork, the same run command, its own names
+    (kilo.json, KILO_* variables, .kilo/plugins/)."""
+
+    name = "kilo"
+    label = "Kilo Code CLI"
+    package = "@kilocode/cli"
+    version = "7.7.7"
+    dirname = "kilocode-cli"
+    bin = "kilo"
+    config = "kilo.json"
+    # Kilo spends 20 s of CPU starting up: on a busy machine a run takes
+    # minutes.
+    timeout = 600
+
+    def env(self, path=None):
+        e = super().env(path)
+        e.update({"KILO_DISABLE_AUTOUPDATE": "1", "KILO_DISABLE_MODELS_FETCH": "1", "KILO_DISABLE_SHARE": "1",
+                  "KILO_DISABLE_LSP_DOWNLOAD": "1", "KILO_DISABLE_SESSION_INGEST": "1", "KILO_TELEMETRY_LEVEL": "off"})
+        return e
+
+    def plugin_file(self):
+        return os.path.join(self.ws.work, ".kilo", "plugins", "fsview.js")
+
 
 class Copilot(Agent):
     name = "copilot"
@@ -227,8 +292,13 @@ class Copilot(Agent):
                   "COPILOT_ALLOW_ALL": "true", "COPILOT_CACHE_HOME": copilot_cache()})
         return e
 
+    # "yolo": every path too (the shell's commands reach outside the
+    # project: a toolchain in ~/.cargo).
+    approval = "tools"
+
     def args(self, text, resume):
-        a = [self.binary, "-p", text, "--output-format", "json", "--allow-all-tools", "--no-auto-update"]
+        allow = "--allow-all" if self.approval == "yolo" else "--allow-all-tools"
+        a = [self.binary, "-p", text, "--output-format", "json", allow, "--no-auto-update"]
         return a + (["--resume", resume] if resume else [])
 
     def hooks_file(self):
@@ -249,12 +319,129 @@ class Copilot(Agent):
     def write(self, path, content):
         return ("create", {"path": path, "file_text": content})
 
+    def shell(self, command):
+        return ("bash", {"command": command, "description": "run it"})
+
+
+class Droid(Agent):
+    name = "droid"
+    label = "Droid"
+    package = "@factory/cli-linux-x64"
+    version = "0.225.2"
+    dirname = "factory-droid"
+    bin = "@factory/cli-linux-x64/bin/droid"
+    session_key = "session_id"
+    # Headless Droid fires no hook at a prompt, and cannot resume a session
+    # without a sign-in: fsview tells what changed at the next tool result.
+    remind_at = "tool"
+    # Droid's autonomy: "low" lets it edit files and run commands that
+    # change nothing; "high" any command (the shell scenarios).
+    auto = "low"
+
+    def __init__(self, binary, ws, url):
+        super().__init__(binary, ws, url)
+        d = os.path.join(ws.home, ".factory")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "settings.json"), "w") as f:
+            json.dump({"customModels": [{"model": "e2e-model", "displayName": "E2E", "baseUrl": url + "/v1",
+                                         "apiKey": "sk-e2e-not-a-key", "provider": "generic-chat-completion-api",
+                                         "maxOutputTokens": 4096}]}, f, indent=2)
+
+    def args(self, text, resume):
+        if resume:
+            raise RuntimeError("droid exec cannot resume a session without a Factory sign-in")
+        return [self.binary, "exec", "-o", "json", "--auto", self.auto, "-m", "custom:E2E-0", text]
+
+    def settings_file(self):
+        return os.path.join(self.ws.work, ".factory", "settings.json")
+
+    def succeeded(self, r):
+        return r.startswith("The file ") and r.rstrip().endswith(("updated successfully.", "created successfully."))
+
+    def read(self, path, first=None, count=None):
+        a = {"file_path": path}
+        if first is not None:
+            a.update({"offset": first, "limit": count})
+        return ("Read", a)
+
+    def edit(self, path, old, new):
+        return ("Edit", {"file_path": path, "old_str": old, "new_str": new})
+
+    def write(self, path, content):
+        return ("Create", {"file_path": path, "content": content})
+
+    def shell(self, command):
+        return ("Execute", {"command": command, "riskLevelReason": "it only reads", "riskLevel": "low"})
+
+
+class Pi(Agent):
+    name = "pi"
+    label = "pi"
+    package = "@mariozechner/pi-coding-agent"
+    version = "0.73.1"
+    dirname = "pi-coding-agent"
+    bin = "pi"
+    session_key = None  # the "session" header line's id
+
+    def __init__(self, binary, ws, url):
+        super().__init__(binary, ws, url)
+        d = self.agent_dir()
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "models.json"), "w") as f:
+            json.dump({"providers": {"mock": {
+                "baseUrl": url + "/v1", "api": "openai-completions", "apiKey": "sk-e2e-not-a-key",
+                "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
+                "models": [{"id": "e2e-model"}]}}}, f, indent=2)
+
+    def agent_dir(self):
+        return os.path.join(self.ws.home, ".pi", "agent")
+
+    def env(self, path=None):
+        e = self.base_env(path)
+        e.update({"PI_CODING_AGENT_DIR": self.agent_dir(), "PI_OFFLINE": "1"})
+        return e
+
+    def args(self, text, resume):
+        a = [self.binary, "--mode", "json", "--provider", "mock", "--model", "e2e-model"]
+        # `@FILE` words first are pi's file arguments, each its own.
+        files = []
+        while text.startswith("@"):
+            word, _, text = text.partition(" ")
+            files.append(word)
+        return a + (["--session", resume] if resume else []) + files + ["-p", text]
+
+    def prompt(self, text, resume=None, path=None, timeout=None):
+        r = super().prompt(text, resume, path, timeout)
+        r.session_id = next((e.get("id") for e in r.events if e.get("type") == "session"), None)
+        return r
+
+    def extension_file(self):
+        return os.path.join(self.ws.work, ".pi", "extensions", "fsview.js")
+
+    def succeeded(self, r):
+        return r.startswith(("Successfully replaced ", "Successfully wrote "))
+
+    def read(self, path, first=None, count=None):
+        a = {"path": path}
+        if first is not None:
+            a.update({"offset": first, "limit": count})
+        return ("read", a)
+
+    def edit(self, path, old, new):
+        return ("edit", {"path": path, "edits": [{"oldText": old, "newText": new}]})
+
+    def write(self, path, content):
+        return ("write", {"path": path, "content": content})
+
+    def shell(self, command):
+        return ("bash", {"command": command})
+
 
 def copilot_cache():
     return os.path.join(cache_root(), "copilot-%s" % Copilot.version, "unpacked")
 
 
-AGENTS = {"qwen": Qwen, "opencode": Opencode, "copilot": Copilot}
+AGENTS = {"qwen": Qwen, "opencode": Opencode, "kilo": Kilo, "copilot": Copilot, "droid": Droid, "pi": Pi}
 
 
 def ensure(cls, log=None):

@@ -1,5 +1,5 @@
 """End-to-end scenarios for the agents that call an OpenAI-compatible Chat
-Completions API (chat_agents.py): Qwen Code, opencode, Copilot CLI.
+Completions API (chat_agents.py): Qwen Code, opencode, Copilot CLI, Droid.
 
 Each scenario runs once with the agent alone and once with fsview wired
 in by `fsview-hook install AGENT`, against a scripted model
@@ -18,9 +18,10 @@ import sys
 
 import chat_agents
 import harness
+import shell
 from harness import ROOT, fsview_bin_dir
 from model import Server
-from openai_chat import Chat, call, text, tool_results
+from openai_chat import Chat, Conversations, call, text, tool_results
 
 AGENT = None  # the agent's class, set by main()
 BINARY = None
@@ -28,8 +29,9 @@ NOTEBOOK = json.dumps({"cells": [{"cell_type": "code", "id": "c1", "metadata": {
                                    "outputs": [], "execution_count": None}],
                        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
 NOT_READ = "File has not been read yet. Read it first before writing to it."
-MODIFIED = ("File has been modified since read, either by the user or by a linter. "
-            "Read it again before attempting to write it.")
+# The gate's `modified` words; the refusal then either asks for a re-read
+# or carries the whole change (issue 25).
+MODIFIED = "File has been modified since read, either by the user or by a linter."
 
 
 @contextlib.contextmanager
@@ -256,6 +258,42 @@ def prompt_reminder(run):
         run.step("... the prompt after", "told again" if again else "not repeated")
 
 
+def tool_reminder(run):
+    """For an agent whose prompts fire no hook (Droid headless): a file it
+    read changes; the next tool result tells it, once, verbatim."""
+    ws = run.ws
+    body = lines(12)
+    ws.write("notes.txt", body)
+    ws.write("other.txt", "other\n")
+    ws.commit()
+    with agent(run, []) as (proto, a):
+        read = tool(a.read(ws.path("notes.txt")))
+        other = tool(a.read(ws.path("other.txt")))
+        again = tool(a.read(ws.path("other.txt")))
+
+        def change(body_):
+            ws.write("notes.txt", body.replace("line 6\n", "line six: if a < b\n"))
+            return [other]
+
+        proto.turns = [[read], change, [again], [text("done")]]
+        wire(run, a)
+        r = a.prompt("read notes.txt, then other.txt twice")
+        run.eq(r.code, 0, "exit code (stderr: %s)" % r.stderr[-300:])
+        run.check(len(proto.main) == 4, "four model requests: %d" % len(proto.main))
+        after = request_text(proto.main[2]) if len(proto.main) > 2 else ""
+        told = "notes.txt: modified (content)" in after
+        run.check(told == run.fsview, "fsview's reminder with the next tool result: %s" % told)
+        diff = "+line six: if a < b" in after and "-line 6" in after
+        if run.fsview:
+            run.check(diff, "the diff, verbatim")
+        run.step("A file it read changed; the next tool result",
+                 ("told, with the diff" if diff else "told") if told else "nothing said")
+        last = request_text(proto.main[-1]) if proto.main else ""
+        repeated = last.count("notes.txt: modified") > (1 if told else 0)
+        run.check(not repeated, "not told twice")
+        run.step("... the tool result after", "told again" if repeated else "not repeated")
+
+
 def normal_work(run):
     """Ordinary work goes through: no false refusals."""
     ws = run.ws
@@ -288,7 +326,7 @@ def normal_work(run):
         run.eq(r.code, 0, "exit code (stderr: %s)" % r.stderr[-300:])
         for name, group in calls:
             got = [outcome(a, proto, c) for c in group]
-            changes = [g for c, g in zip(group, got) if c["name"] not in ("read_file", "read", "view")]
+            changes = [g for c, g in zip(group, got) if c["name"] != a.read("x")[0]]
             bad = [g for g in changes if g != "applied"]
             run.check(not bad, "%s: %s" % (name, bad))
             run.step(name, "all applied" if not bad else "; ".join(bad))
@@ -322,6 +360,69 @@ def hook_missing(run):
         run.step("Read, then edit with the installed fsview-hook deleted", got)
 
 
+@contextlib.contextmanager
+def conversation(run, scripts):
+    """A model server playing scripted prompts (openai_chat.Conversations),
+    and the agent talking to it."""
+    proto = Conversations(scripts)
+    with Server(proto) as srv:
+        a = AGENT(BINARY, run.ws, srv.url)
+        yield proto, a
+        run.check(not srv.errors, "model server errors: %s" % srv.errors)
+
+
+def at_mention_edit(run):
+    """`@m.txt`: Qwen Code, pi (its `@FILE` argument) and Droid read the
+    file themselves and put its text before the prompt (Droid: a message of
+    its own, in its transcript only); the edit after it (and again, and a
+    write) goes through."""
+    ws = run.ws
+    ws.write("m.txt", "one\ntwo\n")
+    ws.commit()
+    with conversation(run, {}) as (proto, a):
+        P = ws.path
+        e1 = tool(a.edit(P("m.txt"), "one", "ONE"))
+        e2 = tool(a.edit(P("m.txt"), "two", "TWO"))
+        w = tool(a.write(P("m.txt"), "ONE\nTWO\nthree\n"))
+        proto.scripts["[mention]"] = [[e1], [e2], [w], [text("done")]]
+        wire(run, a)
+        a.prompt("@m.txt change it [mention]")
+        got = [outcome(a, proto, c) for c in (e1, e2, w)]
+        run.check(all(g == "applied" for g in got), "edit, edit again, write: %s" % got)
+        run.step("@m.txt, then edit, edit again, write", "; ".join(sorted(set(got))))
+
+
+def compaction(run):
+    """a.txt read, then `/compress`: the conversation is a summary, and the
+    edit of a.txt from its memory is refused until a.txt is read again.
+    Qwen Code alone refuses it too: its own read cache is per process, and
+    each headless prompt is a new one (so its refusal comes first here;
+    fsview's release shows in the session's log)."""
+    ws = run.ws
+    ws.write("a.txt", "one\ntwo\n")
+    ws.commit()
+    with conversation(run, {}) as (proto, a):
+        P = ws.path
+        e = tool(a.edit(P("a.txt"), "one", "ONE"))
+        r2 = tool(a.read(P("a.txt")))
+        e2 = tool(a.edit(P("a.txt"), "two", "TWO"))
+        proto.scripts["[read]"] = [[tool(a.read(P("a.txt")))], [text("read")]]
+        proto.scripts["[after]"] = [[e], [r2], [e2], [text("done")]]
+        wire(run, a)
+        r = a.prompt("[read]")
+        a.prompt("/compress", resume=r.session_id)
+        a.prompt("[after] edit a.txt", resume=r.session_id)
+        run.step("read a.txt; /compress; edit it", applied(run, a, proto, e, "refused",
+                                                            "the edit after the compaction"))
+        if run.fsview:
+            log = [json.loads(x) for x in a.fsview("fsview-session", "events", "--sid", r.session_id,
+                                                    "--json").stdout.splitlines()]
+            released = [x["detail"] for x in log if x["action"] == "release"]
+            run.check(released == ["1 views no longer held, 0 held again"],
+                      "fsview released the view at PostCompact: %s" % released)
+        run.step("... read it again, edit it", applied(run, a, proto, e2, "applied", "the edit after a read"))
+
+
 SCENARIOS = [
     ("same-size-change-before-edit", same_size_change_before_edit),
     ("changed-before-edit", changed_before_edit),
@@ -334,8 +435,124 @@ SCENARIOS = [
 ]
 
 
-def main(argv, name, capture, doc):
-    """The command line of scripts/e2e-NAME."""
+# The agents whose shell tool the shell scenarios drive (scripts/e2e/shell.py).
+SHELL_PROVEN = ("qwen", "opencode", "copilot", "droid", "pi", "kilo")
+
+
+class Shell(shell.Kit):
+    """The agent's shell tool, for the shell scenarios (scripts/e2e/shell.py):
+    Qwen Code's run_shell_command (yolo mode: headless, auto-edit refuses
+    the shell), opencode's, Kilo Code CLI's, Copilot CLI's and pi's bash,
+    Droid's Execute (`--auto high`: `low` runs only commands that change
+    nothing)."""
+
+    done = text("done")
+
+    def __init__(self, cls):
+        self.cls = cls
+        self.name = cls.name
+        self.version = cls.version
+
+    def agent(self, run, turns):
+        return agent(run, turns)
+
+    def sh(self, cmd):
+        return tool(self.cls.shell(None, cmd))
+
+    def edit(self, ws, rel, old, new):
+        return tool(self.cls.edit(None, ws.path(rel), old, new))
+
+    def result(self, proto, c):
+        return result_of(proto, c)
+
+    def edit_outcome(self, proto, a, c):
+        return outcome(a, proto, c)
+
+    def prompt(self, a, text):
+        a.approval = "yolo"
+        a.auto = "high"
+        return a.prompt(text, timeout=600 if self.name != "kilo" else 1200)
+
+    def wire(self, run, a):
+        wire(run, a)
+
+    def call_id(self, c):
+        # Copilot CLI's and Droid's payloads name no call: the command does.
+        return c["arguments"]["command"] if self.name in ("copilot", "droid") else c["id"]
+
+    def wire_capture(self, a, out):
+        cmd = harness.capture_command(out)
+        if self.name == "qwen":
+            hook = {"type": "command", "command": cmd}
+            a.write_hooks({ev: [{"matcher": "run_shell_command", "hooks": [hook]}]
+                           for ev in ("PreToolUse", "PostToolUse")})
+        elif self.name == "droid":
+            hook = {"type": "command", "command": cmd}
+            os.makedirs(os.path.dirname(a.settings_file()), exist_ok=True)
+            with open(a.settings_file(), "w") as f:
+                json.dump({"hooks": {ev: [{"matcher": "Execute", "hooks": [hook]}]
+                                     for ev in ("PreToolUse", "PostToolUse")}}, f)
+        elif self.name == "copilot":
+            os.makedirs(os.path.dirname(a.hooks_file()), exist_ok=True)
+            with open(a.hooks_file(), "w") as f:
+                json.dump({"version": 1, "hooks": {ev: [{"type": "command", "bash": cmd, "timeoutSec": 30}]
+                                                   for ev in ("preToolUse", "postToolUse")}}, f)
+        else:
+            keeper = os.path.join(a.ws.root, "keep.sh")
+            with open(keeper, "w") as f:
+                f.write("#!/bin/sh\ncat >> '%s'; printf '\\n' >> '%s'\n" % (out, out))
+            os.chmod(keeper, 0o755)
+            a.install_fsview()
+            p = a.extension_file() if self.name == "pi" else a.plugin_file()
+            with open(p) as f:
+                js = f.read()
+            with open(p, "w") as f:
+                f.write(re.sub(r"const HOOK = .*;", "const HOOK = %s;" % json.dumps(keeper), js, count=1))
+
+    def extra_captures(self, ws):
+        if self.name != "kilo":
+            return {}
+        # Kilo's background_process, starting a command (the plugin gates
+        # it; nothing is recorded after it).
+        return {"background_start": tool(("background_process", {
+            "action": "start", "command": "printf 'bg\\n' > bg.txt", "description": "bg"}))}
+
+    def payload_call(self, d):
+        if self.name == "qwen":
+            when = {"PreToolUse": "pre", "PostToolUse": "post"}.get(d.get("hook_event_name"))
+            return when, d.get("tool_call_id")
+        if self.name == "droid":
+            if d.get("tool_name") != "Execute":
+                return None, None
+            when = {"PreToolUse": "pre", "PostToolUse": "post"}.get(d.get("hook_event_name"))
+            return when, (d.get("tool_input") or {}).get("command")
+        if self.name == "pi":
+            if d.get("toolName") != "bash":
+                return None, None
+            return {"tool_call": "pre", "tool_result": "post"}.get(d.get("event")), d.get("toolCallId")
+        if self.name == "copilot":
+            if d.get("toolName") != "bash":
+                return None, None
+            args = d.get("toolArgs") or {}
+            if isinstance(args, str):
+                args = json.loads(args)
+            return ("post" if "toolResult" in d else "pre"), args.get("command")
+        if (d.get("input") or {}).get("tool") not in ("bash", "background_process"):
+            return None, None
+        when = {"tool.execute.before": "pre", "tool.execute.after": "post"}.get(d.get("event"))
+        return when, d["input"].get("callID")
+
+    def save(self, run, fixtures, ws, sid):
+        for d in fixtures.values():
+            if isinstance(d.get("transcript_path"), str):
+                d["transcript_path"] = re.sub(r"/(projects|sessions)/[^/]+/", r"/\1/@PROJECT@/",
+                                              d["transcript_path"])
+        return super().save(run, fixtures, ws, sid)
+
+
+def main(argv, name, capture, doc, more=(), captures=()):
+    """The command line of scripts/e2e-NAME; `more` scenarios and
+    `captures` of the agent's own."""
     global AGENT
     AGENT = chat_agents.AGENTS[name]
 
@@ -345,7 +562,87 @@ def main(argv, name, capture, doc):
         return BINARY
 
     scenarios = [(n, f, (False, True)) for n, f in SCENARIOS if AGENT.name != "copilot" or n != "write-after-capped-read"]
-    return harness.main(argv, "e2e-" + name, AGENT.label, AGENT.version, ensure, scenarios, capture, doc, jobs=3)
+    if AGENT.remind_at == "tool":
+        scenarios = [(n, f, m) if n != "prompt-reminder" else ("tool-reminder", tool_reminder, m)
+                     for n, f, m in scenarios]
+    captures = [capture, *captures]
+    if AGENT.name in SHELL_PROVEN:
+        kit = Shell(AGENT)
+        scenarios += shell.scenarios(kit)
+        captures.append(shell.capture(kit))
+    if AGENT.name == "qwen":
+        scenarios += [("at-mention-edit", at_mention_edit, (False, True)), ("compaction", compaction, (False, True))]
+    if AGENT.name == "pi":
+        scenarios += [("at-mention-edit", at_mention_edit, (False, True))]
+    if AGENT.name == "droid":
+        scenarios += [("at-mention-edit", at_mention_edit, (False, True))]
+    scenarios += list(more)
+    return harness.main(argv, "e2e-" + name, AGENT.label, AGENT.version, ensure, scenarios, captures, doc, jobs=3)
+
+
+def capture_plugin(run):
+    """Capture what fsview's opencode plugin sends (opencode, Kilo Code
+    CLI), as fixtures (--save-fixtures): the installed plugin, its
+    fsview-hook swapped for a script that keeps each payload and answers
+    nothing."""
+    ws = run.ws
+    ws.write("a.txt", "one\ntwo\nthree\n")
+    ws.write("big.txt", lines(2500, fmt="line %d of a big file"))
+    ws.write("crlf.txt", b"one\r\ntwo\r\n")
+    ws.write("long.txt", "x" * 3000 + "\nshort\n")
+    ws.write("empty.txt", "")
+    ws.commit()
+    out = os.path.join(ws.root, "payloads.jsonl")
+    keeper = os.path.join(ws.root, "keep.sh")
+    with open(keeper, "w") as f:
+        f.write("#!/bin/sh\ncat >> '%s'; printf '\\n' >> '%s'\n" % (out, out))
+    os.chmod(keeper, 0o755)
+    names = {}
+    with agent(run, []) as (proto, a):
+        P = ws.path
+
+        def t(name, spec):
+            c = tool(spec)
+            names[c["id"]] = name
+            return [c]
+
+        proto.turns = [
+            t("read_whole", a.read(P("a.txt"))),
+            t("read_range", a.read(P("a.txt"), 2, 1)),
+            t("read_capped", a.read(P("big.txt"))),
+            t("read_crlf", a.read(P("crlf.txt"))),
+            t("read_long_line", a.read(P("long.txt"))),
+            t("read_empty", a.read(P("empty.txt"))),
+            t("edit", a.edit(P("a.txt"), "two", "TWO")),
+            t("write_create", a.write(P("b.txt"), "bee\n")),
+            t("write_update", a.write(P("a.txt"), "one\nTWO\nthree\nfour\n")),
+            [text("done")], [text("again")],
+        ]
+        a.install_fsview()
+        p = a.plugin_file()
+        with open(p) as f:
+            js = f.read()
+        with open(p, "w") as f:
+            f.write(re.sub(r"const HOOK = .*;", "const HOOK = %s;" % json.dumps(keeper), js, count=1))
+        r = a.prompt("capture")
+        a.prompt("again", resume=r.session_id)
+    fixtures = {}
+    with open(out) as f:
+        for line in f:
+            if not line.strip():
+                continue
+            d = json.loads(line)
+            ev = d["event"]
+            if ev == "chat.message":
+                key = "chat_message"
+            else:
+                name = names.get(d["input"].get("callID"))
+                if not name:
+                    continue
+                key = ("before_" if ev == "tool.execute.before" else "after_") + name
+            fixtures.setdefault(key, d)
+    save_fixtures(run, fixtures, ws, r.session_id)
+    run.check(len(fixtures) >= 13, "fixtures captured: %s" % sorted(fixtures))
 
 
 def save_fixtures(run, fixtures, ws, sid):

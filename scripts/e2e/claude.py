@@ -113,14 +113,20 @@ class Claude:
             "TZ": "UTC",
         }
 
-    def prompt(self, text, resume=None, path=None, cwd=None, timeout=180, model=None):
+    def prompt(self, text, resume=None, path=None, cwd=None, timeout=180, model=None, mode="acceptEdits"):
+        """One prompt. `mode` "bypassPermissions" runs every tool without
+        asking (what the shell scenarios need headless); as root Claude Code
+        allows it only in a sandbox, which IS_SANDBOX says this is."""
         args = [self.binary, "-p", text, "--output-format", "stream-json", "--verbose", "--include-hook-events",
-                "--permission-mode", "acceptEdits"]
+                "--permission-mode", mode]
         if resume:
             args += ["--resume", resume]
         if model:
             args += ["--model", model]
-        proc = subprocess.run(args, cwd=cwd or self.ws.work, env=self.env(path), capture_output=True, text=True,
+        env = self.env(path)
+        if mode == "bypassPermissions":
+            env["IS_SANDBOX"] = "1"
+        proc = subprocess.run(args, cwd=cwd or self.ws.work, env=env, capture_output=True, text=True,
                               timeout=timeout, stdin=subprocess.DEVNULL)
         return Result(proc)
 

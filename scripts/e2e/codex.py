@@ -45,14 +45,16 @@ class Result:
 class Codex:
     """Codex in one workspace, talking to `server_url`."""
 
-    def __init__(self, binary, ws, server_url):
+    def __init__(self, binary, ws, server_url, model="gpt-5.5"):
+        """`model` None: Codex's default model, which runs in code mode (one
+        JavaScript `exec` tool calling the others)."""
         self.binary = binary
         self.ws = ws
         self.url = server_url
         self.home = os.path.join(ws.home, ".codex")
         os.makedirs(self.home, exist_ok=True)
         with open(os.path.join(self.home, "config.toml"), "w") as f:
-            f.write('model = "gpt-5.5"\n'
+            f.write(('model = "%s"\n' % model if model else "") +
                     'model_provider = "mock"\n'
                     'sandbox_mode = "workspace-write"\n'
                     'approval_policy = "never"\n'

@@ -72,8 +72,10 @@ class Gemini:
             "TZ": "UTC",
         }
 
-    def prompt(self, text, resume=None, path=None, timeout=240):
-        args = [self.binary, "-p", text, "--output-format", "stream-json", "--approval-mode", "auto_edit"]
+    def prompt(self, text, resume=None, path=None, timeout=240, mode="auto_edit"):
+        """One prompt; `mode` "yolo" runs the shell without asking (headless,
+        auto_edit refuses it)."""
+        args = [self.binary, "-p", text, "--output-format", "stream-json", "--approval-mode", mode]
         if resume:
             args += ["--resume", resume]
         proc = subprocess.run(args, cwd=self.ws.work, env=self.env(path), capture_output=True, text=True,

@@ -80,6 +80,9 @@ def _json_answer(schema):
     for k in (schema or {}).get("required", []):
         t = (props.get(k) or {}).get("type")
         out[k] = {"number": 1, "integer": 1, "boolean": False, "array": [], "object": {}}.get(t, "")
+        # The loop check (after 30 turns): no loop, the script decides.
+        if "confidence" in k:
+            out[k] = 0
     return out
 
 
@@ -128,3 +131,44 @@ class Gemini:
         if path.endswith(":streamGenerateContent"):
             return Response(content_type="text/event-stream", chunks=["data: %s\r\n\r\n" % json.dumps(resp)])
         return Response.json(resp)
+
+
+class Conversations(Gemini):
+    """Several scripted conversations over one server, told apart by a
+    marker in the user's text: the main thread's in its prompt, a
+    subagent's (invoke_agent) in the prompt it is given. Turns count the
+    model messages after the latest user message holding the marker, so a
+    resumed conversation (`--resume`, which sends the whole history) plays
+    its new prompt's script from the start. `by[marker]` holds each one's
+    requests; requests of no script get "Done.", and are in `unmatched`."""
+
+    def __init__(self, scripts, model="gemini-3-pro-preview"):
+        super().__init__([], model)
+        self.scripts = dict(scripts)
+        self.by = {k: [] for k in self.scripts}
+        self.unmatched = []
+
+    def handle(self, req):
+        body = req.json or {}
+        if not body.get("tools"):
+            return super().handle(req)
+        contents = body.get("contents", [])
+        found = None
+        for i, c in enumerate(contents):
+            if c.get("role") != "user":
+                continue
+            t = "\n".join(p.get("text", "") for p in c.get("parts", []) or [] if "text" in p)
+            for k in self.scripts:
+                if k in t:
+                    found = (k, i)
+        if found is None:
+            self.unmatched.append(req)
+            self.turns = []
+            return super().handle(req)
+        key, at = found
+        self.by[key].append(req)
+        done = sum(1 for c in contents if c.get("role") == "model")
+        after = sum(1 for c in contents[at:] if c.get("role") == "model")
+        # The base class answers turn `done`: line the script up with it.
+        self.turns = [None] * done + self.scripts[key][after:]
+        return super().handle(req)

@@ -29,10 +29,18 @@ class Skip(Exception):
     """The suite cannot run here (no npm, no network): say so, do not fail."""
 
 
+def cargo_target_dir():
+    """Where cargo builds this checkout, as cargo says it
+    (CARGO_TARGET_DIR, build.target-dir, else target/)."""
+    out = subprocess.run(["cargo", "metadata", "--format-version", "1", "--no-deps"], cwd=ROOT,
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out)["target_directory"]
+
+
 def fsview_bin_dir(build=True):
     """The directory of the built fsview binaries ($FSVIEW_BIN_DIR, else
-    target/debug, built with cargo when missing)."""
-    d = os.environ.get("FSVIEW_BIN_DIR") or os.path.join(ROOT, "target", "debug")
+    the debug build where cargo builds, built with cargo when missing)."""
+    d = os.environ.get("FSVIEW_BIN_DIR") or os.path.join(cargo_target_dir(), "debug")
     if build and not os.path.exists(os.path.join(d, "fsview-hook")):
         subprocess.run(["cargo", "build", "--quiet", "--bins"], cwd=ROOT, check=True)
     return os.path.abspath(d)
@@ -182,17 +190,22 @@ def _version_of(binary, parse, env=None):
                              stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired):
         return None
-    return parse(out.stdout) if out.returncode == 0 and out.stdout.strip() else None
+    # pi prints its version on stderr.
+    text = out.stdout if out.stdout.strip() else out.stderr
+    return parse(text) if out.returncode == 0 and text.strip() else None
 
 
 def npm_ensure(package, version, name, binary, parse_version=lambda out: out.split()[-1], log=None, env=None):
-    """The path of `binary` from npm `package`@`version`, installed into
+    """The path of `binary` (a name in node_modules/.bin, or a path inside
+    node_modules) from npm `package`@`version`, installed into
     CACHE/NAME-VERSION when missing (once: a concurrent run waits for the
     same install). `binary --version` runs in `env` (default: ours) and
     `parse_version` reads its output. Raises Skip when npm cannot install it
     here."""
     d = os.path.join(cache_root(), "%s-%s" % (name, version))
-    path = os.path.join(d, "node_modules", ".bin", binary)
+    # A package without a bin entry (a platform package holding a native
+    # binary) names its binary by its path inside node_modules.
+    path = os.path.join(d, "node_modules", *(binary.split("/") if "/" in binary else [".bin", binary]))
     if os.path.exists(path) and _version_of(path, parse_version, env) == version:
         return path
     npm = shutil.which("npm")
@@ -274,15 +287,25 @@ def capture_command(path):
     return "tee -a %s >/dev/null; printf '\\n' >> %s" % (path, path)
 
 
-def save_fixtures(fixtures, agent, version, ws, sid):
+# What the names of the fixtures of captures of their own hold: the
+# shell's (scripts/e2e/shell.py), opencode's apply_patch.
+SHELL_FIXTURES = "_shell_"
+OWN_FIXTURES = (SHELL_FIXTURES, "_apply_patch_")
+
+
+def save_fixtures(fixtures, agent, version, ws, sid, prefix=None):
     """Write captured payloads (name -> payload) to
     tests/fixtures/hooks/AGENT-VERSION/NAME.json, with the workspace's
     paths and the session id as placeholders (@CWD@, @HOME@, @ROOT@,
-    @SID@). Returns the directory."""
+    @SID@). The fixtures there before are removed first: all of them, or
+    with `prefix`, those whose name holds it (a capture of its own, as the
+    shell's: `_shell_`); without one, all but those of such captures.
+    Returns the directory."""
     dest = os.path.join(ROOT, "tests", "fixtures", "hooks", "%s-%s" % (agent, version))
     os.makedirs(dest, exist_ok=True)
     for old in os.listdir(dest):
-        if old.endswith(".json"):
+        ours = prefix in old if prefix else not any(p in old for p in OWN_FIXTURES)
+        if old.endswith(".json") and ours:
             os.remove(os.path.join(dest, old))
     for key, d in sorted(fixtures.items()):
         s = json.dumps(d, indent=2, ensure_ascii=False) + "\n"
@@ -325,7 +348,8 @@ def main(argv, name, agent, version, ensure, scenarios, capture=None, doc="", jo
         print("%s: skipped: %s" % (name, e))
         return 0
     fsview_bin_dir()
-    todo = list(scenarios) + ([("capture", capture, (False,))] if save and capture else [])
+    captures = capture if isinstance(capture, (list, tuple)) else ([capture] if capture else [])
+    todo = list(scenarios) + ([(c.__name__.replace("_", "-"), c, (False,)) for c in captures] if save else [])
     runs = run_scenarios(todo, jobs=jobs, keep=keep, only=only)
     t = table(runs, agent)
     print("%s %s, %s\n" % (agent, version, binary))
@@ -334,6 +358,9 @@ def main(argv, name, agent, version, ensure, scenarios, capture=None, doc="", jo
         with open(table_file, "w") as f:
             f.write(t + "\n")
     failures = [f for r in runs for f in r.failures]
+    for r in runs:
+        for n in r.notes:
+            print("NOTE: %s (%s): %s" % (r.scenario, r.label, n), file=sys.stderr)
     for f in failures:
         print("FAIL: " + f, file=sys.stderr)
     print("%s: %d runs, %d failed checks" % (name, len(runs), len(failures)), file=sys.stderr)

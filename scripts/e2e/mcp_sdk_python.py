@@ -297,8 +297,11 @@ async def eight_clients(w, c):
     results = await asyncio.gather(*tasks)
     winners = [i for i, (_, s) in enumerate(results) if not s.is_error]
     c.eq(len(winners), 1, "one shared edit lands")
-    c.eq(sorted(s.meta["fsview/edit"]["verdict"] for _, s in results if s.is_error), ["modified"] * 7,
-         "the others are refused as modified")
+    # A loser already told of the winner's change (issue 25: a change told
+    # whole moves the view) passes the gate and finds its old text gone.
+    lost = [s.meta["fsview/edit"]["verdict"] for _, s in results if s.is_error]
+    c.true(len(lost) == 7 and all(v in ("modified", "not_found") for v in lost),
+           "the others are refused as modified (or not_found once told): %s" % lost)
     c.true(all(not o.is_error for o, _ in results), "every own edit lands")
     if winners:
         c.eq(w.read("shared.txt"), "version by %d\n" % winners[0], "the shared file")
@@ -310,7 +313,9 @@ async def eight_clients(w, c):
         # Told that shared.txt changed: the losers at least once (the race's
         # undone swaps can be seen, and told, as changes of their own).
         if i not in winners:
-            c.true(actions.count("remind") >= 1, "crew-%d told of the change: %s" % (i, actions))
+            c.true(actions.count("remind") + actions.count("told") >= 1,
+                   "crew-%d told of the change: %s (its shared edit: %s)"
+                   % (i, actions, results[i][1].meta["fsview/edit"]["verdict"]))
     return "8 servers at once: own edits all land; shared: 1 lands, 7 modified and told; every event logged"
 
 

@@ -275,8 +275,10 @@ async function eightClients(w, c) {
   await Promise.all(clients.map((cl) => cl.close()));
   const winners = results.map(([, s], i) => (s.isError ? -1 : i)).filter((i) => i >= 0);
   c.eq(winners.length, 1, 'one shared edit lands');
-  c.eq(results.filter(([, s]) => s.isError).map(([, s]) => s._meta['fsview/edit'].verdict),
-    Array(7).fill('modified'), 'the others are refused as modified');
+  // A loser already told of the winner's change (issue 25) finds its old text gone.
+  const lost = results.filter(([, s]) => s.isError).map(([, s]) => s._meta['fsview/edit'].verdict);
+  c.true(lost.length === 7 && lost.every((v) => v === 'modified' || v === 'not_found'),
+    `the others are refused as modified (or not_found once told): ${lost}`);
   c.true(results.every(([o]) => !o.isError), 'every own edit lands');
   if (winners.length) c.eq(w.read('shared.txt'), `version by ${winners[0]}\n`, 'the shared file');
   for (let i = 0; i < 8; i++) {
@@ -285,7 +287,7 @@ async function eightClients(w, c) {
     const actions = ev.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l).action);
     const count = (a) => actions.filter((x) => x === a).length;
     c.eq([count('read'), count('edit')], [2, 2], `crew-${i}'s reads and edits logged`);
-    if (!winners.includes(i)) c.true(count('remind') >= 1, `crew-${i} told of the change: ${actions}`);
+    if (!winners.includes(i)) c.true(count('remind') + count('told') >= 1, `crew-${i} told of the change: ${actions}`);
   }
   return '8 servers at once: own edits all land; shared: 1 lands, 7 modified and told; every event logged';
 }

@@ -121,3 +121,34 @@ class Chat:
                 "name": c["name"], "arguments": json.dumps(c["arguments"])}}]})
         yield chunk({}, finish, usage=usage)
         yield "data: [DONE]\n\n"
+
+
+class Conversations(Chat):
+    """Scripted prompts over one server, told apart by a marker in the
+    user's text (marker -> turns). Turns count the assistant messages after
+    the latest user message holding the marker, so a resumed conversation
+    (which sends its history) and a compacted one (a summary in place of
+    it) play each prompt's script from its start."""
+
+    def __init__(self, scripts, model="e2e-model"):
+        super().__init__([], model)
+        self.scripts = dict(scripts)
+
+    def handle(self, req):
+        body = req.json or {}
+        msgs = body.get("messages", [])
+        found = None
+        for i, m in enumerate(msgs):
+            if m.get("role") != "user":
+                continue
+            for k in self.scripts:
+                if k in message_text(m.get("content")):
+                    found = (k, i)
+        if body.get("tools") and found:
+            key, at = found
+            done = assistant_turns(body)
+            after = sum(1 for m in msgs[at:] if m.get("role") == "assistant")
+            self.turns = [None] * done + self.scripts[key][after:]
+        else:
+            self.turns = []
+        return super().handle(req)

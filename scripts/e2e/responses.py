@@ -74,6 +74,12 @@ def outputs(body):
     return out
 
 
+def offers_tools(body):
+    """Whether a request offers tools in its input (Codex's code mode: an
+    `additional_tools` item, not the `tools` field)."""
+    return any(i.get("type") == "additional_tools" for i in body.get("input", []) or [])
+
+
 def messages(body, role):
     """The text of every input message of `role` (user, developer), in
     order."""
@@ -107,7 +113,7 @@ class Responses:
                                   "models": []})
         if not path.endswith("/responses"):
             return Response.json({"error": {"message": "no route " + path, "type": "invalid_request_error"}}, 404)
-        if body.get("tools"):
+        if body.get("tools") or offers_tools(body):
             self.main.append(req)
             n = model_turns(body)
             if n < len(self.turns):

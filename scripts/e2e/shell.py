@@ -1,0 +1,334 @@
+"""The shell scenarios, for every agent with a shell tool.
+
+Every agent fsview answers has a shell tool, and fsview reads its commands
+with one shell reader (crates/agents/src/shell.rs): the writes they make are
+gated like the agent's write tool, and what a read command printed counts
+as seen. These scenarios are the same for every agent; each suite hands
+them a `Kit` saying how its agent is driven (scripts/e2e-claude,
+e2e-gemini, e2e-codex, e2e-qwen, e2e-opencode, e2e-copilot, e2e-droid,
+e2e-pi, e2e-kilo):
+
+- shell-writes-gated: a shell overwrite of a file never read, `sed -i` of a
+  file changed since it was read, `tee` over a file read in part: each
+  refused with fsview, each applied (the user's work lost) without;
+- shell-normal-work: 40 shell commands of ordinary work (cargo build, test
+  and fmt, npm test, python's unittest, git, appends to a log, scratch files
+  from here-documents, one-liners, copies and moves) and the agent's own
+  edit tool after shell reads and shell-written files: nothing refused.
+
+`capture(kit, run)` saves the payloads the agent's shell tool sent as
+fixtures (`*_shell_*`), for the hook's tests.
+"""
+
+import os
+import re
+
+import harness
+from harness import lines
+
+GATE = ("File has not been read yet", "File has been modified since read", "File has only been read in part")
+NOT_READ = "File has not been read yet. Read it first before writing to it."
+# The gate's `modified` words; the refusal then either asks for a re-read
+# or carries the whole change (issue 25).
+MODIFIED = "File has been modified since read, either by the user or by a linter."
+RUSTUP = os.environ.get("RUSTUP_HOME") or os.path.expanduser("~/.rustup")
+CARGO = os.path.join(os.environ.get("CARGO_HOME") or os.path.expanduser("~/.cargo"), "bin", "cargo")
+
+
+class Kit:
+    """How a suite drives its agent, for these scenarios: a suite subclasses
+    it and fills in what its agent does."""
+
+    name = None  # fsview-hook's name for the agent
+    version = None
+    done = None  # the model's last turn: a text, in the agent's protocol
+
+    def agent(self, run, turns):
+        """A context manager giving (proto, agent): the model server playing
+        `turns` (each a list of calls, or a function of the request)."""
+        raise NotImplementedError
+
+    def sh(self, cmd):
+        """A call of the agent's shell tool."""
+        raise NotImplementedError
+
+    def edit(self, ws, rel, old, new):
+        """A call of the agent's own edit tool."""
+        raise NotImplementedError
+
+    def result(self, proto, call):
+        """The text the model got for `call`, or None."""
+        raise NotImplementedError
+
+    def edit_outcome(self, proto, agent, call):
+        """"applied" or "refused: ..." for an edit tool's call."""
+        raise NotImplementedError
+
+    def prompt(self, agent, text):
+        """One prompt, headless, the shell tool allowed."""
+        raise NotImplementedError
+
+    def wire(self, run, agent):
+        if run.fsview:
+            agent.install_fsview()
+
+    def call_id(self, call):
+        return call.get("id")
+
+    def wire_capture(self, agent, out):
+        """Hooks on every tool event that append their payloads to `out`."""
+        raise NotImplementedError
+
+    def payload_call(self, payload):
+        """("pre" or "post", the call's id) of a captured payload, or
+        (None, None) for another event."""
+        raise NotImplementedError
+
+    def extra_captures(self, ws):
+        """More calls to capture: name -> call (files they need written in
+        `ws`)."""
+        return {}
+
+    def session_of(self, result, fixtures):
+        return getattr(result, "session_id", None)
+
+    def save(self, run, fixtures, ws, sid):
+        return harness.save_fixtures(fixtures, self.name, self.version, ws, sid, prefix=harness.SHELL_FIXTURES)
+
+
+def outcome(kit, proto, call):
+    """What became of a shell call: "ran", "refused: REASON" (the gate's
+    message in what the model got), or "never ran"."""
+    r = kit.result(proto, call)
+    if r is None:
+        return "never ran"
+    for g in GATE:
+        if g in r:
+            i = r.index(g)
+            return "refused: " + r[i:].split("\n")[0].split(". Command: ")[0][:160]
+    return "ran"
+
+
+def writes_gated(kit):
+    def scenario(run):
+        ws = run.ws
+        ws.write("unread.txt", "the user's notes, never shown to the model\n")
+        ws.write("notes.txt", "alpha\nbeta\n")
+        ws.write("app.log", lines(50))
+        ws.commit()
+        overwrite = kit.sh("printf 'replaced\\n' > unread.txt")
+        read = kit.sh("cat notes.txt")
+        sed = kit.sh("sed -i 's/alpha/ALPHA/' notes.txt")
+        head = kit.sh("sed -n '1,5p' app.log")
+        tee = kit.sh("echo 'line 1 only' | tee app.log")
+
+        def change(body):
+            ws.write("notes.txt", "alpha\nbeta\nuser's line\n")
+            return [sed]
+
+        turns = [[overwrite], [read], change, [head], [tee], [kit.done]]
+        with kit.agent(run, turns) as (proto, a):
+            kit.wire(run, a)
+            r = kit.prompt(a, "work in the shell")
+            run.eq(r.code, 0, "exit code")
+            want = "refused" if run.fsview else "ran"
+            got = outcome(kit, proto, overwrite)
+            run.check(got.startswith(want), "overwrite of a file never read: %s" % got)
+            run.step("`printf ... > unread.txt` over a file never read", got + (
+                " (the user's notes gone)" if ws.read("unread.txt") == "replaced\n" else ""))
+            got = outcome(kit, proto, sed)
+            run.check(got.startswith(want), "sed -i after a change: %s" % got)
+            run.step("`cat notes.txt`, the user adds a line, then `sed -i` of it", got)
+            got = outcome(kit, proto, tee)
+            run.check(got.startswith(want), "tee over a file read in part: %s" % got)
+            run.step("`sed -n '1,5p'` of 50 lines, then `... | tee` over it", got + (
+                " (45 unseen lines gone)" if ws.read("app.log") == "line 1 only\n" else ""))
+            # An agent may show nothing of what a command printed (Qwen
+            # Code's terminal now and then loses a short output: "Output:
+            # (empty)"); the model then never saw the file, and the gate's
+            # words follow what it was shown, not what the command printed.
+            saw_notes = "alpha\nbeta" in (kit.result(proto, read) or "")
+            saw_head = "line 1\nline 2\nline 3\nline 4\nline 5" in (kit.result(proto, head) or "")
+            if not saw_notes:
+                run.step("... `cat notes.txt` showed the model nothing", "the agent lost its output")
+            if not saw_head:
+                run.step("... `sed -n '1,5p'` showed the model nothing", "the agent lost its output")
+            if run.fsview:
+                run.check(NOT_READ in outcome(kit, proto, overwrite), "the gate's words for the overwrite")
+                run.check((MODIFIED if saw_notes else NOT_READ) in outcome(kit, proto, sed),
+                          "the gate's words for sed -i")
+                run.check(("(lines 1-5 of 50)" if saw_head else NOT_READ) in outcome(kit, proto, tee),
+                          "the lines seen, named")
+                run.eq([ws.read(f) for f in ("unread.txt", "notes.txt", "app.log")],
+                       ["the user's notes, never shown to the model\n", "alpha\nbeta\nuser's line\n", lines(50)],
+                       "the files after the refused commands")
+
+    return scenario
+
+
+def project(ws):
+    """A small project: a Rust crate, an npm package, a Python module."""
+    ws.write("Cargo.toml", '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n')
+    ws.write("src/lib.rs", "pub fn add(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n"
+                           "    #[test]\n    fn adds() { assert_eq!(super::add(2, 2), 4); }\n}\n")
+    ws.write("package.json", '{\n  "name": "demo",\n  "version": "1.0.0",\n  "scripts": {"test": "node test.js"}\n}\n')
+    ws.write("test.js", "const assert = require('assert');\nassert.strictEqual(1 + 1, 2);\nconsole.log('ok');\n")
+    ws.write("calc.py", "def add(a, b):\n    return a + b\n")
+    ws.write("test_calc.py", "import unittest\nimport calc\n\n\nclass T(unittest.TestCase):\n"
+                             "    def test_add(self):\n        self.assertEqual(calc.add(2, 2), 4)\n")
+    ws.write("README.md", "# demo\n\nA small project.\n")
+    ws.write("notes.txt", "b\na\nb\n")
+    ws.write(".gitignore", "target/\n__pycache__/\n")
+    ws.commit()
+
+
+def cargo(args):
+    return "RUSTUP_HOME=%s CARGO_HOME=%s %s %s" % (RUSTUP, os.path.dirname(os.path.dirname(CARGO)), CARGO, args)
+
+
+def normal_work(kit):
+    def scenario(run):
+        ws = run.ws
+        project(ws)
+        E = kit.edit
+        steps = [
+            ("git status", kit.sh("git status --short")),
+            ("ls", kit.sh("ls -la")),
+            ("cat README.md (a shell read)", kit.sh("cat README.md")),
+            ("... the agent's edit tool on it after the read", E(ws, "README.md", "A small project.", "A small demo project.")),
+            ("cargo build", kit.sh(cargo("build --offline -q 2>&1 | tail -3"))),
+            ("cargo test", kit.sh(cargo("test --offline -q 2>&1 | tail -3"))),
+            ("cat src/lib.rs", kit.sh("cat src/lib.rs")),
+            ("cargo fmt (rewrites src/lib.rs)", kit.sh(cargo("fmt"))),
+            ("nl -ba src/lib.rs | sed -n '1,4p' (a shell read)", kit.sh("nl -ba src/lib.rs | sed -n '1,4p'")),
+            ("... the agent's edit tool on it after fmt and a read", E(ws, "src/lib.rs", "a + b", "b + a")),
+            ("cargo test again", kit.sh(cargo("test --offline -q 2>&1 | tail -3"))),
+            ("npm test", kit.sh("npm test 2>&1 | tail -3")),
+            ("npm pkg get name", kit.sh("npm pkg get name")),
+            ("python3 -m unittest", kit.sh("python3 -m unittest -q 2>&1 | tail -3")),
+            ("python3 -m json.tool package.json > /dev/null", kit.sh("python3 -m json.tool package.json > /dev/null && echo valid")),
+            ("append to a log", kit.sh("echo 'build ok' >> build.log")),
+            ("append again", kit.sh("echo 'tests ok' >> build.log")),
+            ("append a date", kit.sh("date -u >> build.log")),
+            ("cat build.log", kit.sh("cat build.log")),
+            ("a scratch file from a here-document", kit.sh("cat > scratch.py <<'EOF'\nprint('hi')\nEOF")),
+            ("run it", kit.sh("python3 scratch.py")),
+            ("... the agent's edit tool on the here-document's file", E(ws, "scratch.py", "print('hi')", "print('hello')")),
+            ("its output to a new file", kit.sh("python3 scratch.py > out.txt")),
+            ("cat out.txt", kit.sh("cat out.txt")),
+            ("its output over the file just read", kit.sh("python3 scratch.py > out.txt")),
+            ("sed -i on the edited scratch file", kit.sh("sed -i 's/hello/hello again/' scratch.py")),
+            ("mkdir, cp to a new file", kit.sh("mkdir -p tmp && cp notes.txt tmp/notes.bak")),
+            ("mv to a new name", kit.sh("mv tmp/notes.bak tmp/notes.old")),
+            ("rm -rf tmp", kit.sh("rm -rf tmp")),
+            ("tee a new file from a here-document", kit.sh("tee summary.txt <<'EOF'\nsummary\nEOF")),
+            ("... the agent's edit tool on tee's file", E(ws, "summary.txt", "summary", "summary: all good")),
+            ("node one-liner writing a new file", kit.sh("node -e \"require('fs').writeFileSync('gen.json', JSON.stringify({a: 1}))\"")),
+            ("python one-liner writing a new file", kit.sh("python3 -c \"open('gen.txt', 'w').write('x\\n')\"")),
+            ("sort | uniq", kit.sh("sort notes.txt | uniq -c")),
+            ("find", kit.sh("find . -name '*.py' -not -path './.git/*' | sort")),
+            ("grep", kit.sh("grep -rn 'fn ' src | head -5")),
+            ("wc", kit.sh("wc -l README.md notes.txt")),
+            ("cat notes.txt, then append to it", kit.sh("cat notes.txt && echo c >> notes.txt")),
+            ("git add and commit", kit.sh("git add -A && git commit -qm work && git log --oneline | head -2")),
+            ("git diff --stat", kit.sh("git diff HEAD~1 --stat | tail -1")),
+            ("head -n 1", kit.sh("head -n 1 notes.txt")),
+            ("a throwaway file in /tmp", kit.sh("printf 'tmp\\n' > \"$(mktemp)\"")),
+        ]
+        turns = [[c] for _, c in steps] + [[kit.done]]
+        with kit.agent(run, turns) as (proto, a):
+            kit.wire(run, a)
+            r = kit.prompt(a, "do the usual work")
+            run.eq(r.code, 0, "exit code")
+            shell = [(n, c) for n, c in steps if not n.startswith("... the agent's")]
+            edits = [(n, c) for n, c in steps if n.startswith("... the agent's")]
+            got = [(n, outcome(kit, proto, c)) for n, c in shell]
+            bad = [(n, g) for n, g in got if g != "ran"]
+            run.check(not bad, "shell commands not run: %s" % bad)
+            run.step("%d shell commands of ordinary work" % len(shell),
+                     "all ran" if not bad else "; ".join("%s: %s" % b for b in bad))
+            got = [(n, kit.edit_outcome(proto, a, c)) for n, c in edits]
+            # The gate's refusals: fsview's. Some agents refuse an edit after
+            # a shell read themselves (Qwen Code keeps its own read state):
+            # theirs, with or without fsview, shown as they are.
+            ours = [(n, g) for n, g in got if any(m in g for m in GATE)]
+            theirs = [(n, g) for n, g in got if g != "applied" and (n, g) not in ours]
+            run.check(not ours, "edits refused by fsview: %s" % ours)
+            run.step("the agent's edit tool after a shell read, a formatter, a here-document (%d)" % len(edits),
+                     "all applied" if not ours + theirs else "; ".join("%s: %s" % b for b in ours + theirs))
+            applied = {n for n, g in got if g == "applied"}
+            ends = [("... the agent's edit tool on the here-document's file", "scratch.py", "print('hello again')\n"),
+                    ("... the agent's edit tool on tee's file", "summary.txt", "summary: all good\n")]
+            for edit, rel, want in ends:
+                if edit in applied:
+                    run.eq(ws.read(rel), want, "%s at the end" % rel)
+            run.eq(ws.read("out.txt") if os.path.exists(ws.path("out.txt")) else None,
+                   "hello\n" if ends[0][0] in applied else "hi\n", "out.txt at the end")
+            if "... the agent's edit tool on it after fmt and a read" in applied:
+                run.check("b + a" in ws.read("src/lib.rs"), "src/lib.rs edited after cargo fmt")
+            tested = kit.result(proto, steps[5][1]) or ""
+            run.check("test result: ok" in tested, "cargo test ran: %r" % tested[-200:])
+            if run.failures:
+                run.note("stderr: %s" % squeeze(getattr(r, "stderr", "") or "", 1500))
+                run.note("last events: %s" % squeeze(str(getattr(r, "events", [])[-4:]), 1500))
+                for n, c in steps:
+                    run.note("%s: %s" % (n, squeeze(kit.result(proto, c) or "(none)", 300)))
+
+    return scenario
+
+
+def scenarios(kit, runs=(False, True)):
+    """The shell scenarios for a suite's SCENARIOS list."""
+    return [
+        ("shell-writes-gated", writes_gated(kit), runs),
+        ("shell-normal-work", normal_work(kit), runs),
+    ]
+
+
+def capture(kit):
+    """The payloads of the agent's shell tool, as fixtures `*_shell_*`."""
+    def capture_shell(run):
+        ws = run.ws
+        ws.write("a.txt", "one\ntwo\nthree\n")
+        ws.write("crlf.txt", b"one\r\ntwo\r\n")
+        ws.write("empty.txt", "")
+        ws.write("lead.txt", "\n\n  lead\ttab  \nx  \n\n")
+        ws.write("big.txt", lines(5000, fmt="line %d of a big file with some words in it"))
+        ws.commit()
+        calls = {
+            "cat": "cat a.txt",
+            "sed_range": "sed -n '2,3p' a.txt",
+            "nl_sed": "nl -ba a.txt | sed -n '1,2p'",
+            "cat_crlf": "cat crlf.txt",
+            "cat_empty": "cat empty.txt",
+            "cat_lead": "cat lead.txt",
+            "cat_big": "cat big.txt",
+            "heredoc_write": "cat > new.txt <<'EOF'\nnew file\nEOF",
+            "sed_in_place": "sed -i 's/one/ONE/' a.txt",
+            "append": "echo x >> log.txt",
+            "other": "ls",
+        }
+        made = {name: kit.sh(cmd) for name, cmd in calls.items()}
+        made.update(kit.extra_captures(ws))
+        names = {kit.call_id(c): n for n, c in made.items()}
+        out = os.path.join(ws.root, "payloads.jsonl")
+        with kit.agent(run, [[c] for c in made.values()] + [[kit.done]]) as (proto, a):
+            kit.wire_capture(a, out)
+            r = kit.prompt(a, "capture")
+        fixtures = {}
+        for d in harness.hook_payloads(out):
+            when, cid = kit.payload_call(d)
+            name = names.get(cid)
+            if name and when:
+                fixtures.setdefault("%s_shell_%s" % (when, name), d)
+        sid = kit.session_of(r, fixtures)
+        dest = kit.save(run, fixtures, ws, sid)
+        run.step("captured", "%d fixtures in %s" % (len(fixtures), os.path.relpath(dest, harness.ROOT)))
+        run.check(len(fixtures) >= 2 * len(made) - 2, "fixtures captured: %s" % sorted(fixtures))
+
+    return capture_shell
+
+
+def squeeze(s, n=160):
+    s = re.sub(r"\s+", " ", s).strip()
+    return s if len(s) <= n else s[:n - 3] + "..."
