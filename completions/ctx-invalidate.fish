@@ -25,29 +25,29 @@ function __fish_ctx_invalidate_using_subcommand
 end
 
 complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -l reason -d 'Why, recorded in the session\'s event log' -r
-complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -l injection -d 'Set the system-prompt injection of the next builds (\'\' removes it); clears both parts' -r
-complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -l forget -d 'Forget the views of these files (all views when none is given); `-` reads paths from stdin, one per line' -r -F
+complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -l injection -d 'Set the system-prompt injection of the next builds' -r
+complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -l forget -d 'Forget the views of these files' -r -F
 complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -l session -d 'The session file [default: fsview/session.db in the git directory, else $XDG_STATE_HOME/fsview/session.db]' -r -F
-complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -l sid -d 'The session (conversation) within the file; `S/A` names agent A\'s views in conversation S, as `--sid S --agent A` does' -r
+complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -l sid -d 'The session within the file' -r
 complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -l agent -d 'The agent of the session whose views to use: a subagent\'s id, or `main` for the main thread [default: main]' -r
-complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -l system -d 'Clear the system part (git facts, injection)'
-complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -l user -d 'Clear the user part (instruction files, date)'
-complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -s 0 -l null -d 'Paths on stdin (`-`) are separated by NUL bytes, as from `git diff -z`'
+complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -l system -d 'Clear the system part'
+complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -l user -d 'Clear the user part'
+complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -s 0 -l null -d 'Paths on stdin are separated by NUL bytes, as from `git diff -z`'
 complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -l reset -d 'Forget the whole session: views, memoized parts, injection and the instruction files given'
 complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -l all-sessions -d 'Act on every session in the session file, not only --sid'
 complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -l hook -d 'Running from a git hook: print nothing on stdout, never create the session file'
-complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -l json -d 'Write JSON Lines to stdout, one object per input (see fsview-json(7))'
-complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -s q -l quiet -d 'Print no notices on stderr (errors are still printed)'
+complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -l json -d 'Write JSON Lines to stdout, one object per input'
+complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -s q -l quiet -d 'Print no notices on stderr'
 complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -s V -l version -d 'Print version'
-complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -f -a "install-hooks" -d 'Install git hooks (post-checkout, post-merge, post-rewrite) that clear the git facts of every session of the repository'
+complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -f -a "install-hooks" -d 'Install git hooks that clear the git facts of every session of the repository'
 complete -c ctx-invalidate -n "__fish_ctx_invalidate_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c ctx-invalidate -n "__fish_ctx_invalidate_using_subcommand install-hooks" -l session -d 'The session file [default: fsview/session.db in the git directory, else $XDG_STATE_HOME/fsview/session.db]' -r -F
-complete -c ctx-invalidate -n "__fish_ctx_invalidate_using_subcommand install-hooks" -l sid -d 'The session (conversation) within the file; `S/A` names agent A\'s views in conversation S, as `--sid S --agent A` does' -r
+complete -c ctx-invalidate -n "__fish_ctx_invalidate_using_subcommand install-hooks" -l sid -d 'The session within the file' -r
 complete -c ctx-invalidate -n "__fish_ctx_invalidate_using_subcommand install-hooks" -l agent -d 'The agent of the session whose views to use: a subagent\'s id, or `main` for the main thread [default: main]' -r
 complete -c ctx-invalidate -n "__fish_ctx_invalidate_using_subcommand install-hooks" -l uninstall -d 'Remove fsview\'s hooks and restore the hooks they chained'
-complete -c ctx-invalidate -n "__fish_ctx_invalidate_using_subcommand install-hooks" -l json -d 'Write JSON Lines to stdout, one object per input (see fsview-json(7))'
-complete -c ctx-invalidate -n "__fish_ctx_invalidate_using_subcommand install-hooks" -s q -l quiet -d 'Print no notices on stderr (errors are still printed)'
-complete -c ctx-invalidate -n "__fish_ctx_invalidate_using_subcommand install-hooks" -s h -l help -d 'Print help'
-complete -c ctx-invalidate -n "__fish_ctx_invalidate_using_subcommand help; and not __fish_seen_subcommand_from install-hooks help" -f -a "install-hooks" -d 'Install git hooks (post-checkout, post-merge, post-rewrite) that clear the git facts of every session of the repository'
+complete -c ctx-invalidate -n "__fish_ctx_invalidate_using_subcommand install-hooks" -l json -d 'Write JSON Lines to stdout, one object per input'
+complete -c ctx-invalidate -n "__fish_ctx_invalidate_using_subcommand install-hooks" -s q -l quiet -d 'Print no notices on stderr'
+complete -c ctx-invalidate -n "__fish_ctx_invalidate_using_subcommand install-hooks" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ctx-invalidate -n "__fish_ctx_invalidate_using_subcommand help; and not __fish_seen_subcommand_from install-hooks help" -f -a "install-hooks" -d 'Install git hooks that clear the git facts of every session of the repository'
 complete -c ctx-invalidate -n "__fish_ctx_invalidate_using_subcommand help; and not __fish_seen_subcommand_from install-hooks help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,12 +1,12 @@
-complete -c fsview-edit -l old -d 'Text to replace (Claude Code\'s old_string); repeat --old/--new for several edits. Empty creates a file that does not exist. Note that "$(...)" drops trailing newlines; use --requests for exact text' -r
-complete -c fsview-edit -l new -d 'Text to put in its place (Claude Code\'s new_string)' -r
+complete -c fsview-edit -l old -d 'Text to replace' -r
+complete -c fsview-edit -l new -d 'Text to put in its place' -r
 complete -c fsview-edit -l session -d 'The session file [default: fsview/session.db in the git directory, else $XDG_STATE_HOME/fsview/session.db]' -r -F
-complete -c fsview-edit -l sid -d 'The session (conversation) within the file; `S/A` names agent A\'s views in conversation S, as `--sid S --agent A` does' -r
+complete -c fsview-edit -l sid -d 'The session within the file' -r
 complete -c fsview-edit -l agent -d 'The agent of the session whose views to use: a subagent\'s id, or `main` for the main thread [default: main]' -r
-complete -c fsview-edit -s a -l all -d 'Replace every occurrence of each --old (replace_all), not just a unique one'
+complete -c fsview-edit -s a -l all -d 'Replace every occurrence of each --old, not just a unique one'
 complete -c fsview-edit -s n -l dry-run -d 'Decide and print the diff, but write nothing and record no view'
-complete -c fsview-edit -l requests -d 'Read requests as JSON Lines on stdin: {"path", "old_string", "new_string", "replace_all"} or {"path", "edits": [{"old_string", "new_string", "replace_all"}, ...]} ("file_path" also names the path; "replace_all" is optional). A malformed line is named on stderr (exit 2) and the good ones are still applied'
-complete -c fsview-edit -l json -d 'Write JSON Lines to stdout, one object per input (see fsview-json(7))'
-complete -c fsview-edit -s q -l quiet -d 'Print no notices on stderr (errors are still printed)'
+complete -c fsview-edit -l requests -d 'Read requests as JSON Lines on stdin: {"path", "old_string", "new_string", "replace_all"} or {"path", "edits": [{"old_string", "new_string", "replace_all"}, ...]}'
+complete -c fsview-edit -l json -d 'Write JSON Lines to stdout, one object per input'
+complete -c fsview-edit -s q -l quiet -d 'Print no notices on stderr'
 complete -c fsview-edit -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fsview-edit -s V -l version -d 'Print version'

@@ -25,6 +25,9 @@ _fsview__hook() {
             fsview__hook,copilot)
                 cmd="fsview__hook__subcmd__copilot"
                 ;;
+            fsview__hook,droid)
+                cmd="fsview__hook__subcmd__droid"
+                ;;
             fsview__hook,gemini)
                 cmd="fsview__hook__subcmd__gemini"
                 ;;
@@ -34,8 +37,14 @@ _fsview__hook() {
             fsview__hook,install)
                 cmd="fsview__hook__subcmd__install"
                 ;;
+            fsview__hook,kilo)
+                cmd="fsview__hook__subcmd__kilo"
+                ;;
             fsview__hook,opencode)
                 cmd="fsview__hook__subcmd__opencode"
+                ;;
+            fsview__hook,pi)
+                cmd="fsview__hook__subcmd__pi"
                 ;;
             fsview__hook,qwen)
                 cmd="fsview__hook__subcmd__qwen"
@@ -49,6 +58,9 @@ _fsview__hook() {
             fsview__hook__subcmd__help,copilot)
                 cmd="fsview__hook__subcmd__help__subcmd__copilot"
                 ;;
+            fsview__hook__subcmd__help,droid)
+                cmd="fsview__hook__subcmd__help__subcmd__droid"
+                ;;
             fsview__hook__subcmd__help,gemini)
                 cmd="fsview__hook__subcmd__help__subcmd__gemini"
                 ;;
@@ -58,8 +70,14 @@ _fsview__hook() {
             fsview__hook__subcmd__help,install)
                 cmd="fsview__hook__subcmd__help__subcmd__install"
                 ;;
+            fsview__hook__subcmd__help,kilo)
+                cmd="fsview__hook__subcmd__help__subcmd__kilo"
+                ;;
             fsview__hook__subcmd__help,opencode)
                 cmd="fsview__hook__subcmd__help__subcmd__opencode"
+                ;;
+            fsview__hook__subcmd__help,pi)
+                cmd="fsview__hook__subcmd__help__subcmd__pi"
                 ;;
             fsview__hook__subcmd__help,qwen)
                 cmd="fsview__hook__subcmd__help__subcmd__qwen"
@@ -71,7 +89,7 @@ _fsview__hook() {
 
     case "${cmd}" in
         fsview__hook)
-            opts="-h -V --help --version claude gemini codex qwen opencode copilot install help"
+            opts="-h -V --help --version claude gemini codex qwen opencode kilo pi copilot droid install help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -85,7 +103,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__claude)
-            opts="-h --session --sid --on-error --allow --also --diff-lines --total-diff-lines --help"
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -113,6 +131,10 @@ _fsview__hook() {
                     ;;
                 --total-diff-lines)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --short-reads)
+                    COMPREPLY=($(compgen -W "on off auto" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -123,7 +145,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__codex)
-            opts="-h --session --sid --on-error --allow --also --diff-lines --total-diff-lines --help"
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -153,6 +175,10 @@ _fsview__hook() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --short-reads)
+                    COMPREPLY=($(compgen -W "on off auto" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -161,7 +187,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__copilot)
-            opts="-h --event --session --sid --on-error --allow --also --diff-lines --total-diff-lines --help"
+            opts="-h --event --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -195,6 +221,10 @@ _fsview__hook() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --short-reads)
+                    COMPREPLY=($(compgen -W "on off auto" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -202,8 +232,8 @@ _fsview__hook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        fsview__hook__subcmd__gemini)
-            opts="-h --session --sid --on-error --allow --also --diff-lines --total-diff-lines --help"
+        fsview__hook__subcmd__droid)
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -233,6 +263,52 @@ _fsview__hook() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --short-reads)
+                    COMPREPLY=($(compgen -W "on off auto" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__hook__subcmd__gemini)
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-error)
+                    COMPREPLY=($(compgen -W "open closed" -- "${cur}"))
+                    return 0
+                    ;;
+                --also)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --total-diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --short-reads)
+                    COMPREPLY=($(compgen -W "on off auto" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -241,7 +317,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__help)
-            opts="claude gemini codex qwen opencode copilot install help"
+            opts="claude gemini codex qwen opencode kilo pi copilot droid install help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -283,6 +359,20 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__help__subcmd__copilot)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__hook__subcmd__help__subcmd__droid)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -338,7 +428,35 @@ _fsview__hook() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        fsview__hook__subcmd__help__subcmd__kilo)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         fsview__hook__subcmd__help__subcmd__opencode)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__hook__subcmd__help__subcmd__pi)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -367,7 +485,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__install)
-            opts="-q -h --project --local --user --uninstall --also --json --quiet --help claude gemini codex qwen opencode copilot"
+            opts="-q -h --project --local --user --uninstall --also --short-reads --json --quiet --help claude gemini codex qwen opencode copilot droid kilo pi"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -375,6 +493,52 @@ _fsview__hook() {
             case "${prev}" in
                 --also)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --short-reads)
+                    COMPREPLY=($(compgen -W "on off auto" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__hook__subcmd__kilo)
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-error)
+                    COMPREPLY=($(compgen -W "open closed" -- "${cur}"))
+                    return 0
+                    ;;
+                --also)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --total-diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --short-reads)
+                    COMPREPLY=($(compgen -W "on off auto" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -385,7 +549,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__opencode)
-            opts="-h --session --sid --on-error --allow --also --diff-lines --total-diff-lines --help"
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -413,6 +577,52 @@ _fsview__hook() {
                     ;;
                 --total-diff-lines)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --short-reads)
+                    COMPREPLY=($(compgen -W "on off auto" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__hook__subcmd__pi)
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sid)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-error)
+                    COMPREPLY=($(compgen -W "open closed" -- "${cur}"))
+                    return 0
+                    ;;
+                --also)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --total-diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --short-reads)
+                    COMPREPLY=($(compgen -W "on off auto" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -423,7 +633,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__qwen)
-            opts="-h --session --sid --on-error --allow --also --diff-lines --total-diff-lines --help"
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -451,6 +661,10 @@ _fsview__hook() {
                     ;;
                 --total-diff-lines)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --short-reads)
+                    COMPREPLY=($(compgen -W "on off auto" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -26,84 +26,156 @@ end
 
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -s V -l version -d 'Print version'
-complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "claude" -d 'Answer one Claude Code hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "claude" -d 'Answer one Claude Code hook payload'
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "gemini" -d 'Answer one gemini-cli hook payload (JSON on stdin)'
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "codex" -d 'Answer one Codex hook payload (JSON on stdin)'
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "qwen" -d 'Answer one Qwen Code hook payload (JSON on stdin)'
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "opencode" -d 'Answer what fsview\'s opencode plugin sends (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "kilo" -d 'Answer what fsview\'s Kilo Code CLI plugin sends (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "pi" -d 'Answer what fsview\'s pi extension sends (JSON on stdin)'
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "copilot" -d 'Answer one GitHub Copilot CLI hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "droid" -d 'Answer one Factory Droid hook payload (JSON on stdin)'
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "install" -d 'Wire fsview-hook into an agent\'s settings, by its absolute path'
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l sid -d 'The fsview session to use instead of the payload\'s session_id (a subagent\'s views are ID/AGENT_ID)' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
 closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l also -d 'SessionStart: another instruction file name for ctx-build to read; files of names the agent does not load itself are sent to the model' -r
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l diff-lines -d 'At a prompt (UserPromptSubmit, BeforeAgent): most diff lines shown per file' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l also -d 'SessionStart: another instruction file name for ctx-build to read' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l diff-lines -d 'At a prompt: most diff lines shown per file' -r
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l total-diff-lines -d 'At a prompt: most diff lines shown in all' -r
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l allow -d 'Approve the changes the gate lets through (Claude Code and Codex: permissionDecision "allow"; gemini-cli: decision "allow"), skipping the agent\'s own permission prompt, instead of no opinion'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
+off\t''
+auto\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l sid -d 'The fsview session to use instead of the payload\'s session_id (a subagent\'s views are ID/AGENT_ID)' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
 closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l also -d 'SessionStart: another instruction file name for ctx-build to read; files of names the agent does not load itself are sent to the model' -r
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l diff-lines -d 'At a prompt (UserPromptSubmit, BeforeAgent): most diff lines shown per file' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l also -d 'SessionStart: another instruction file name for ctx-build to read' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l diff-lines -d 'At a prompt: most diff lines shown per file' -r
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l total-diff-lines -d 'At a prompt: most diff lines shown in all' -r
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l allow -d 'Approve the changes the gate lets through (Claude Code and Codex: permissionDecision "allow"; gemini-cli: decision "allow"), skipping the agent\'s own permission prompt, instead of no opinion'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
+off\t''
+auto\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l sid -d 'The fsview session to use instead of the payload\'s session_id (a subagent\'s views are ID/AGENT_ID)' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
 closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l also -d 'SessionStart: another instruction file name for ctx-build to read; files of names the agent does not load itself are sent to the model' -r
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l diff-lines -d 'At a prompt (UserPromptSubmit, BeforeAgent): most diff lines shown per file' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l also -d 'SessionStart: another instruction file name for ctx-build to read' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l diff-lines -d 'At a prompt: most diff lines shown per file' -r
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l total-diff-lines -d 'At a prompt: most diff lines shown in all' -r
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l allow -d 'Approve the changes the gate lets through (Claude Code and Codex: permissionDecision "allow"; gemini-cli: decision "allow"), skipping the agent\'s own permission prompt, instead of no opinion'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
+off\t''
+auto\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l sid -d 'The fsview session to use instead of the payload\'s session_id (a subagent\'s views are ID/AGENT_ID)' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
 closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l also -d 'SessionStart: another instruction file name for ctx-build to read; files of names the agent does not load itself are sent to the model' -r
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l diff-lines -d 'At a prompt (UserPromptSubmit, BeforeAgent): most diff lines shown per file' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l also -d 'SessionStart: another instruction file name for ctx-build to read' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l diff-lines -d 'At a prompt: most diff lines shown per file' -r
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l total-diff-lines -d 'At a prompt: most diff lines shown in all' -r
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l allow -d 'Approve the changes the gate lets through (Claude Code and Codex: permissionDecision "allow"; gemini-cli: decision "allow"), skipping the agent\'s own permission prompt, instead of no opinion'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
+off\t''
+auto\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l sid -d 'The fsview session to use instead of the payload\'s session_id (a subagent\'s views are ID/AGENT_ID)' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
 closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l also -d 'SessionStart: another instruction file name for ctx-build to read; files of names the agent does not load itself are sent to the model' -r
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l diff-lines -d 'At a prompt (UserPromptSubmit, BeforeAgent): most diff lines shown per file' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l also -d 'SessionStart: another instruction file name for ctx-build to read' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l diff-lines -d 'At a prompt: most diff lines shown per file' -r
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l total-diff-lines -d 'At a prompt: most diff lines shown in all' -r
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l allow -d 'Approve the changes the gate lets through (Claude Code and Codex: permissionDecision "allow"; gemini-cli: decision "allow"), skipping the agent\'s own permission prompt, instead of no opinion'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
+off\t''
+auto\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
+closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l also -d 'SessionStart: another instruction file name for ctx-build to read' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l diff-lines -d 'At a prompt: most diff lines shown per file' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l total-diff-lines -d 'At a prompt: most diff lines shown in all' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
+off\t''
+auto\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
+closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l also -d 'SessionStart: another instruction file name for ctx-build to read' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l diff-lines -d 'At a prompt: most diff lines shown per file' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l total-diff-lines -d 'At a prompt: most diff lines shown in all' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
+off\t''
+auto\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l event -d 'The hook event the payload is [default: told by its fields]' -r -f -a "preToolUse\t''
 postToolUse\t''
 userPromptSubmitted\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l sid -d 'The fsview session to use instead of the payload\'s session_id (a subagent\'s views are ID/AGENT_ID)' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
 closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l also -d 'SessionStart: another instruction file name for ctx-build to read; files of names the agent does not load itself are sent to the model' -r
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l diff-lines -d 'At a prompt (UserPromptSubmit, BeforeAgent): most diff lines shown per file' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l also -d 'SessionStart: another instruction file name for ctx-build to read' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l diff-lines -d 'At a prompt: most diff lines shown per file' -r
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l total-diff-lines -d 'At a prompt: most diff lines shown in all' -r
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l allow -d 'Approve the changes the gate lets through (Claude Code and Codex: permissionDecision "allow"; gemini-cli: decision "allow"), skipping the agent\'s own permission prompt, instead of no opinion'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
+off\t''
+auto\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l also -d 'Have each hook pass --also NAME (instruction files of other names for the model at session start)' -r
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l project -d 'The project\'s settings, checked in (claude: .claude/settings.json, gemini: .gemini/settings.json, codex: .codex/hooks.json, qwen: .qwen/settings.json, in the current directory; opencode: .opencode/plugins/fsview.js and copilot: .github/hooks/fsview.json at the top of the git work tree) [default for every agent but claude]'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l local -d 'The project\'s settings for you only, not checked in (claude only: .claude/settings.local.json in the current directory) [default for claude]'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l user -d 'Your settings for every project (claude: $CLAUDE_CONFIG_DIR, else ~/.claude; gemini: $GEMINI_CLI_HOME/.gemini, else ~/.gemini; codex: $CODEX_HOME/hooks.json, else ~/.codex/hooks.json; qwen: ~/.qwen/settings.json; opencode: ~/.config/opencode/plugins/; copilot: $COPILOT_HOME, else ~/.copilot, /hooks/)'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l uninstall -d 'Remove fsview-hook\'s hooks (and nothing else)'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l json -d 'Write one JSON object to stdout saying what was done (see fsview-json(7))'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
+closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l also -d 'SessionStart: another instruction file name for ctx-build to read' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l diff-lines -d 'At a prompt: most diff lines shown per file' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l total-diff-lines -d 'At a prompt: most diff lines shown in all' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
+off\t''
+auto\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l also -d 'Have each hook pass --also NAME' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l short-reads -d 'Have each hook pass --short-reads WHEN' -r -f -a "on\t''
+off\t''
+auto\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l project -d 'The project\'s settings, checked in [default for every agent but claude]'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l local -d 'The project\'s settings for you only, not checked in [default for claude]'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l user -d 'Your settings for every project'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l uninstall -d 'Give back what install changed: files it made removed, files it changed restored byte for byte, or, where you changed them since, only fsview-hook\'s entries taken out'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l json -d 'Write one JSON object to stdout saying what was done'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -s q -l quiet -d 'Print nothing when it worked'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode copilot install help" -f -a "claude" -d 'Answer one Claude Code hook payload (JSON on stdin)'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode copilot install help" -f -a "gemini" -d 'Answer one gemini-cli hook payload (JSON on stdin)'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode copilot install help" -f -a "codex" -d 'Answer one Codex hook payload (JSON on stdin)'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode copilot install help" -f -a "qwen" -d 'Answer one Qwen Code hook payload (JSON on stdin)'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode copilot install help" -f -a "opencode" -d 'Answer what fsview\'s opencode plugin sends (JSON on stdin)'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode copilot install help" -f -a "copilot" -d 'Answer one GitHub Copilot CLI hook payload (JSON on stdin)'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode copilot install help" -f -a "install" -d 'Wire fsview-hook into an agent\'s settings, by its absolute path'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode copilot install help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "claude" -d 'Answer one Claude Code hook payload'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "gemini" -d 'Answer one gemini-cli hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "codex" -d 'Answer one Codex hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "qwen" -d 'Answer one Qwen Code hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "opencode" -d 'Answer what fsview\'s opencode plugin sends (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "kilo" -d 'Answer what fsview\'s Kilo Code CLI plugin sends (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "pi" -d 'Answer what fsview\'s pi extension sends (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "copilot" -d 'Answer one GitHub Copilot CLI hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "droid" -d 'Answer one Factory Droid hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "install" -d 'Wire fsview-hook into an agent\'s settings, by its absolute path'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
