@@ -89,7 +89,11 @@ fn run(args: &mut Args, matches: &clap::ArgMatches) -> Result<Outcome, Stop> {
         .enable_all()
         .build()
         .map_err(|e| Error::new(format!("cannot start: {e}")))?;
-    runtime.block_on(serve(desk))?;
+    let served = runtime.block_on(serve(desk));
+    // Not a plain drop: that waits for the thread reading stdin, which a
+    // SIGTERM leaves blocked on a client that has not closed it.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    served?;
     Ok(Outcome::Ok)
 }
 
@@ -104,7 +108,7 @@ async fn serve(desk: Desk) -> Result<(), Error> {
         _ => stdio,
     };
     let transport = Delivering::new(stdio, ledger.clone());
-    let running = match Server::new(desk, ledger).serve(transport).await {
+    let running = match Server::new(desk, ledger.clone()).serve(transport).await {
         Ok(r) => r,
         // Closed before it began: a client that changed its mind.
         Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
@@ -114,11 +118,37 @@ async fn serve(desk: Desk) -> Result<(), Error> {
             )))
         }
     };
-    running
-        .waiting()
-        .await
-        .map_err(|e| Error::new(format!("the server stopped: {e}")))?;
+    // MCP clients close stdin, wait a moment (2 s in the official SDKs),
+    // then send SIGTERM. Answers already written are recorded before the
+    // server goes: a view is what was shown, and the record of a result
+    // the client has may be waiting for the session file's lock (many
+    // servers on one session file, a loaded machine).
+    let waiting = running.waiting();
+    tokio::pin!(waiting);
+    tokio::select! {
+        r = &mut waiting => {
+            r.map_err(|e| Error::new(format!("the server stopped: {e}")))?;
+        }
+        () = terminated() => {}
+    }
+    let _ = tokio::time::timeout(RECORD_GRACE, ledger.settled()).await;
     Ok(())
+}
+
+/// How long the server waits, before it exits, for the records of answers
+/// already written (the SDKs send SIGKILL 2 s after SIGTERM).
+const RECORD_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Resolves on SIGTERM; never, when the handler cannot be set (the
+/// default action, exit at once, stays).
+async fn terminated() {
+    use tokio::signal::unix::{signal, SignalKind};
+    match signal(SignalKind::terminate()) {
+        Ok(mut s) => {
+            s.recv().await;
+        }
+        Err(_) => std::future::pending().await,
+    }
 }
 
 /// --dir, checked and made absolute.

@@ -9,7 +9,7 @@ mod harness;
 
 use serde_json::{json, Value};
 
-use harness::{is_error, path_str, text, texts, views, Client, Env};
+use harness::{is_error, path_str, text, texts, views, Client, Env, PATIENCE};
 
 #[test]
 fn initialize_names_the_server_its_version_and_the_session() {
@@ -672,6 +672,57 @@ fn results_written_before_the_client_left_are_recorded() {
         views(&env, "pipe"),
         [("a.txt".into(), "full".into(), "read".into())]
     );
+}
+
+#[test]
+fn sigterm_waits_for_the_record_of_an_answer_already_written() {
+    // MCP clients close stdin, wait 2 s, then send SIGTERM. An answer the
+    // client has is recorded even when its record is slow (here: paused
+    // until after the SIGTERM, as a record waiting for the session file's
+    // lock would be).
+    let env = Env::new();
+    env.write("a.txt", "a\n");
+    env.write("b.txt", "b\n");
+    let pause = env.path("pause");
+    std::fs::create_dir(&pause).unwrap();
+    let spec = format!("told:{}", pause.display());
+    let mut c = Client::start_with(&env, &["--sid", "s", "-q"], &[("FSVIEW_TEST_PAUSE", &spec)]);
+    c.initialize("2025-11-25");
+    c.call("read", json!({"file_path": "a.txt"}));
+    env.write("a.txt", "A\n");
+    // b's text, with a's change as news: its record pauses before it lands.
+    let r = c.call("read", json!({"file_path": "b.txt"}));
+    assert_eq!(texts(&r).len(), 2, "{r}");
+    let waiting = pause.join("told.waiting");
+    let start = std::time::Instant::now();
+    while !waiting.exists() {
+        assert!(start.elapsed() < PATIENCE, "the record never paused");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    c.hang_up_and_terminate();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    std::fs::write(pause.join("told.go"), b"").unwrap();
+    let (code, stderr) = c.wait();
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    let ev = env.run("fsview-session", &["events", "--sid", "s", "--json"]);
+    let actions: Vec<String> = ev
+        .stdout
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["action"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(actions, ["read", "told", "read"], "{}", ev.stdout);
+
+    // A SIGTERM while the client still holds stdin open: the server exits
+    // at once, cleanly.
+    let mut c = env.server(&["--sid", "s", "-q"]);
+    c.call("read", json!({"file_path": "b.txt"}));
+    c.terminate();
+    assert_eq!(c.wait(), (0, String::new()));
 }
 
 #[test]

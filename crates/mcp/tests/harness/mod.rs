@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 /// How long a response may take before the test fails (not a timing
 /// assertion: a hang guard).
-const PATIENCE: Duration = Duration::from_secs(30);
+pub const PATIENCE: Duration = Duration::from_secs(30);
 
 pub fn mcp_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_fsview-mcp"))
@@ -267,6 +267,29 @@ impl Client {
     /// Close stdin (the client is done) and wait for the server to exit.
     pub fn close(mut self) -> (i32, String) {
         drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        (status.code().unwrap_or(-1), self.stderr.join().unwrap())
+    }
+
+    /// Close stdin (the client is done) and send SIGTERM, as the SDKs do
+    /// to a server that has not exited yet; the server is left running.
+    pub fn hang_up_and_terminate(&mut self) {
+        drop(self.stdin.take());
+        self.terminate();
+    }
+
+    /// Send SIGTERM, stdin left as it is.
+    pub fn terminate(&self) {
+        let status = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success(), "kill -TERM");
+    }
+
+    /// Wait for the server to exit: its exit code (-1 for a signal) and
+    /// stderr.
+    pub fn wait(mut self) -> (i32, String) {
         let status = self.child.wait().unwrap();
         (status.code().unwrap_or(-1), self.stderr.join().unwrap())
     }
