@@ -2,7 +2,8 @@
 //!
 //! Read-only but for its log: each call's verdicts go into the session's
 //! event log in one short transaction after they are printed, and only
-//! when the session file already exists.
+//! when the session file already exists (a batch of more than
+//! [`LOG_EACH`] paths: its refusals and one event that counts them all).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -200,16 +201,26 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
             ));
         }
     }
-    let events: Vec<Event<'_>> = logged
-        .iter()
-        .filter(|_| unknown.is_none())
-        .map(|(p, verdict, detail)| {
-            Event::new(TOOL, "check")
-                .path(p)
-                .verdict(verdict)
-                .detail(Some(detail))
-        })
-        .collect();
+    let summary;
+    let events: Vec<Event<'_>> = if unknown.is_some() {
+        Vec::new()
+    } else if logged.len() <= LOG_EACH {
+        logged.iter().map(check_event).collect()
+    } else {
+        // A big batch (a pre-commit hook over a tree) would push the
+        // session's history of reads and edits out of its bounded log:
+        // its refusals are logged each (the first LOG_EACH), the rest as
+        // one event that counts them.
+        summary = batch_summary(&logged);
+        let mut events: Vec<Event<'_>> = logged
+            .iter()
+            .filter(|(_, v, _)| *v != "ok" && *v != "new_file")
+            .take(LOG_EACH)
+            .map(check_event)
+            .collect();
+        events.push(Event::new(TOOL, "check").detail(Some(&summary)));
+        events
+    };
     // The batch's fingerprints worth storing and its events, in one short
     // transaction. The verdicts are the answer and are already out: a log
     // that cannot be written changes neither them nor the exit code, and
@@ -217,6 +228,32 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
     // none is created for it.
     let _ = gate.finish(&events);
     Ok(outcome)
+}
+
+/// Most checks of one call logged each; a bigger batch logs its refusals
+/// (as many) and one event counting all its verdicts.
+const LOG_EACH: usize = 64;
+
+/// The event of one check: (canonical path, verdict, detail).
+fn check_event<'a>((path, verdict, detail): &'a (PathBuf, &'static str, String)) -> Event<'a> {
+    Event::new(TOOL, "check")
+        .path(path)
+        .verdict(verdict)
+        .detail(Some(detail))
+}
+
+/// "batch of 10000 paths: 9990 ok, 10 not_read": each verdict with its
+/// count, in the order first met.
+fn batch_summary(logged: &[(PathBuf, &'static str, String)]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for (_, verdict, _) in logged {
+        match counts.iter_mut().find(|(v, _)| v == verdict) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((verdict, 1)),
+        }
+    }
+    let counted: Vec<String> = counts.iter().map(|(v, n)| format!("{n} {v}")).collect();
+    format!("batch of {} paths: {}", logged.len(), counted.join(", "))
 }
 
 /// Log this call's events in one short transaction, quietly (see above).

@@ -222,6 +222,58 @@ fn sessions_in_one_file_are_independent() {
     crate::harness::output(c, None).expect(0, "a: ok\n");
 }
 
+// A batch of more than 64 paths (a pre-commit hook over a tree) logs its
+// refusals each and one event counting every verdict: the session's
+// bounded log keeps its reads and edits.
+#[test]
+fn a_big_batch_logs_its_refusals_and_one_count() {
+    let env = Env::new();
+    let mut list = String::new();
+    for i in 0..70 {
+        let p = format!("src/f{i}.rs");
+        env.write(&p, "x\n");
+        list.push_str(&p);
+        list.push('\0');
+    }
+    let reads: Vec<String> = (2..70).map(|i| format!("src/f{i}.rs")).collect();
+    let reads: Vec<&str> = reads.iter().map(String::as_str).collect();
+    let r = env.run("fsview-read", &[&["-q"][..], &reads].concat());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    env.write("src/f69.rs", "y\n");
+    list.push_str("src/new.rs\0");
+    let r = env.run_stdin("fsview-check-edit", &["-0", "-"], list.as_bytes());
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(r.stdout.lines().count(), 71);
+    let ev = env.run("fsview-session", &["events", "--json"]);
+    let checks: Vec<(String, String, String)> = ev
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["action"] == "check")
+        .map(|e| {
+            let s = |k: &str| e[k].as_str().unwrap_or("-").to_string();
+            let path = e["path"].as_str().map_or("-".to_string(), |p| {
+                p.rsplit('/').next().unwrap().to_string()
+            });
+            (path, s("verdict"), s("detail"))
+        })
+        .collect();
+    let t = |p: &str, v: &str, d: &str| (p.to_string(), v.to_string(), d.to_string());
+    assert_eq!(
+        checks,
+        [
+            t("f0.rs", "not_read", "edit"),
+            t("f1.rs", "not_read", "edit"),
+            t("f69.rs", "modified", "edit, content"),
+            t(
+                "-",
+                "-",
+                "batch of 71 paths: 2 not_read, 67 ok, 1 modified, 1 new_file"
+            ),
+        ]
+    );
+}
+
 // Issue 13: a batch shares its work (directories canonicalized once, one
 // read snapshot, one transaction for its refreshes and events), and
 // answers every path exactly as a call of its own would: links, `..`, a
@@ -239,6 +291,19 @@ fn a_batch_answers_each_path_as_a_call_of_its_own() {
     env.run("fsview-read", &["-q", "src/a.rs", "src/b.rs", "src/c.rs", "docs/d.md"])
         .expect(0, "==> src/a.rs <==\n1\ta\n\n==> src/b.rs <==\n1\tb\n\n==> src/c.rs <==\n1\tc\n\n==> docs/d.md <==\n1\td\n");
     env.write("src/c.rs", "changed\n");
+    // Files the batch opens ahead (hashing the small ones) before it knows
+    // their records: a big one changed, one a FIFO now stands in for.
+    env.write("docs/big.txt", "x".repeat(200_000) + "\n");
+    env.write("docs/fifo", "f\n");
+    let r = env.run("fsview-read", &["-q", "docs/big.txt", "docs/fifo"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    env.write("docs/big.txt", "y".repeat(200_000) + "\n");
+    std::fs::remove_file(env.path("docs/fifo")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(env.path("docs/fifo"))
+        .status()
+        .unwrap();
+    assert!(made.success());
     // The same bytes saved by rename: fresh, and worth a refresh.
     env.write("docs/d.md.tmp", "d\n");
     std::fs::rename(env.path("docs/d.md.tmp"), env.path("docs/d.md")).unwrap();
@@ -252,6 +317,8 @@ fn a_batch_answers_each_path_as_a_call_of_its_own() {
         "docs/d.md",
         "src/new.rs",
         "src/./b.rs",
+        "docs/big.txt",
+        "docs/fifo",
         "src",
     ];
     let mut want = String::new();
@@ -278,17 +345,18 @@ fn a_batch_answers_each_path_as_a_call_of_its_own() {
     );
     assert_eq!(
         r.stderr,
-        "fsview-check-edit: src is a directory; fsview-check-edit gates regular files only\n"
+        "fsview-check-edit: docs/fifo is a FIFO; fsview-check-edit gates regular files only\nfsview-check-edit: src is a directory; fsview-check-edit gates regular files only\n"
     );
     // One event per path answered, logged together.
     let events = env.run("fsview-session", &["list", "--json"]).json()[0]["events"]
         .as_i64()
         .unwrap();
-    assert_eq!(events - events_before, paths.len() as i64 - 1);
+    assert_eq!(events - events_before, paths.len() as i64 - 2);
     assert!(want.contains(&format!("src/c.rs: modified (content): {MODIFIED}\n")));
     assert!(want.contains(&format!("src/unread.rs: not_read: {NOT_READ}\n")));
     assert!(want.contains("docs/hard.rs: ok\n"));
     assert!(want.contains("docs/d.md: ok\n"));
+    assert!(want.contains(&format!("docs/big.txt: modified (content): {MODIFIED}\n")));
     // ... stored at the end of the batch, onto its record.
     use std::os::unix::fs::MetadataExt;
     let m = std::fs::metadata(env.path("docs/d.md")).unwrap();

@@ -506,7 +506,12 @@ pub fn freshness(path: &Path, fp: &Fingerprint) -> io::Result<Freshness> {
 /// [`freshness`], for a caller that has just taken the `lstat` of `path`
 /// (`meta`) itself: the gate resolving a path has, and need not pay twice.
 pub fn freshness_with(path: &Path, fp: &Fingerprint, meta: &Metadata) -> io::Result<Freshness> {
-    freshness_hashing(path, fp, meta, || {
+    freshness_stat(path, fp, Stat::of(meta))
+}
+
+/// [`freshness_with`] from the [`Stat`] of that `lstat`.
+fn freshness_stat(path: &Path, fp: &Fingerprint, now: Stat) -> io::Result<Freshness> {
+    freshness_hashing(path, fp, now, || {
         let taken_ns = now_ns();
         let (hash, stat) = hash_path(path)?;
         Ok((hash, stat, taken_ns))
@@ -525,10 +530,57 @@ pub fn freshness_of_open(
     meta: &Metadata,
     taken_ns: i64,
 ) -> io::Result<Freshness> {
-    freshness_hashing(path, fp, meta, || {
-        let stat = Stat::of(meta);
+    let stat = Stat::of(meta);
+    freshness_hashing(path, fp, stat, || {
         Ok((hash_open(file, &stat)?, stat, taken_ns))
     })
+}
+
+/// A file opened and, when small enough that its stat can never stand in
+/// for its bytes, hashed before its record is known ([`hashed_ahead`]):
+/// a batch of checks reads the session meanwhile.
+pub struct Ahead {
+    /// The `fstat` of the open file.
+    stat: Stat,
+    /// The moment before the open.
+    taken_ns: i64,
+    /// The hash of its bytes, for a file under [`ALWAYS_HASH_BELOW`].
+    hash: Option<io::Result<Hash>>,
+}
+
+/// Open the regular file at `canonical` (never following a final link,
+/// never blocking) and hash it when it is under [`ALWAYS_HASH_BELOW`]
+/// bytes: what every check of it would do first. `None` for a link,
+/// nothing there or anything but a regular file (the caller decides those
+/// the single path's way).
+pub fn hashed_ahead(canonical: &Path) -> Option<Ahead> {
+    let taken_ns = now_ns();
+    let (file, meta) = crate::paths::open_plain(canonical).ok()?;
+    let stat = Stat::of(&meta);
+    if stat.ftype != FileType::File {
+        return None;
+    }
+    let hash = (stat.size < ALWAYS_HASH_BELOW).then(|| hash_open(file, &stat));
+    Some(Ahead {
+        stat,
+        taken_ns,
+        hash,
+    })
+}
+
+/// [`freshness`] of a file opened (and hashed, when small) by
+/// [`hashed_ahead`]: decided by the stat and bytes taken then; a larger
+/// file whose stat cannot vouch for it is hashed now.
+pub fn freshness_ahead(path: &Path, fp: &Fingerprint, ahead: Ahead) -> io::Result<Freshness> {
+    let Ahead {
+        stat,
+        taken_ns,
+        hash,
+    } = ahead;
+    match hash {
+        Some(hash) => freshness_hashing(path, fp, stat, || Ok((hash?, stat, taken_ns))),
+        None => freshness_stat(path, fp, stat),
+    }
 }
 
 /// The decision of [`freshness_with`], with `hash` giving the file's hash,
@@ -537,10 +589,9 @@ pub fn freshness_of_open(
 fn freshness_hashing(
     path: &Path,
     fp: &Fingerprint,
-    meta: &Metadata,
+    now: Stat,
     hash: impl FnOnce() -> io::Result<(Hash, Stat, i64)>,
 ) -> io::Result<Freshness> {
-    let now = Stat::of(meta);
     if now.ftype != fp.stat.ftype {
         return Ok(Freshness::Stale(Change::Type));
     }

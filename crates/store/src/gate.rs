@@ -16,7 +16,7 @@ use crate::error::{quote, Error, Result};
 use crate::events::Event;
 use crate::fingerprint::{self, Change, FileType, Fingerprint, Freshness, Stat};
 use crate::paths::{self, Resolved};
-use crate::store::{FileRecord, Store, ViewRecord, LOOKUP_CHUNK};
+use crate::store::{FileRecord, Store, ViewRecord, ViewsById, LOOKUP_CHUNK};
 use crate::view::{Kind, Source};
 
 /// The gate's answer for one path.
@@ -227,20 +227,16 @@ impl<'a> Gate<'a> {
         let count = store.file_count(self.sid).ok();
         let mut out = Vec::with_capacity(jobs.len());
         if let Some(n) = count.filter(|n| jobs.len().saturating_mul(2) >= *n) {
-            match store.session_files_and_views(self.sid, n) {
-                Ok((records, views)) => self.decide_found(jobs, &plain, &records, &views, &mut out),
-                Err(_) => self.decide_each(jobs, &mut out),
-            }
+            self.decide_ahead(jobs, &plain, store, n, &mut out);
             return out;
         }
         for (jobs, plain) in jobs.chunks(LOOKUP_CHUNK).zip(plain.chunks(LOOKUP_CHUNK)) {
             let names: Vec<&Path> = plain.iter().flatten().map(PathBuf::as_path).collect();
-            let found = store.files_by_paths(self.sid, &names).and_then(|records| {
-                let ids: Vec<i64> = records.values().map(|r| r.id).collect();
-                Ok((store.views_of(&ids)?, records))
-            });
-            match found {
-                Ok((views, records)) => self.decide_found(jobs, plain, &records, &views, &mut out),
+            match store.files_by_paths(self.sid, &names) {
+                Ok(records) => {
+                    let ids: Vec<i64> = records.values().map(|r| r.id).collect();
+                    self.decide_found(jobs, plain, &records, || store.views_of(&ids), &mut out)
+                }
                 Err(_) => self.decide_each(jobs, &mut out),
             }
         }
@@ -253,15 +249,87 @@ impl<'a> Gate<'a> {
         out.extend(jobs.iter().map(|(p, w)| self.decide(p, *w)));
     }
 
+    /// [`Gate::decide_all`] for a batch that names at least half of the
+    /// session's `files` files (by `plain` canonical names): every file at
+    /// a plain name is opened and, when small, hashed (over the cores when
+    /// there are many) while this thread reads the whole session, whose
+    /// records then decide. A file the session has no record of is opened
+    /// for nothing, which a batch of mostly read files repays. Names under
+    /// `/dev`, `/proc` and `/sys` are never opened ahead (opening a device
+    /// can act on it): they go the single path's way, which looks first.
+    fn decide_ahead(
+        &mut self,
+        jobs: &[(PathBuf, bool)],
+        plain: &[Option<PathBuf>],
+        store: &Store,
+        files: usize,
+        out: &mut Vec<Result<Decision>>,
+    ) {
+        let names: Vec<&Path> = plain.iter().flatten().map(PathBuf::as_path).collect();
+        let special = |p: &Path| {
+            let b = p.as_os_str().as_encoded_bytes();
+            [&b"/dev/"[..], b"/proc/", b"/sys/"]
+                .iter()
+                .any(|d| b.starts_with(d))
+        };
+        let (ahead, session) = spread_while(
+            &names,
+            |name| {
+                (!special(name))
+                    .then(|| fingerprint::hashed_ahead(name))
+                    .flatten()
+            },
+            || -> Result<_> {
+                Ok((
+                    store.session_files(self.sid, files)?,
+                    store.session_views(self.sid, files)?,
+                ))
+            },
+        );
+        let Ok((records, views)) = session else {
+            return self.decide_each(jobs, out);
+        };
+        let mut ahead = ahead.into_iter();
+        for ((path, write), plain) in jobs.iter().zip(plain) {
+            let Some(canonical) = plain else {
+                out.push(self.decide(path, *write));
+                continue;
+            };
+            let opened = ahead.next().flatten();
+            let Some(record) = records.get(canonical.as_os_str()) else {
+                out.push(self.decide_resolving(path, want_of(*write), Some(canonical)));
+                continue;
+            };
+            let (FileType::File, Some(opened)) = (record.fingerprint.stat.ftype, opened) else {
+                // Not a regular file then or now, a link, nothing there:
+                // as alone.
+                out.push(self.decide(path, *write));
+                continue;
+            };
+            let fresh = fingerprint::freshness_ahead(canonical, &record.fingerprint, opened);
+            let all = views.get(record.id);
+            out.push(self.judge(
+                path,
+                want_of(*write),
+                canonical.clone(),
+                true,
+                Some(record.clone()),
+                all,
+                |_, _| fresh,
+            ));
+        }
+    }
+
     /// [`Gate::decide_all`] for `jobs` (with their plain canonical names),
-    /// `records` holding every record of those names and `views` every
-    /// view of those records.
+    /// `records` holding every record of those names and `views` giving
+    /// every view of those records: looked up while the recorded files are
+    /// opened and hashed, which need the records only.
     fn decide_found(
         &mut self,
         jobs: &[(PathBuf, bool)],
         plain: &[Option<PathBuf>],
         records: &HashMap<std::ffi::OsString, FileRecord>,
-        views: &HashMap<i64, Vec<ViewRecord>>,
+        views: impl FnOnce() -> Result<ViewsById>,
         out: &mut Vec<Result<Decision>>,
     ) {
         // The recorded regular files, opened and checked first (over the
@@ -276,17 +344,30 @@ impl<'a> Gate<'a> {
             })
             .collect();
         let todo: Vec<(&Path, &FileRecord)> = found.iter().flatten().copied().collect();
-        let mut checked = spread(&todo, |(canonical, record)| {
-            let taken_ns = fingerprint::now_ns();
-            match paths::open_plain(canonical) {
-                Ok((f, m)) if FileType::of(&m) == FileType::File => Some(
-                    fingerprint::freshness_of_open(canonical, &record.fingerprint, f, &m, taken_ns),
-                ),
-                // A link, nothing there, something else: as alone.
-                _ => None,
-            }
-        })
-        .into_iter();
+        let (checked, views) = spread_while(
+            &todo,
+            |(canonical, record)| {
+                let taken_ns = fingerprint::now_ns();
+                match paths::open_plain(canonical) {
+                    Ok((f, m)) if FileType::of(&m) == FileType::File => {
+                        Some(fingerprint::freshness_of_open(
+                            canonical,
+                            &record.fingerprint,
+                            f,
+                            &m,
+                            taken_ns,
+                        ))
+                    }
+                    // A link, nothing there, something else: as alone.
+                    _ => None,
+                }
+            },
+            views,
+        );
+        let Ok(views) = views else {
+            return self.decide_each(jobs, out);
+        };
+        let mut checked = checked.into_iter();
         for (((path, write), plain), found) in jobs.iter().zip(plain).zip(&found) {
             let Some(canonical) = plain else {
                 out.push(self.decide(path, *write));
@@ -304,7 +385,7 @@ impl<'a> Gate<'a> {
                 out.push(self.decide(path, *write));
                 continue;
             };
-            let all = views.get(&record.id).map_or(&[][..], Vec::as_slice);
+            let all = views.get(record.id);
             out.push(self.judge(
                 path,
                 want_of(*write),
@@ -456,25 +537,34 @@ fn want_of(write: bool) -> Want {
 /// a thread's start costs more than it saves.
 const SPREAD_FROM: usize = 512;
 
-/// `f` of every item, in order; over the machine's cores when there are
-/// many items (each thread takes a contiguous share).
-fn spread<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+/// `f` of every item, in order, and `meanwhile()` on this thread: `f`
+/// over the machine's cores when there are many items (each thread fills
+/// a contiguous share of the answers in place), else one after the other.
+fn spread_while<T: Sync, R: Send + Default, W>(
+    items: &[T],
+    f: impl Fn(&T) -> R + Sync,
+    meanwhile: impl FnOnce() -> W,
+) -> (Vec<R>, W) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if cores < 2 || items.len() < SPREAD_FROM {
-        return items.iter().map(&f).collect();
+        return (items.iter().map(&f).collect(), meanwhile());
     }
     let share = items.len().div_ceil(cores.min(8));
-    std::thread::scope(|scope| {
+    let mut out: Vec<R> = std::iter::repeat_with(R::default)
+        .take(items.len())
+        .collect();
+    let w = std::thread::scope(|scope| {
         let f = &f;
-        let parts: Vec<_> = items
-            .chunks(share)
-            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
-            .collect();
-        parts
-            .into_iter()
-            .flat_map(|h| h.join().expect("a check thread panicked"))
-            .collect()
-    })
+        for (part, answers) in items.chunks(share).zip(out.chunks_mut(share)) {
+            scope.spawn(move || {
+                for (item, answer) in part.iter().zip(answers) {
+                    *answer = f(item);
+                }
+            });
+        }
+        meanwhile()
+    });
+    (out, w)
 }
 
 /// The gate judges regular files only: anything else at the path is an

@@ -630,63 +630,57 @@ impl Store {
         })
     }
 
-    /// Every record of session `sid` by path, and every view of them by
-    /// record id (each file's oldest first): one pass over the session,
-    /// for a batch that names a good part of it. `files` is how many
-    /// records to expect ([`Store::file_count`]), to size the maps once.
-    #[allow(clippy::type_complexity)]
-    pub fn session_files_and_views(
-        &self,
-        sid: &str,
-        files: usize,
-    ) -> Result<(HashMap<OsString, FileRecord>, HashMap<i64, Vec<ViewRecord>>)> {
-        let expect = files;
+    /// Every record of session `sid` (about `files` of them), by
+    /// canonical path: a batch that names most of a session's files reads
+    /// them in one pass rather than path by path.
+    pub fn session_files(&self, sid: &str, files: usize) -> Result<HashMap<OsString, FileRecord>> {
         self.read(|conn| {
-            let mut files = HashMap::with_capacity(expect);
+            let mut out = HashMap::with_capacity(files);
             let mut stmt =
                 conn.prepare_cached(&format!("SELECT {FILE_COLUMNS} FROM files WHERE sid=?1"))?;
             for r in stmt.query_map([sid], file_row)? {
                 let r = r?;
-                files.insert(r.path.clone().into_os_string(), r);
+                out.insert(r.path.clone().into_os_string(), r);
             }
-            let mut views: HashMap<i64, Vec<ViewRecord>> = HashMap::with_capacity(files.len());
+            Ok(out)
+        })
+    }
+
+    /// Every view of session `sid`'s records (about `files` of them), by
+    /// record id, each file's oldest first as [`Store::views`] gives them.
+    pub fn session_views(&self, sid: &str, files: usize) -> Result<ViewsById> {
+        self.read(|conn| {
             let mut stmt = conn.prepare_cached(&format!(
                 "SELECT v.file_id, {} FROM files f CROSS JOIN views v ON v.file_id=f.id WHERE f.sid=?1",
                 VIEW_COLUMNS.split(", ").map(|c| format!("v.{c}")).collect::<Vec<_>>().join(", ")
             ))?;
             let rows = stmt.query_map([sid], |r| Ok((r.get::<_, i64>(0)?, view_row_from(r, 1)?)))?;
+            let mut all = Vec::with_capacity(files);
             for r in rows {
-                let (id, v) = r?;
-                views.entry(id).or_default().push(v);
+                all.push(r?);
             }
-            // Oldest first, as Store::views orders them (a sort in SQLite
-            // cost more than the rest of the pass).
-            for v in views.values_mut() {
-                v.sort_by_key(|v| v.viewed_ns);
-            }
-            Ok((files, views))
+            Ok(ViewsById::new(all))
         })
     }
 
     /// The views of many records, by record id, each file's oldest first
     /// as [`Store::views`] gives them; in a few statements for a batch.
-    pub fn views_of(&self, file_ids: &[i64]) -> Result<HashMap<i64, Vec<ViewRecord>>> {
+    pub fn views_of(&self, file_ids: &[i64]) -> Result<ViewsById> {
         self.read(|conn| {
-            let mut out: HashMap<i64, Vec<ViewRecord>> = HashMap::with_capacity(file_ids.len());
+            let mut all = Vec::with_capacity(file_ids.len());
             for chunk in file_ids.chunks(LOOKUP_CHUNK) {
                 let mut stmt = conn.prepare_cached(&format!(
-                    "SELECT file_id, {VIEW_COLUMNS} FROM views WHERE file_id IN ({}) ORDER BY file_id, viewed_ns",
+                    "SELECT file_id, {VIEW_COLUMNS} FROM views WHERE file_id IN ({})",
                     placeholders(1, chunk.len())
                 ))?;
                 let rows = stmt.query_map(rusqlite::params_from_iter(chunk), |r| {
                     Ok((r.get::<_, i64>(0)?, view_row_from(r, 1)?))
                 })?;
                 for r in rows {
-                    let (id, v) = r?;
-                    out.entry(id).or_default().push(v);
+                    all.push(r?);
                 }
             }
-            Ok(out)
+            Ok(ViewsById::new(all))
         })
     }
 
@@ -842,6 +836,49 @@ fn view_exists(
         )
         .optional()?
         .is_some())
+}
+
+/// Views of many records in one array, by record id: a batch of checks
+/// holds thousands, and one small array each would cost more to allocate
+/// than to read.
+#[derive(Debug, Default)]
+pub struct ViewsById {
+    /// Sorted by record id, then oldest first.
+    all: Vec<ViewRecord>,
+    /// Record id to its range of `all`.
+    at: HashMap<i64, std::ops::Range<usize>>,
+}
+
+impl ViewsById {
+    fn new(mut rows: Vec<(i64, ViewRecord)>) -> ViewsById {
+        // Oldest first within a record, as Store::views orders them (a
+        // sort in SQLite cost more than the rest of the pass).
+        rows.sort_unstable_by_key(|(id, v)| (*id, v.viewed_ns));
+        let mut at = HashMap::with_capacity(rows.len());
+        let mut all = Vec::with_capacity(rows.len());
+        // The record being gathered, and where its views start.
+        let mut current: Option<(i64, usize)> = None;
+        for (i, (id, v)) in rows.into_iter().enumerate() {
+            match current {
+                Some((c, start)) if c != id => {
+                    at.insert(c, start..i);
+                    current = Some((id, i));
+                }
+                None => current = Some((id, i)),
+                Some(_) => {}
+            }
+            all.push(v);
+        }
+        if let Some((c, start)) = current {
+            at.insert(c, start..all.len());
+        }
+        ViewsById { all, at }
+    }
+
+    /// The views of record `id`, oldest first (none when it has none).
+    pub fn get(&self, id: i64) -> &[ViewRecord] {
+        self.at.get(&id).map_or(&[][..], |r| &self.all[r.clone()])
+    }
 }
 
 pub(crate) const FILE_COLUMNS: &str =
