@@ -56,15 +56,9 @@ type Failed = (Stage, Problem);
 
 impl Agent for Copilot {
     fn parse(&self, payload: &[u8]) -> Result<Parsed, Failed> {
-        let payload: Value = serde_json::from_slice(payload)
-            .ok()
-            .filter(Value::is_object)
-            .ok_or_else(|| {
-                (
-                    Stage::Other,
-                    Problem::new("the hook payload is not a JSON object; fsview-hook copilot reads one Copilot CLI hook payload on stdin"),
-                )
-            })?;
+        let payload = payload::object(payload, || {
+            "the hook payload is not a JSON object; fsview-hook copilot reads one Copilot CLI hook payload on stdin".into()
+        })?;
         let event = match &self.event {
             Some(e) => e.as_str(),
             None => event_of(&payload),

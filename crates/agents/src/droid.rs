@@ -60,7 +60,7 @@ use crate::event::{
 use crate::install::{Hook, Installer, Scope};
 use crate::patch::{self, FileOp};
 use crate::shell;
-use crate::{Agent, Parsed, Problem, Reply};
+use crate::{payload, Agent, Parsed, Problem, Reply};
 
 /// Factory Droid.
 pub struct Droid;
@@ -69,24 +69,10 @@ type Failed = (Stage, Problem);
 
 impl Agent for Droid {
     fn parse(&self, payload: &[u8]) -> Result<Parsed, Failed> {
-        let payload: Value = serde_json::from_slice(payload)
-            .ok()
-            .filter(Value::is_object)
-            .ok_or_else(|| {
-                (
-                    Stage::Other,
-                    Problem::new("the hook payload is not a JSON object; fsview-hook droid reads one Droid hook payload on stdin"),
-                )
-            })?;
-        let name = payload
-            .get("hook_event_name")
-            .and_then(Value::as_str)
-            .ok_or_else(|| {
-                (
-                    Stage::Other,
-                    Problem::new("the hook payload has no hook_event_name string"),
-                )
-            })?;
+        let payload = payload::object(payload, || {
+            "the hook payload is not a JSON object; fsview-hook droid reads one Droid hook payload on stdin".into()
+        })?;
+        let name = payload::hook_event_name(&payload)?;
         let stage = match name {
             "PreToolUse" => Stage::AboutToChange,
             "PostToolUse" => Stage::Shown,

@@ -104,15 +104,9 @@ const CUT: &str = "... (line truncated to 2000 chars)";
 
 impl Agent for Opencode {
     fn parse(&self, payload: &[u8]) -> Result<Parsed, Failed> {
-        let payload: Value = serde_json::from_slice(payload)
-            .ok()
-            .filter(Value::is_object)
-            .ok_or_else(|| {
-                (
-                    Stage::Other,
-                    Problem::new(format!("the payload is not a JSON object; fsview-hook {0} reads what fsview's {0} plugin sends on stdin", self.0.name)),
-                )
-            })?;
+        let payload = payload::object(payload, || {
+            format!("the payload is not a JSON object; fsview-hook {0} reads what fsview's {0} plugin sends on stdin", self.0.name)
+        })?;
         let event = payload.get("event").and_then(Value::as_str).unwrap_or("");
         let stage = match event {
             "tool.execute.before" => Stage::AboutToChange,

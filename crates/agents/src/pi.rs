@@ -65,7 +65,7 @@ use serde_json::{json, Value};
 use crate::event::{Answer, Change, Changed, Edited, Event, Extent, Shown, ShownText, Stage, Who};
 use crate::install::{Installer, OwnFile, Part, Run, Scope};
 use crate::shell;
-use crate::{Agent, Parsed, Problem, Reply};
+use crate::{payload, Agent, Parsed, Problem, Reply};
 
 /// pi, through the extension.
 pub struct Pi;
@@ -74,15 +74,9 @@ type Failed = (Stage, Problem);
 
 impl Agent for Pi {
     fn parse(&self, payload: &[u8]) -> Result<Parsed, Failed> {
-        let payload: Value = serde_json::from_slice(payload)
-            .ok()
-            .filter(Value::is_object)
-            .ok_or_else(|| {
-                (
-                    Stage::Other,
-                    Problem::new("the payload is not a JSON object; fsview-hook pi reads what fsview's pi extension sends on stdin"),
-                )
-            })?;
+        let payload = payload::object(payload, || {
+            "the payload is not a JSON object; fsview-hook pi reads what fsview's pi extension sends on stdin".into()
+        })?;
         let event = payload.get("event").and_then(Value::as_str).unwrap_or("");
         let stage = match event {
             "tool_call" => Stage::AboutToChange,

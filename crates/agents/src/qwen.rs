@@ -56,7 +56,7 @@ use crate::claude::{self, Claude};
 use crate::event::{Answer, Cell, Changed, Event, Extent, Shown, ShownText, Stage};
 use crate::install::{Hook, Installer, Scope};
 use crate::shell::{self, Output};
-use crate::{mention, Agent, Parsed, Problem, Reply};
+use crate::{mention, payload, Agent, Parsed, Problem, Reply};
 
 /// Qwen Code.
 pub struct Qwen;
@@ -65,24 +65,10 @@ type Failed = (Stage, Problem);
 
 impl Agent for Qwen {
     fn parse(&self, payload: &[u8]) -> Result<Parsed, Failed> {
-        let payload: Value = serde_json::from_slice(payload)
-            .ok()
-            .filter(Value::is_object)
-            .ok_or_else(|| {
-                (
-                    Stage::Other,
-                    Problem::new("the hook payload is not a JSON object; fsview-hook qwen reads one Qwen Code hook payload on stdin"),
-                )
-            })?;
-        let name = payload
-            .get("hook_event_name")
-            .and_then(Value::as_str)
-            .ok_or_else(|| {
-                (
-                    Stage::Other,
-                    Problem::new("the hook payload has no hook_event_name string"),
-                )
-            })?;
+        let payload = payload::object(payload, || {
+            "the hook payload is not a JSON object; fsview-hook qwen reads one Qwen Code hook payload on stdin".into()
+        })?;
+        let name = payload::hook_event_name(&payload)?;
         let stage = match name {
             "PreToolUse" => Stage::AboutToChange,
             "PostToolUse" => Stage::Shown,
