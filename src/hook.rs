@@ -316,10 +316,14 @@ what read showed (its text from the offset asked, never past a
 \"[Showing lines ...]\" or \"[N more lines in file ...]\" note), what
 write wrote, an edit's replacements applied to the agent's last view of
 the file, and what a read command run by bash printed (cat, sed -n, head,
-...; only when the disk holds exactly that), held against the disk.
-before_agent_start answers {\"context\": TEXT}, which the extension adds
-after the prompt as a message of its own: the files changed since they
-were seen, each change once. Nothing is sent at a session's start (pi
+...; only when the disk holds exactly that), held against the disk, and
+answers {\"context\": TEXT} (what changed meanwhile, added to the
+result as a text block of its own) or, for a whole re-read of exactly
+what the conversation holds, {\"short\": NOTICE} (the extension shows the
+notice in place of the text; --short-reads). before_agent_start answers
+{\"context\": TEXT}, which the extension adds after the prompt as a
+message of its own: the files changed since they were seen, each change
+once. Nothing is sent at a session's start (pi
 loads AGENTS.md and CLAUDE.md itself; --also has no effect here), and
 --allow has none either (pi has no permission prompt).";
 
@@ -470,10 +474,10 @@ pub struct HookArgs {
     pub total_diff_lines: usize,
 
     /// Answer a whole re-read of a file the conversation still holds,
-    /// unchanged, with a short notice instead of its text (Claude Code):
-    /// on, off, or auto (on for an agent whose compactions and rewinds
-    /// fsview follows, Claude Code among them, since a conversation that
-    /// dropped the text must get it again)
+    /// unchanged, with a short notice instead of its text (Claude Code,
+    /// pi): on, off, or auto (on for an agent whose compactions and rewinds
+    /// fsview follows, since a conversation that dropped the text must get
+    /// it again)
     #[arg(
         long,
         value_enum,

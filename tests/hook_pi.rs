@@ -52,19 +52,68 @@ fn pi_a_whole_read_is_a_full_view() {
         .write("long.txt", format!("{}\nshort\n", "x".repeat(3000)));
     p.hook("tool_result_read_long_line", &[]).expect(0, "");
     assert_eq!(p.view("long.txt"), view("full", "read", 1, 2, true));
-    // A line added before the extension ran: not the whole file.
+    // A line added before the extension ran: not the whole file. The
+    // change is told with the read's own result, whole, so the model
+    // holds the new text and its edit goes through.
     let q = pi();
     q.env.write("a.txt", "one\ntwo\nthree\nfour\n");
-    q.hook("tool_result_read_whole", &[]).expect(0, "");
-    assert_eq!(q.view("a.txt").map(|v| v.4), Some(false));
-    // Refused with the whole change: the retry goes through.
+    q.hook("tool_result_read_whole", &[]).expect(0, &context(
+        "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,4 @@\n one\n two\n three\n+four\n",
+    ));
+    assert_eq!(q.view("a.txt").map(|v| v.4), Some(true));
+    q.hook("tool_call_edit", &[]).expect(0, "");
+    // Changed again after that, unseen: refused with the whole change, and
+    // the retry goes through.
+    q.env.write("a.txt", "one\ntwo\nthree\nfour\nfive\n");
     q.hook("tool_call_edit", &[]).expect(
         0,
         &deny(&crate::harness::modified_told(
-            "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,4 @@\n one\n two\n three\n+four\n",
+            "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,4 +1,5 @@\n one\n two\n three\n four\n+five\n",
         )),
     );
     q.hook("tool_call_edit", &[]).expect(0, "");
+}
+
+/// The extension's answer that tells what changed with a tool's result.
+fn context(listing: &str) -> String {
+    format!(
+        "{}\n",
+        serde_json::json!({ "context": format!("These files changed since you last saw them:\n\n{listing}") })
+    )
+}
+
+/// A whole re-read of exactly what the conversation holds is answered with
+/// a notice in place of the text (the view is not recorded again); any
+/// other read, or one after a compaction or a move to another branch,
+/// shows the text.
+#[test]
+fn pi_an_unchanged_whole_reread_is_answered_short() {
+    let p = pi();
+    p.env.write("a.txt", A_TXT);
+    p.hook("tool_result_read_whole", &[]).expect(0, "");
+    let path = p.env.path("a.txt");
+    let notice = format!("[fsview] {} is unchanged since you last saw all of it (3 lines): what you were shown of it earlier (your read of it, or a copy attached to the conversation) in this conversation still holds exactly its text, so this read shows only this notice. Use that text instead of reading the file again; to see it again anyway, read it with an offset or a limit.", path.display());
+    let short = format!(
+        "{}\n",
+        serde_json::json!({ "short": notice, "context": null })
+    );
+    p.hook("tool_result_read_whole", &[]).expect(0, &short);
+    // A range shows its lines.
+    p.hook("tool_result_read_range", &[]).expect(0, "");
+    p.hook("tool_result_read_whole", &[]).expect(0, &short);
+    // --short-reads off: the text, recorded as a read again.
+    p.hook("tool_result_read_whole", &["--short-reads", "off"])
+        .expect(0, "");
+    // After a compaction nothing counts as held: the text again, then short.
+    let mut c = p.payload("before_agent_start");
+    c["event"] = json!("session_compact");
+    c.as_object_mut().unwrap().remove("prompt");
+    p.send(&c, &[]).expect(0, "");
+    p.hook("tool_result_read_whole", &[]).expect(0, "");
+    p.hook("tool_result_read_whole", &[]).expect(0, &short);
+    c["event"] = json!("session_tree");
+    p.send(&c, &[]).expect(0, "");
+    p.hook("tool_result_read_whole", &[]).expect(0, "");
 }
 
 /// `offset: 2, limit: 1` shows "two" and "[2 more lines in file...]";
@@ -124,8 +173,11 @@ fn pi_edits_apply_to_the_view_it_had_and_writes_are_full_views() {
     r.env.write("a.txt", A_TXT);
     r.hook("tool_result_read_whole", &[]).expect(0, "");
     r.env.write("a.txt", "one\nTWO\nthree\n// formatted\n");
-    r.hook("tool_result_edit", &[]).expect(0, "");
-    assert_eq!(r.view("a.txt").map(|v| v.4), Some(false));
+    r.hook("tool_result_edit", &[]).expect(0, &context(
+        "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,4 @@\n one\n TWO\n three\n+// formatted\n",
+    ));
+    // ... until it is told, with the edit's result: then it holds it.
+    assert_eq!(r.view("a.txt").map(|v| v.4), Some(true));
 }
 
 #[test]

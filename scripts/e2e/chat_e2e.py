@@ -294,6 +294,38 @@ def tool_reminder(run):
         run.step("... the tool result after", "told again" if repeated else "not repeated")
 
 
+def short_reread(run):
+    """A whole re-read of a file the conversation holds, unchanged: with
+    fsview the model gets a short notice in place of the text (it still
+    holds the text); the same read after the file changed shows the text;
+    an edit after the notice goes through."""
+    ws = run.ws
+    body = lines(40, fmt="line %d of notes")
+    ws.write("notes.txt", body)
+    ws.commit()
+    with agent(run, []) as (proto, a):
+        first = tool(a.read(ws.path("notes.txt")))
+        again = tool(a.read(ws.path("notes.txt")))
+        edit = tool(a.edit(ws.path("notes.txt"), "line 7 of notes", "line seven of notes"))
+        after = tool(a.read(ws.path("notes.txt")))
+        proto.turns = [[first], [again], [edit], [after], [text("done")]]
+        wire(run, a)
+        r = a.prompt("read notes.txt twice, change line 7, read it again")
+        run.eq(r.code, 0, "exit code (stderr: %s)" % r.stderr[-300:])
+        shown = result_of(proto, again) or ""
+        short = "is unchanged since you last saw all of it (40 lines)" in shown
+        run.check(short == run.fsview, "the re-read answered short: %s" % short)
+        run.check(("line 12 of notes" in shown) != short, "the text, or the notice alone: %r" % shown[:200])
+        run.step("A whole re-read of an unchanged file", "a notice instead of the text" if short else "the text again")
+        applied(run, a, proto, edit, "applied", "the edit after the re-read")
+        run.step("... an edit after it", outcome(a, proto, edit))
+        shown = result_of(proto, after) or ""
+        # After its own edit the model holds the new text too: short again.
+        short = "is unchanged since you last saw all of it (40 lines)" in shown
+        run.check(short == run.fsview, "the read after the edit answered short: %s" % short)
+        run.step("... a whole read after its own edit", "a notice instead of the text" if short else "the text again")
+
+
 def normal_work(run):
     """Ordinary work goes through: no false refusals."""
     ws = run.ws
@@ -573,7 +605,9 @@ def main(argv, name, capture, doc, more=(), captures=()):
     if AGENT.name == "qwen":
         scenarios += [("at-mention-edit", at_mention_edit, (False, True)), ("compaction", compaction, (False, True))]
     if AGENT.name == "pi":
-        scenarios += [("at-mention-edit", at_mention_edit, (False, True))]
+        scenarios += [("at-mention-edit", at_mention_edit, (False, True)),
+                      ("tool-reminder", tool_reminder, (False, True)),
+                      ("short-reread", short_reread, (False, True))]
     if AGENT.name == "droid":
         scenarios += [("at-mention-edit", at_mention_edit, (False, True))]
     scenarios += list(more)

@@ -7,7 +7,12 @@
 //! on stdin as `{"event", "cwd", "sessionId", ...the event's fields}`, and
 //! acts on the answer: `{"deny": R}` blocks the tool call with reason `R`
 //! (the model receives `R` verbatim), `{"context": T}` adds `T` after the
-//! user's prompt as a message of its own, verbatim. The extension fails
+//! user's prompt as a message of its own, or after a tool's result as a
+//! text block of its own (what changed meanwhile, told before the model's
+//! next step), verbatim; `{"short": N}` puts the notice `N` in place of a
+//! read's text (a whole re-read of exactly what the conversation holds,
+//! `--short-reads`, on by default: fsview releases every view at pi's
+//! compactions and branch moves). The extension fails
 //! closed for the gate: a hook that cannot run, exits non-zero or answers
 //! nonsense blocks the change.
 //!
@@ -95,7 +100,9 @@ impl Agent for Pi {
             Stage::AboutToChange => tool_call(&payload),
             Stage::Shown if event == "session_compact" => Ok(Event::Compacted),
             Stage::Shown if event == "session_tree" => Ok(Event::Rewound),
-            Stage::Shown => tool_result(&payload),
+            // What the tool showed or changed, then what changed meanwhile
+            // (told with this result, before the model's next step).
+            Stage::Shown => tool_result(&payload).map(|e| Event::AfterTool(Box::new(e))),
             _ => Ok(prompt(&payload)),
         }
         .map_err(|p| (stage, p))?;
@@ -107,11 +114,21 @@ impl Agent for Pi {
             // pi's own permissions (none by default) decide the rest.
             Answer::Nothing | Answer::Allow(_) => return Reply::nothing(),
             Answer::Deny(reason) => json!({ "deny": reason }),
-            Answer::Context(text) | Answer::Short(_, Some(text)) => json!({ "context": text }),
-            // Never asked for: the extension cannot replace a read's output.
-            Answer::Short(_, None) => return Reply::nothing(),
+            Answer::Context(text) => json!({ "context": text }),
+            // The extension puts the notice in place of the read's text.
+            Answer::Short(short, context) => json!({ "short": short.notice, "context": context }),
         };
         Reply::json(&out)
+    }
+
+    fn shortens_reads(&self) -> bool {
+        true
+    }
+
+    /// A compaction or a move to another branch releases every view (see
+    /// the module documentation): nothing pi drops is still counted held.
+    fn tells_drops(&self) -> bool {
+        true
     }
 
     fn fail(&self, stage: Stage, msg: &str, closed: bool) -> Reply {
@@ -407,14 +424,22 @@ export default function (pi) {
     if (typeof a.deny === "string") return { block: true, reason: a.deny };
   });
   pi.on("tool_result", async (event, ctx) => {
-    if (!RECORDED.has(event.toolName)) return;
+    // Every tool's result, to tell what changed meanwhile; the text only
+    // of the tools whose results fsview records.
+    const recorded = RECORDED.has(event.toolName);
     // details.truncation.content repeats what content holds.
-    let details = event.details;
+    let details = recorded ? event.details : undefined;
     if (details && details.truncation) details = { ...details, truncation: { ...details.truncation, content: undefined } };
-    await ask({
+    const a = answer(await ask({
       event: "tool_result", ...who(ctx), toolName: event.toolName, toolCallId: event.toolCallId,
-      input: event.input, content: event.content, details, isError: event.isError,
-    });
+      input: event.input, content: recorded ? event.content : undefined, details, isError: event.isError,
+    }));
+    if (a === null) return;
+    let content = event.content;
+    // A whole re-read of what the conversation holds: the notice instead.
+    if (typeof a.short === "string") content = [{ type: "text", text: a.short }];
+    if (typeof a.context === "string") content = [...content, { type: "text", text: a.context }];
+    if (content !== event.content) return { content };
   });
   pi.on("session_compact", async (_event, ctx) => {
     await ask({ event: "session_compact", ...who(ctx) });
