@@ -13,8 +13,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use fsview_apply::edits::Voice;
-use fsview_apply::{Change, Context, Edit, Report, Request};
+use fsview_apply::{Change, Context, Edit, Report, Request, Verdict};
 use fsview_store::error::escape_bytes;
+use fsview_store::gate::Verdict as GateVerdict;
 use fsview_store::{fingerprint, Error, Store};
 
 use crate::common::{self, Out, Outcome, SessionArgs, Stop};
@@ -300,6 +301,10 @@ pub(crate) fn apply_all(
     out: &mut Out,
 ) -> Result<Outcome, Stop> {
     let mut store: Option<Option<Store>> = None;
+    // A session the file does not hold (a mistyped --sid): said once, and
+    // not created by a refusal.
+    let mut unknown: Option<String> = None;
+    let mut not_read = false;
     let mut outcome = Outcome::Ok;
     let mut stdout = Stdout { out, closed: false };
     let sid = common.sid();
@@ -322,6 +327,9 @@ pub(crate) fn apply_all(
             } else {
                 Some(common.open(cwd, tool)?)
             });
+            if let Some(Some(s)) = &store {
+                unknown = s.unknown_session(&sid)?;
+            }
         }
         let cx = Context {
             store: store.as_ref().and_then(Option::as_ref),
@@ -330,9 +338,11 @@ pub(crate) fn apply_all(
             tool,
             dry_run,
             voice,
+            unknown_session: unknown.is_some(),
         };
         match fsview_apply::apply(&cx, req) {
             Ok(report) => {
+                not_read |= report.verdict == Verdict::Gate(GateVerdict::NotRead);
                 let o = print(&mut stdout, common.json, tool, dry_run, &req.path, &report)?;
                 outcome = outcome.worst(o);
             }
@@ -346,6 +356,11 @@ pub(crate) fn apply_all(
         }
     }
     stdout.data(|o| o.flush())?;
+    if let (Some(hint), true) = (&unknown, not_read) {
+        stdout.out.notice(&format!(
+            "{hint}; it has no views, so every file in it is not_read"
+        ));
+    }
     Ok(outcome)
 }
 

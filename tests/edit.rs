@@ -787,3 +787,47 @@ fn a_write_that_cannot_be_recorded_says_so_and_fails_closed() {
         m = m.display()
     ));
 }
+
+/// A mistyped --sid on fsview-edit or fsview-write: the refusal names the
+/// sessions the file does hold, and asking creates no session; a new file
+/// written under it starts that session with its view.
+#[test]
+fn a_mistyped_sid_is_named_not_created() {
+    let env = Env::new();
+    env.write("a.rs", "fn a() {}\n");
+    env.run("fsview-read", &["--sid", "agent-7", "a.rs"]);
+    let hint = format!(
+        "no session \"agnt-7\" in {}; nearest: \"agent-7\" (see `fsview-session list`); it has no views, so every file in it is not_read",
+        env.session.display()
+    );
+    env.run(
+        "fsview-edit",
+        &["--sid", "agnt-7", "a.rs", "--old", "a()", "--new", "b()"],
+    )
+    .expect(1, "")
+    .stderr_is(&format!(
+        "fsview-edit: a.rs: not_read: File has not been read yet. Read it first before writing to it.\nfsview-edit: {hint}\n"
+    ));
+    env.run_stdin("fsview-write", &["--sid", "agnt-7", "a.rs"], b"x\n")
+        .expect(1, "")
+        .stderr_is(&format!(
+            "fsview-write: a.rs: not_read: File has not been read yet. Read it first before writing to it.\nfsview-write: {hint}\n"
+        ));
+    let sids = |env: &Env| -> Vec<String> {
+        env.run("fsview-session", &["list", "--json"])
+            .json()
+            .iter()
+            .map(|s| s["sid"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(sids(&env), ["agent-7"]);
+    assert_eq!(body(&env, "a.rs"), b"fn a() {}\n");
+    // A new file needs no read: written, and the session starts with it.
+    let r = env.run_stdin(
+        "fsview-write",
+        &["--sid", "agnt-7", "-q", "new.rs"],
+        b"new\n",
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(sids(&env), ["agent-7", "agnt-7"]);
+}

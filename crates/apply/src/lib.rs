@@ -110,6 +110,10 @@ pub struct Context<'a> {
     pub dry_run: bool,
     /// Whose words an edit's refusal is said in.
     pub voice: edits::Voice,
+    /// The session file does not hold session `sid` (a mistyped `--sid`):
+    /// a refusal is not logged, so asking creates no session; a change
+    /// that is written still records its view there.
+    pub unknown_session: bool,
 }
 
 /// The answer for one request: the gate's verdict, or why the edit itself
@@ -624,7 +628,9 @@ fn refusal(cx: &Context<'_>, req: &Request, canonical: &Path, r: edits::Refused)
 /// that cannot be written changes nothing and says nothing (as for
 /// fsview-check-edit).
 fn log(cx: &Context<'_>, req: &Request, report: &Report, detail: Option<&str>) {
-    let Some(store) = cx.store else { return };
+    let Some(store) = cx.store.filter(|_| !cx.unknown_session) else {
+        return;
+    };
     let change = report.verdict.change().map(|c| c.as_str());
     let e = Event::new(cx.tool, req.action())
         .path(&report.canonical)

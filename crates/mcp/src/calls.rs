@@ -402,6 +402,8 @@ impl Desk {
             tool: TOOL,
             dry_run: false,
             voice: fsview_apply::edits::Voice::Model,
+            // The server's own session, made when it started.
+            unknown_session: false,
         };
         let r = match fsview_apply::apply(&cx, &req) {
             Ok(r) => r,
