@@ -126,6 +126,12 @@ def _texts(obj):
         return [obj.get("name", ""), json.dumps(obj.get("input", {}))]
     if t == "tool_result":
         return _texts(obj.get("content") or "")
+    if "tool_calls" in obj:  # an OpenAI Chat Completions assistant message
+        out = _texts(obj.get("content") or "")
+        for c in obj.get("tool_calls") or []:
+            fn = c.get("function") or {}
+            out += [fn.get("name", ""), fn.get("arguments", "")]
+        return out
     if "functionCall" in obj:
         fc = obj["functionCall"]
         return [fc.get("name", ""), json.dumps(fc.get("args", {}))]
