@@ -508,13 +508,7 @@ fn a_mistyped_sid_is_named_not_created() {
         .stderr_is(&format!(
             "fsview-check-edit: {hint}; it has no views, so every file in it is not_read\n"
         ));
-    let sids = |env: &Env| -> Vec<String> {
-        env.run("fsview-session", &["list", "--json"])
-            .json()
-            .iter()
-            .map(|s| s["sid"].as_str().unwrap().to_string())
-            .collect()
-    };
+    let sids = crate::harness::sids;
     assert_eq!(sids(&env), ["agent-7"]);
     // A new file needs no read, and a new session says nothing.
     env.run("fsview-check-edit", &["--sid", "run-2", "new.rs"])

@@ -813,13 +813,7 @@ fn a_mistyped_sid_is_named_not_created() {
         .stderr_is(&format!(
             "fsview-write: a.rs: not_read: File has not been read yet. Read it first before writing to it.\nfsview-write: {hint}\n"
         ));
-    let sids = |env: &Env| -> Vec<String> {
-        env.run("fsview-session", &["list", "--json"])
-            .json()
-            .iter()
-            .map(|s| s["sid"].as_str().unwrap().to_string())
-            .collect()
-    };
+    let sids = crate::harness::sids;
     assert_eq!(sids(&env), ["agent-7"]);
     assert_eq!(body(&env, "a.rs"), b"fn a() {}\n");
     // A new file needs no read: written, and the session starts with it.

@@ -276,3 +276,12 @@ pub fn as_user(env: &Env, argv: &[&str]) -> Run {
         .env("FSVIEW_SESSION", home.join("s.db"));
     output(c, None)
 }
+
+/// The ids of the sessions the env's session file holds, as listed.
+pub fn sids(env: &Env) -> Vec<String> {
+    env.run("fsview-session", &["list", "--json"])
+        .json()
+        .iter()
+        .map(|s| s["sid"].as_str().unwrap().to_string())
+        .collect()
+}

@@ -307,16 +307,7 @@ impl<'a> Gate<'a> {
                 continue;
             };
             let fresh = fingerprint::freshness_ahead(canonical, &record.fingerprint, opened);
-            let all = views.get(record.id);
-            out.push(self.judge(
-                path,
-                want_of(*write),
-                canonical.clone(),
-                true,
-                Some(record.clone()),
-                all,
-                |_, _| fresh,
-            ));
+            out.push(self.judge_recorded(path, *write, canonical, record, &views, fresh));
         }
     }
 
@@ -385,17 +376,30 @@ impl<'a> Gate<'a> {
                 out.push(self.decide(path, *write));
                 continue;
             };
-            let all = views.get(record.id);
-            out.push(self.judge(
-                path,
-                want_of(*write),
-                canonical.clone(),
-                true,
-                Some((*record).clone()),
-                all,
-                |_, _| fresh,
-            ));
+            out.push(self.judge_recorded(path, *write, canonical, record, &views, fresh));
         }
+    }
+
+    /// [`Gate::judge`] of a batch's path whose `record` is of a regular
+    /// file that is still there, `fresh` what its bytes said.
+    fn judge_recorded(
+        &mut self,
+        path: &Path,
+        write: bool,
+        canonical: &Path,
+        record: &FileRecord,
+        views: &ViewsById,
+        fresh: std::io::Result<Freshness>,
+    ) -> Result<Decision> {
+        self.judge(
+            path,
+            want_of(write),
+            canonical.to_path_buf(),
+            true,
+            Some(record.clone()),
+            views.get(record.id),
+            |_, _| fresh,
+        )
     }
 
     /// The verdict for `path` (canonically `canonical`, on disk when
