@@ -265,9 +265,11 @@ which the plugin throws (the model receives REASON); the plugin denies too
 when fsview-hook cannot run. tool.execute.after records what read showed
 (metadata.display, never a line it cut), what a bash read printed, what
 write and apply_patch wrote, and an edit's
-diff applied to the agent's last view of the file, held against the disk.
-chat.message answers {\"context\": TEXT}, added to the user's message:
-the files changed since they were seen, each change once. Nothing is sent
+diff applied to the agent's last view of the file, held against the disk;
+after any tool it answers {\"context\": TEXT}, which the plugin appends
+to the tool's output: what changed meanwhile, before the model's next
+step. chat.message answers {\"context\": TEXT}, added to the user's
+message: the files changed since they were seen, each change once. Nothing is sent
 at a session's start (--also has no effect here), and opencode's own
 permissions decide what the gate lets through (--allow has none either).";
 
@@ -290,7 +292,8 @@ kilo` writes opencode's plugin there, calling `fsview-hook kilo`, which
 answers as `fsview-hook opencode` does (see its --help): the gate on edit,
 write, apply_patch, bash, and background_process when it starts a command
 (for each file the command writes), what read showed and what edit and write wrote, the files
-changed since they were seen at each chat message.";
+changed since they were seen with the next tool result and at each chat
+message.";
 
 const KILO_EXAMPLES: &str = "\
 Examples:

@@ -111,13 +111,24 @@ fn opencode_an_edit_applies_its_diff_to_the_view_it_had() {
     p.env.write("a.txt", A_TXT);
     p.hook("after_read_whole", &[]).expect(0, "");
     p.env.write("a.txt", "one\nTWO\nthree\n// formatted\n");
-    p.hook("after_edit", &[]).expect(0, "");
-    assert_eq!(p.view("a.txt").map(|v| v.4), Some(false));
-    // Refused with the whole change: the retry goes through.
+    // ... until the edit's own result tells it, whole: then it holds it.
+    p.hook("after_edit", &[]).expect(
+        0,
+        &format!(
+            "{}\n",
+            json!({ "context": "These files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,4 @@\n one\n TWO\n three\n+// formatted\n" })
+        ),
+    );
+    assert_eq!(p.view("a.txt").map(|v| v.4), Some(true));
+    p.hook("before_edit", &[]).expect(0, "");
+    // Changed again, unseen: refused with the whole change, and the retry
+    // goes through.
+    p.env
+        .write("a.txt", "one\nTWO\nthree\n// formatted\n// again\n");
     p.hook("before_edit", &[]).expect(
         0,
         &deny(&crate::harness::modified_told(
-            "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,4 @@\n one\n TWO\n three\n+// formatted\n",
+            "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,4 +1,5 @@\n one\n TWO\n three\n // formatted\n+// again\n",
         )),
     );
     p.hook("before_edit", &[]).expect(0, "");

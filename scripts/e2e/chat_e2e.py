@@ -610,6 +610,8 @@ def main(argv, name, capture, doc, more=(), captures=()):
                       ("short-reread", short_reread, (False, True))]
     if AGENT.name == "droid":
         scenarios += [("at-mention-edit", at_mention_edit, (False, True))]
+    if AGENT.name in ("opencode", "kilo"):
+        scenarios += [("tool-reminder", tool_reminder, (False, True))]
     scenarios += list(more)
     return harness.main(argv, "e2e-" + name, AGENT.label, AGENT.version, ensure, scenarios, captures, doc, jobs=3)
 

@@ -41,7 +41,11 @@
 //!   agent's last view with the diff applied is what it now knows
 //!   ([`Event::Edited`]). Of `write`: `input.args.content` is the whole
 //!   file.
-//! - `chat.message`, once per user message: the reminder.
+//! - `chat.message`, once per user message: the reminder. And after every
+//!   tool (`tool.execute.after` of any tool): what changed meanwhile,
+//!   appended to `output.output` after a blank line, verbatim, so the
+//!   model knows before its next step (the plugin sends the output only of
+//!   the tools whose results fsview records).
 //! - the `session.compacted` bus event (from the plugin's `event` hook;
 //!   named so in 1.18.33's code, `{sessionID}`): the conversation is a
 //!   summary now, and none of its views is held any more.
@@ -124,7 +128,9 @@ impl Agent for Opencode {
         let parsed = match stage {
             Stage::AboutToChange => before(&payload),
             Stage::Shown if event == "session.compacted" => Ok(Event::Compacted),
-            Stage::Shown => after(&payload),
+            // What the tool showed or changed, then what changed meanwhile
+            // (told with this result, before the model's next step).
+            Stage::Shown => after(&payload).map(|e| Event::AfterTool(Box::new(e))),
             _ => Ok(Event::Prompt),
         }
         .map_err(|p| (stage, p))?;
@@ -137,7 +143,9 @@ impl Agent for Opencode {
             Answer::Nothing | Answer::Allow(_) => return Reply::nothing(),
             Answer::Deny(reason) => json!({ "deny": reason }),
             Answer::Context(text) | Answer::Short(_, Some(text)) => json!({ "context": text }),
-            // Never asked for: the plugin cannot replace a read's output.
+            // Never asked for: a read's output shows no final newline, so no
+            // read here is known to be of the whole file before it is held
+            // (see `read`), and fsview does not follow opencode's `/undo`.
             Answer::Short(_, None) => return Reply::nothing(),
         };
         Reply::json(&out)
@@ -394,8 +402,11 @@ export const FsviewHook = async ({ directory }) => ({
     if (typeof a.deny === "string") throw new Error(a.deny);
   },
   "tool.execute.after": async (input, output) => {
-    if (!RECORDED.has(input.tool)) return;
-    await ask({ event: "tool.execute.after", directory, input, output });
+    // Every tool's result, to tell what changed meanwhile; the output only
+    // of the tools whose results fsview records.
+    const shown = RECORDED.has(input.tool) ? output : {};
+    const a = answer(await ask({ event: "tool.execute.after", directory, input, output: shown }));
+    if (a !== null && typeof a.context === "string") output.output = (output.output || "") + "\n\n" + a.context;
   },
   "chat.message": async (input, output) => {
     const first = output.parts && output.parts[0];
