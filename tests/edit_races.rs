@@ -134,8 +134,22 @@ fn eight_creators_of_one_new_file_exactly_one_creates() {
         .map(|i| i + 1)
         .collect();
     assert_eq!(winners.len(), 1, "{results:?}");
-    for (code, stderr) in results.iter().filter(|r| r.0 != 0) {
-        assert_eq!((*code, stderr.as_str()), (1, "fsview-edit: new.txt: not_read: File has not been read yet. Read it first before writing to it.\n"));
+    // A loser's session is one the file does not hold (it asked, nothing
+    // was recorded): the refusal says so, naming the sessions made by then
+    // (none when it looked before any was: then nothing is said).
+    for (i, (code, stderr)) in results.iter().enumerate().filter(|(_, r)| r.0 != 0) {
+        let (refusal, hint) = stderr.split_once('\n').unwrap();
+        if hint.is_empty() {
+            assert_eq!((*code, refusal), (1, "fsview-edit: new.txt: not_read: File has not been read yet. Read it first before writing to it."));
+            continue;
+        }
+        assert_eq!((*code, refusal), (1, "fsview-edit: new.txt: not_read: File has not been read yet. Read it first before writing to it."));
+        let start = format!("fsview-edit: no session \"agent-{}\" in ", i + 1);
+        assert!(
+            hint.starts_with(&start)
+                && hint.ends_with("; it has no views, so every file in it is not_read\n"),
+            "{stderr}"
+        );
     }
     assert_eq!(
         std::fs::read_to_string(env.path("new.txt")).unwrap(),
