@@ -517,3 +517,69 @@ fn a_mistyped_sid_is_named_not_created() {
     env.run("fsview-check-edit", &["--sid", "agent-7", "a.rs"])
         .expect(0, "a.rs: ok\n");
 }
+
+// Issue 25: a batch big enough to be spread over the cores (600 paths, in
+// chunks taken by whichever thread is free) answers each path as a call
+// of its own: read and unchanged, read and changed, never read, and never
+// read under its own name but a hard link to a read file (the same file
+// to the gate), or to a file the session never read.
+#[test]
+fn a_spread_batch_knows_unread_files_and_hard_links() {
+    let env = Env::new();
+    let mut list = String::new();
+    let mut want = String::new();
+    let mut reads = Vec::new();
+    for i in 0..600 {
+        let p = format!("src/d{}/f{i}.rs", i / 100);
+        env.write(&p, format!("fn f{i}() {{}}\n"));
+        list.push_str(&p);
+        list.push('\0');
+        if i % 3 != 0 {
+            reads.push(p);
+        }
+    }
+    let args: Vec<&str> = std::iter::once("-q")
+        .chain(reads.iter().map(String::as_str))
+        .collect();
+    assert_eq!(env.run("fsview-read", &args).code, 0);
+    env.write("src/d1/f101.rs", "fn f101() { changed() }\n");
+    // f200 was read, f201 was not (every third file is left unread).
+    std::fs::hard_link(env.path("src/d2/f200.rs"), env.path("src/d2/hard-read.rs")).unwrap();
+    std::fs::hard_link(
+        env.path("src/d2/f201.rs"),
+        env.path("src/d2/hard-unread.rs"),
+    )
+    .unwrap();
+    list.push_str("src/d2/hard-unread.rs\0src/d2/hard-read.rs\0");
+    for i in 0..600 {
+        let p = format!("src/d{}/f{i}.rs", i / 100);
+        match i {
+            101 => want.push_str(&format!("{p}: modified (content): {MODIFIED}\n")),
+            _ if i % 3 == 0 => want.push_str(&format!("{p}: not_read: {NOT_READ}\n")),
+            _ => want.push_str(&format!("{p}: ok\n")),
+        }
+    }
+    want.push_str(&format!("src/d2/hard-unread.rs: not_read: {NOT_READ}\n"));
+    want.push_str("src/d2/hard-read.rs: ok\n");
+    let r = env.run_stdin("fsview-check-edit", &["-0", "-"], list.as_bytes());
+    assert_eq!((r.code, r.stderr.as_str()), (1, ""));
+    let wrong: Vec<(&str, &str)> = r
+        .stdout
+        .lines()
+        .zip(want.lines())
+        .filter(|(got, want)| got != want)
+        .collect();
+    assert_eq!(wrong, []);
+    assert_eq!(r.stdout.lines().count(), 602);
+    // The same answers one at a time, for a sample across the chunks.
+    for p in [
+        "src/d0/f0.rs",
+        "src/d1/f101.rs",
+        "src/d5/f599.rs",
+        "src/d2/hard-read.rs",
+        "src/d2/hard-unread.rs",
+    ] {
+        let one = env.run("fsview-check-edit", &[p]);
+        assert!(want.contains(&one.stdout), "{p}: {}", one.stdout);
+    }
+}

@@ -548,6 +548,13 @@ pub struct Ahead {
     hash: Option<io::Result<Hash>>,
 }
 
+impl Ahead {
+    /// The `fstat` taken when the file was opened.
+    pub fn stat(&self) -> &Stat {
+        &self.stat
+    }
+}
+
 /// Open the regular file at `canonical` (never following a final link,
 /// never blocking) and hash it when it is under [`ALWAYS_HASH_BELOW`]
 /// bytes: what every check of it would do first. `None` for a link,

@@ -197,7 +197,7 @@ impl<'a> Gate<'a> {
             want,
             canonical,
             exists,
-            record,
+            record.as_ref(),
             &all,
             |fp, canonical| match &resolved {
                 Resolved::Existing { meta, .. } => fingerprint::freshness_with(canonical, fp, meta),
@@ -289,6 +289,10 @@ impl<'a> Gate<'a> {
         let Ok((records, views)) = session else {
             return self.decide_each(jobs, out);
         };
+        // The identities of the session's records: a file no record names
+        // may be a hard link to a file the agent viewed ([`Store::file_by_inode`]).
+        // Gathered at the first such file.
+        let mut known: Option<HashSet<(u64, u64)>> = None;
         let mut ahead = ahead.into_iter();
         for ((path, write), plain) in jobs.iter().zip(plain) {
             let Some(canonical) = plain else {
@@ -297,7 +301,17 @@ impl<'a> Gate<'a> {
             };
             let opened = ahead.next().flatten();
             let Some(record) = records.get(canonical.as_os_str()) else {
-                out.push(self.decide_resolving(path, want_of(*write), Some(canonical)));
+                // A regular file at a plain name that no record names, by
+                // name or identity: never read, decided with no more system
+                // calls or statements (as decide_resolving would find).
+                let unknown = opened.as_ref().is_some_and(|a| {
+                    let known = known.get_or_insert_with(|| identities(&records));
+                    !known.contains(&(a.stat().dev, a.stat().ino))
+                });
+                out.push(match unknown {
+                    true => Ok(decision(Verdict::NotRead, canonical.clone(), None)),
+                    false => self.decide_resolving(path, want_of(*write), Some(canonical)),
+                });
                 continue;
             };
             let (FileType::File, Some(opened)) = (record.fingerprint.stat.ftype, opened) else {
@@ -396,7 +410,7 @@ impl<'a> Gate<'a> {
             want_of(write),
             canonical.to_path_buf(),
             true,
-            Some(record.clone()),
+            Some(record),
             views.get(record.id),
             |_, _| fresh,
         )
@@ -413,7 +427,7 @@ impl<'a> Gate<'a> {
         want: Want,
         canonical: PathBuf,
         exists: bool,
-        record: Option<FileRecord>,
+        record: Option<&FileRecord>,
         all: &[ViewRecord],
         fresh: impl FnOnce(&Fingerprint, &Path) -> std::io::Result<Freshness>,
     ) -> Result<Decision> {
@@ -428,8 +442,8 @@ impl<'a> Gate<'a> {
         let store = self.store.expect("a record comes from a store");
         // Only what the conversation still holds counts (see
         // crate::held): a view it dropped is history.
-        let views: Vec<&ViewRecord> = all.iter().filter(|v| v.held()).collect();
-        if views.is_empty() {
+        let views = || all.iter().filter(|v| v.held());
+        if views().next().is_none() {
             let mut d = decision(Verdict::NotRead, canonical, None);
             if let Some((why, _)) = all.iter().rev().find_map(|v| v.released) {
                 d.message = format!(
@@ -442,15 +456,14 @@ impl<'a> Gate<'a> {
         // A full view if there is one, else the latest partial one (views
         // come oldest first): it is what the agent last saw of the file.
         // Cells are changed by id: the cells shown (a processed view) do.
-        let best = views
-            .iter()
+        let best = views()
             .rev()
             .find(|v| v.kind == Kind::Full)
-            .or_else(|| views.iter().rev().find(|v| v.kind != Kind::Processed))
-            .or_else(|| views.last().filter(|_| want == Want::Cells))
-            .map(|v| (*v).clone());
+            .or_else(|| views().rev().find(|v| v.kind != Kind::Processed))
+            .or_else(|| views().next_back().filter(|_| want == Want::Cells))
+            .cloned();
         let Some(best) = best else {
-            let any = views.last().map(|v| (*v).clone());
+            let any = views().next_back().cloned();
             return Ok(decision(Verdict::ProcessedView, canonical, any));
         };
         if want == Want::Write && best.kind != Kind::Full {
@@ -465,7 +478,7 @@ impl<'a> Gate<'a> {
                     // Saves a hash next time, and only onto the record
                     // checked; stored at the end, and a failure there
                     // changes no verdict.
-                    self.refreshes.push((record, fp));
+                    self.refreshes.push((record.clone(), fp));
                 }
                 if told {
                     Verdict::Modified(Change::Content)
@@ -541,34 +554,60 @@ fn want_of(write: bool) -> Want {
 /// a thread's start costs more than it saves.
 const SPREAD_FROM: usize = 512;
 
+/// Items a thread takes at a time in [`spread_while`].
+const SPREAD_CHUNK: usize = 64;
+
 /// `f` of every item, in order, and `meanwhile()` on this thread: `f`
-/// over the machine's cores when there are many items (each thread fills
-/// a contiguous share of the answers in place), else one after the other.
+/// over the machine's cores when there are many items, else one after the
+/// other. The items go in chunks to whichever thread is free: one thread
+/// per core but this one starts on them, and this one joins them once
+/// `meanwhile()` is done, so no core waits on another's share.
 fn spread_while<T: Sync, R: Send + Default, W>(
     items: &[T],
     f: impl Fn(&T) -> R + Sync,
     meanwhile: impl FnOnce() -> W,
 ) -> (Vec<R>, W) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if cores < 2 || items.len() < SPREAD_FROM {
         return (items.iter().map(&f).collect(), meanwhile());
     }
-    let share = items.len().div_ceil(cores.min(8));
     let mut out: Vec<R> = std::iter::repeat_with(R::default)
         .take(items.len())
         .collect();
-    let w = std::thread::scope(|scope| {
-        let f = &f;
-        for (part, answers) in items.chunks(share).zip(out.chunks_mut(share)) {
-            scope.spawn(move || {
-                for (item, answer) in part.iter().zip(answers) {
-                    *answer = f(item);
-                }
-            });
-        }
-        meanwhile()
-    });
+    let w = {
+        // Each chunk of answers is taken by one thread only: the locks
+        // are never contended, they only hand the slices over.
+        let slots: Vec<Mutex<&mut [R]>> = out.chunks_mut(SPREAD_CHUNK).map(Mutex::new).collect();
+        let next = AtomicUsize::new(0);
+        let work = || loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(slot) = slots.get(i) else { break };
+            let mut answers = slot.lock().unwrap_or_else(|e| e.into_inner());
+            let part = &items[i * SPREAD_CHUNK..];
+            for (item, answer) in part.iter().zip(answers.iter_mut()) {
+                *answer = f(item);
+            }
+        };
+        std::thread::scope(|scope| {
+            for _ in 1..cores.min(8) {
+                scope.spawn(work);
+            }
+            let w = meanwhile();
+            work();
+            w
+        })
+    };
     (out, w)
+}
+
+/// The identities (device and inode) of `records`.
+fn identities(records: &HashMap<std::ffi::OsString, FileRecord>) -> HashSet<(u64, u64)> {
+    records
+        .values()
+        .map(|r| (r.fingerprint.stat.dev, r.fingerprint.stat.ino))
+        .collect()
 }
 
 /// The gate judges regular files only: anything else at the path is an

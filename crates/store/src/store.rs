@@ -560,12 +560,9 @@ impl Store {
     /// link to it, or the same file under a name no longer canonical).
     pub fn file_by_inode(&self, sid: &str, stat: &Stat) -> Result<Option<FileRecord>> {
         self.read(|conn| {
-            conn.query_row(
-                &format!("SELECT {FILE_COLUMNS} FROM files WHERE sid=?1 AND dev=?2 AND ino=?3 ORDER BY viewed_ns DESC LIMIT 1"),
-                params![sid, stat.dev as i64, stat.ino as i64],
-                file_row,
-            )
-            .optional()
+            conn.prepare_cached(&format!("SELECT {FILE_COLUMNS} FROM files WHERE sid=?1 AND dev=?2 AND ino=?3 ORDER BY viewed_ns DESC LIMIT 1"))?
+                .query_row(params![sid, stat.dev as i64, stat.ino as i64], file_row)
+                .optional()
         })
     }
 
