@@ -896,7 +896,7 @@ pub(crate) fn file_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRecord> {
                 ctime_ns: r.get(8)?,
             },
             taken_ns: r.get(9)?,
-            hash: r.get::<_, Option<Vec<u8>>>(10)?.map(blob_hash),
+            hash: opt_hash_at(r, 10)?,
         },
         viewed_ns: r.get(11)?,
     })
@@ -913,25 +913,36 @@ pub(crate) fn view_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ViewRecord> {
 
 /// A row whose [`VIEW_COLUMNS`] start at column `at`.
 fn view_row_from(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<ViewRecord> {
+    // Words and hashes are read in place: a batch reads thousands of rows.
     Ok(ViewRecord {
-        kind: Kind::parse(&r.get::<_, String>(at)?).unwrap_or(Kind::Processed),
-        source: Source::parse(&r.get::<_, String>(at + 1)?).unwrap_or(Source::Read),
+        kind: Kind::parse(str_at(r, at)?).unwrap_or(Kind::Processed),
+        source: Source::parse(str_at(r, at + 1)?).unwrap_or(Source::Read),
         offset: r.get::<_, i64>(at + 2)?.max(0) as u64,
         lines: r.get::<_, i64>(at + 3)?.max(0) as u64,
         total_lines: r.get::<_, Option<i64>>(at + 4)?.map(|n| n.max(0) as u64),
-        shown_hash: blob_hash(r.get(at + 5)?),
-        text_hash: r.get::<_, Option<Vec<u8>>>(at + 6)?.map(blob_hash),
+        shown_hash: slice_hash(r.get_ref(at + 5)?.as_blob()?),
+        text_hash: opt_hash_at(r, at + 6)?,
         viewed_ns: r.get(at + 7)?,
         origin: r.get(at + 8)?,
-        released: match r.get::<_, Option<String>>(at + 9)? {
+        released: match r.get_ref(at + 9)?.as_str_or_null()? {
             // A reason this build does not know is a release all the same.
             Some(why) => Some((
-                Released::parse(&why).unwrap_or(Released::Compaction),
+                Released::parse(why).unwrap_or(Released::Compaction),
                 r.get::<_, Option<i64>>(at + 10)?.unwrap_or(0),
             )),
             None => None,
         },
     })
+}
+
+/// A text column, borrowed from the row.
+fn str_at<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r str> {
+    Ok(r.get_ref(i)?.as_str()?)
+}
+
+/// A hash column that may be NULL, copied straight from the row.
+fn opt_hash_at(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<Hash>> {
+    Ok(r.get_ref(i)?.as_blob_or_null()?.map(slice_hash))
 }
 
 /// How many paths or ids one batched lookup names (a statement per chunk,
@@ -994,6 +1005,10 @@ fn file_by_path(conn: &Connection, sid: &str, path: &[u8]) -> rusqlite::Result<O
 }
 
 pub(crate) fn blob_hash(v: Vec<u8>) -> Hash {
+    slice_hash(&v)
+}
+
+fn slice_hash(v: &[u8]) -> Hash {
     let mut h = [0u8; 32];
     let n = v.len().min(32);
     h[..n].copy_from_slice(&v[..n]);
