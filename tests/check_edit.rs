@@ -583,3 +583,66 @@ fn a_spread_batch_knows_unread_files_and_hard_links() {
         assert!(want.contains(&one.stdout), "{p}: {}", one.stdout);
     }
 }
+
+// Issue 25: a session much smaller than its batch (a hook over a tree the
+// agent has barely read) is read first, and a file it has no record of by
+// name only gets its lstat. Every kind of path still gets the verdict a
+// call of its own gives: read, changed, never read, a hard link to a read
+// and to an unread file, a symbolic link to a read file, nothing there, a
+// directory.
+#[test]
+fn a_batch_over_a_barely_read_tree_stats_what_it_never_read() {
+    let env = Env::new();
+    let mut paths = Vec::new();
+    for i in 0..600 {
+        let p = format!("src/d{}/f{i}.rs", i / 100);
+        env.write(&p, format!("fn f{i}() {{}}\n"));
+        paths.push(p);
+    }
+    let reads: Vec<&str> = std::iter::once("-q")
+        .chain(paths.iter().skip(1).step_by(30).map(String::as_str))
+        .collect();
+    assert_eq!(env.run("fsview-read", &reads).code, 0);
+    env.write("src/d0/f31.rs", "fn f31() { changed() }\n");
+    std::fs::hard_link(env.path("src/d0/f1.rs"), env.path("src/hard-read.rs")).unwrap();
+    std::fs::hard_link(env.path("src/d0/f2.rs"), env.path("src/hard-unread.rs")).unwrap();
+    std::os::unix::fs::symlink(env.path("src/d0/f61.rs"), env.path("src/link-read.rs")).unwrap();
+    for p in [
+        "src/hard-read.rs",
+        "src/hard-unread.rs",
+        "src/link-read.rs",
+        "src/missing.rs",
+        "src/d1",
+    ] {
+        paths.push(p.to_string());
+    }
+    let mut want = String::new();
+    let mut want_err = String::new();
+    for p in &paths {
+        let r = env.run("fsview-check-edit", &[p]);
+        want.push_str(&r.stdout);
+        want_err.push_str(&r.stderr);
+    }
+    assert!(want.contains("src/d0/f1.rs: ok\n"));
+    assert!(want.contains(&format!("src/d0/f31.rs: modified (content): {MODIFIED}\n")));
+    assert!(want.contains(&format!("src/d0/f2.rs: not_read: {NOT_READ}\n")));
+    assert!(want.contains("src/hard-read.rs: ok\n"));
+    assert!(want.contains(&format!("src/hard-unread.rs: not_read: {NOT_READ}\n")));
+    assert!(want.contains("src/link-read.rs: ok\n"));
+    assert!(want.contains("src/missing.rs: new_file\n"));
+    assert_eq!(
+        want_err,
+        "fsview-check-edit: src/d1 is a directory; fsview-check-edit gates regular files only\n"
+    );
+    let list: String = paths.iter().map(|p| format!("{p}\0")).collect();
+    let r = env.run_stdin("fsview-check-edit", &["-0", "-"], list.as_bytes());
+    assert_eq!((r.code, r.stderr.as_str()), (2, want_err.as_str()));
+    let wrong: Vec<(&str, &str)> = r
+        .stdout
+        .lines()
+        .zip(want.lines())
+        .filter(|(got, want)| got != want)
+        .collect();
+    assert_eq!(wrong, []);
+    assert_eq!(r.stdout.lines().count(), 604);
+}

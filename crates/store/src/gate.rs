@@ -254,7 +254,10 @@ impl<'a> Gate<'a> {
     /// a plain name is opened and, when small, hashed (over the cores when
     /// there are many) while this thread reads the whole session, whose
     /// records then decide. A file the session has no record of is opened
-    /// for nothing, which a batch of mostly read files repays. Names under
+    /// for nothing, which a batch of mostly read files repays; when the
+    /// session holds at most a quarter as many files as the batch names,
+    /// it is read first instead, and a file it has no record of by name
+    /// only gets its `lstat` (its identity and type are all that decide). Names under
     /// `/dev`, `/proc` and `/sys` are never opened ahead (opening a device
     /// can act on it): they go the single path's way, which looks first.
     fn decide_ahead(
@@ -272,47 +275,67 @@ impl<'a> Gate<'a> {
                 .iter()
                 .any(|d| b.starts_with(d))
         };
-        let (ahead, session) = spread_while(
+        let load = || -> Result<_> {
+            Ok((
+                store.session_files(self.sid, files)?,
+                store.session_views(self.sid, files)?,
+            ))
+        };
+        // A session much smaller than the batch (a hook over a tree the
+        // agent has barely read) is read first, at little cost: a file it
+        // has no record of by name then needs its lstat only, not its bytes.
+        let early = (files.saturating_mul(4) <= names.len()).then(load);
+        let unrecorded = |name: &Path| match &early {
+            Some(Ok((records, _))) => !records.contains_key(name.as_os_str()),
+            _ => false,
+        };
+        let (probes, late) = spread_while(
             &names,
             |name| {
-                (!special(name))
-                    .then(|| fingerprint::hashed_ahead(name))
-                    .flatten()
+                if special(name) {
+                    None
+                } else if unrecorded(name) {
+                    std::fs::symlink_metadata(name)
+                        .ok()
+                        .map(|m| Probe::Stat(Stat::of(&m)))
+                } else {
+                    fingerprint::hashed_ahead(name).map(Probe::Opened)
+                }
             },
-            || -> Result<_> {
-                Ok((
-                    store.session_files(self.sid, files)?,
-                    store.session_views(self.sid, files)?,
-                ))
-            },
+            || early.is_none().then(load),
         );
-        let Ok((records, views)) = session else {
+        let Some(Ok((records, views))) = early.or(late) else {
             return self.decide_each(jobs, out);
         };
         // The identities of the session's records: a file no record names
         // may be a hard link to a file the agent viewed ([`Store::file_by_inode`]).
         // Gathered at the first such file.
         let mut known: Option<HashSet<(u64, u64)>> = None;
-        let mut ahead = ahead.into_iter();
+        let mut probes = probes.into_iter();
         for ((path, write), plain) in jobs.iter().zip(plain) {
             let Some(canonical) = plain else {
                 out.push(self.decide(path, *write));
                 continue;
             };
-            let opened = ahead.next().flatten();
+            let probe = probes.next().flatten();
             let Some(record) = records.get(canonical.as_os_str()) else {
                 // A regular file at a plain name that no record names, by
                 // name or identity: never read, decided with no more system
                 // calls or statements (as decide_resolving would find).
-                let unknown = opened.as_ref().is_some_and(|a| {
+                let unknown = probe.as_ref().is_some_and(|p| {
                     let known = known.get_or_insert_with(|| identities(&records));
-                    !known.contains(&(a.stat().dev, a.stat().ino))
+                    let stat = p.stat();
+                    stat.ftype == FileType::File && !known.contains(&(stat.dev, stat.ino))
                 });
                 out.push(match unknown {
                     true => Ok(decision(Verdict::NotRead, canonical.clone(), None)),
                     false => self.decide_resolving(path, want_of(*write), Some(canonical)),
                 });
                 continue;
+            };
+            let opened = match probe {
+                Some(Probe::Opened(a)) => Some(a),
+                _ => None,
             };
             let (FileType::File, Some(opened)) = (record.fingerprint.stat.ftype, opened) else {
                 // Not a regular file then or now, a link, nothing there:
@@ -600,6 +623,23 @@ fn spread_while<T: Sync, R: Send + Default, W>(
         })
     };
     (out, w)
+}
+
+/// What a batch learned of a file before deciding it.
+enum Probe {
+    /// Opened, and hashed when small ([`fingerprint::hashed_ahead`]).
+    Opened(fingerprint::Ahead),
+    /// Its `lstat` only: a file the session has no record of by its name.
+    Stat(Stat),
+}
+
+impl Probe {
+    fn stat(&self) -> &Stat {
+        match self {
+            Probe::Opened(a) => a.stat(),
+            Probe::Stat(s) => s,
+        }
+    }
 }
 
 /// The identities (device and inode) of `records`.
