@@ -257,9 +257,10 @@ impl<'a> Gate<'a> {
     /// for nothing, which a batch of mostly read files repays; when the
     /// session holds at most a quarter as many files as the batch names,
     /// it is read first instead, and a file it has no record of by name
-    /// only gets its `lstat` (its identity and type are all that decide). Names under
-    /// `/dev`, `/proc` and `/sys` are never opened ahead (opening a device
-    /// can act on it): they go the single path's way, which looks first.
+    /// only gets its `lstat` (its identity and type are all that decide).
+    /// Names under `/dev`, `/proc` and `/sys` are never opened ahead
+    /// (opening a device can act on it): they go the single path's way,
+    /// which looks first.
     fn decide_ahead(
         &mut self,
         jobs: &[(PathBuf, bool)],
@@ -308,8 +309,8 @@ impl<'a> Gate<'a> {
             return self.decide_each(jobs, out);
         };
         // The identities of the session's records: a file no record names
-        // may be a hard link to a file the agent viewed ([`Store::file_by_inode`]).
-        // Gathered at the first such file.
+        // may be a hard link to a file the agent viewed
+        // ([`Store::file_by_inode`]). Gathered at the first such file.
         let mut known: Option<HashSet<(u64, u64)>> = None;
         let mut probes = probes.into_iter();
         for ((path, write), plain) in jobs.iter().zip(plain) {
