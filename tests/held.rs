@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use crate::hook_fixtures::{Fixtures, NOT_READ};
+use crate::hook_fixtures::{given_after, Fixtures, NOT_READ};
 
 fn transcript(name: &str) -> &'static str {
     match name {
@@ -231,9 +231,13 @@ fn a_compaction_drops_views_and_keeps_what_it_reattached() {
         "File has only been read in part (lines 1-2000 of 4001). Read the whole file before writing all of it."
     );
     c.f.hook("session_start_compact", &[]).expect(0, "");
-    for f in ["notes.txt", "a.txt", "cut.txt"] {
-        assert_eq!(c.gate(f, false), not_read_after("compaction"), "{f}");
-    }
+    // Small files come back whole in the refusal (and are held again);
+    // cut.txt, over 2,000 lines, must be read.
+    assert_eq!(c.gate("cut.txt", false), not_read_after("compaction"));
+    assert_eq!(c.gate("notes.txt", false), given_after("compaction", NOTES));
+    assert_eq!(c.gate("notes.txt", false), "");
+    assert_eq!(c.gate("a.txt", true), given_after("compaction", A_TXT));
+    assert_eq!(c.gate("a.txt", true), "");
     // The boundary, the summary and the re-attached a.txt and notes.txt.
     c.write_until(Some("[t-after]"));
     assert_eq!(c.prompt(), "");
@@ -286,10 +290,28 @@ fn a_rewind_drops_the_abandoned_branch() {
     // The rewound prompt and the Edit's call, written before its
     // PreToolUse.
     c.write_until(Some("toolu_e2e_0006\",\"type\":\"tool_result"));
-    assert_eq!(c.gate("b.txt", false), not_read_after("rewind"));
+    // The catch-up before the gate releases b.txt's view; the refusal
+    // gives the file back whole, which holds it again.
+    assert_eq!(c.gate("b.txt", false), given_after("rewind", "bee\n"));
     assert_eq!(c.gate("a.txt", true), "");
+    assert_eq!(c.gate("b.txt", true), "");
     let released: Vec<Value> = c.views().into_iter().map(|v| v.4).collect();
-    assert_eq!(released, [json!(null), json!("rewind")]);
+    assert_eq!(released, [json!(null), json!(null)]);
+    let events =
+        c.f.env
+            .run("fsview-session", &["events", "--sid", c.f.sid, "--json"]);
+    let given: Vec<(String, String)> = events
+        .json()
+        .into_iter()
+        .filter(|e| e["verdict"] == "given")
+        .map(|e| {
+            (
+                e["action"].as_str().unwrap().into(),
+                e["path"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(given, [("read".to_string(), "b.txt".to_string())]);
 }
 
 // A subagent's hooks name the conversation's transcript; its own is
@@ -340,7 +362,10 @@ fn a_subagent_keeps_its_own_transcript_and_compactions() {
     assert_eq!(deny(&sub("pre_edit", "b.txt")), "");
     assert_eq!(c.gate("notes.txt", false), "");
     c.f.hook("session_start_compact", &[]).expect(0, "");
-    assert_eq!(c.gate("notes.txt", false), not_read_after("compaction"));
+    assert_eq!(
+        c.gate("notes.txt", false),
+        given_after("compaction", "alpha\nbeta\n")
+    );
     assert_eq!(deny(&sub("pre_edit", "b.txt")), "");
 }
 

@@ -530,11 +530,15 @@ fn codex_a_compaction_drops_the_views() {
     c.hook("post_cat", &[]).expect(0, "");
     c.hook("pre_patch_update", &[]).expect(0, "");
     c.hook("post_compact", &[]).expect(0, "").stderr_is("");
+    // a.txt is small: the refusal gives it back whole, and the retry goes
+    // through without a read.
     let r = c.hook("pre_patch_update", &[]);
     assert!(
-        r.stdout
-            .contains("no longer in the conversation: compaction"),
+        r.stdout.contains(
+            "no longer in the conversation (compaction). Its whole text is below (3 lines"
+        ) && r.stdout.contains("1\\tone\\n2\\ttwo\\n3\\tthree"),
         "{}",
         r.stdout
     );
+    c.hook("pre_patch_update", &[]).expect(0, "");
 }

@@ -8,6 +8,21 @@ use serde_json::Value;
 use crate::harness::{self, Env, Run};
 
 pub const NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
+
+/// The refusal of a small file whose views the conversation dropped
+/// (`why`: compaction, rewind): it gives the file's whole `text` back,
+/// numbered, and holds it again (issue 25).
+pub fn given_after(why: &str, text: &str) -> String {
+    let numbered: String = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| format!("{}\t{l}\n", i + 1))
+        .collect();
+    format!(
+        "File has not been read yet: what you were shown of it is no longer in the conversation ({why}). Its whole text is below ({} lines, numbered as a read shows them): you have now read it, so retry your change against it (no need to read it again).\n\n{numbered}",
+        text.lines().count()
+    )
+}
 pub const MODIFIED: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
 
 pub fn partial(lines: &str) -> String {

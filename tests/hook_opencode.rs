@@ -256,14 +256,18 @@ fn opencode_a_compaction_drops_the_views() {
         "directory": o.env.work.display().to_string(),
         "input": {"sessionID": sid}, "output": {}});
     o.send(&compacted, &[]).expect(0, "").stderr_is("");
+    // a.txt is small: the refusal gives it back whole, and the retry goes
+    // through without a read.
     let r = o.hook("before_edit", &[]);
     assert_eq!(r.code, 0);
     assert!(
-        r.stdout
-            .contains("no longer in the conversation: compaction"),
+        r.stdout.contains(
+            "no longer in the conversation (compaction). Its whole text is below (3 lines"
+        ) && r.stdout.contains("1\\tone\\n2\\ttwo\\n3\\tthree"),
         "{}",
         r.stdout
     );
+    o.hook("before_edit", &[]).expect(0, "");
 }
 
 /// opencode gives GPT models apply_patch (`args.patchText`, Codex's patch

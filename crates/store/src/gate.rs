@@ -79,6 +79,9 @@ pub struct Decision {
     pub message: String,
     /// The view that allowed the change, or the best one there was.
     pub view: Option<ViewRecord>,
+    /// For a `not_read` of a file the agent was shown before: why the
+    /// conversation no longer holds it (a compaction, a rewind).
+    pub released: Option<crate::view::Released>,
 }
 
 /// Decide whether `path` may be changed: a whole-file write when `write`,
@@ -470,6 +473,7 @@ impl<'a> Gate<'a> {
         if views().next().is_none() {
             let mut d = decision(Verdict::NotRead, canonical, None);
             if let Some((why, _)) = all.iter().rev().find_map(|v| v.released) {
+                d.released = Some(why);
                 d.message = format!(
                     "{MSG_NOT_READ} (What it was shown of it is no longer in the conversation: {}.)",
                     why.as_str()
@@ -697,5 +701,6 @@ fn decision(verdict: Verdict, canonical: PathBuf, view: Option<ViewRecord>) -> D
         canonical,
         message,
         view,
+        released: None,
     }
 }
