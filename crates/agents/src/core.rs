@@ -724,15 +724,15 @@ fn carried(
 /// ([`given_again`]): under the 27 KB refusal Claude Code 2.1.332 was seen
 /// to hand the model whole, and what its Read shows unasked.
 const GIVE_BYTES: u64 = 24 * 1024;
-const GIVE_LINES: usize = 2000;
+const GIVE_LINES: u64 = 2000;
 
 /// A `not_read` refusal of a file the conversation was shown and then
 /// dropped (a compaction, a rewind) that gives it back: the file's whole
 /// text, numbered, in the refusal, recorded as a `full` view of it (the
 /// refusal is the re-read the model would make next, without the turn).
-/// Only for a small UTF-8 text file (no NUL, no `\r`) that the disk still
-/// holds as read, and an agent that passes the refusal on unaltered.
-/// `None` otherwise: the refusal stays "Read it first".
+/// Only for a small UTF-8 text file ([`hold::whole_text`]) and an agent
+/// that passes the refusal on unaltered. `None` otherwise: the refusal
+/// stays "Read it first".
 fn given_again(
     agent: &dyn Agent,
     s: &Session<'_>,
@@ -740,38 +740,14 @@ fn given_again(
     canonical: &Path,
     why: Released,
 ) -> Result<Option<String>, Problem> {
-    let too_big =
-        std::fs::metadata(canonical).map_or(true, |m| !m.is_file() || m.len() > GIVE_BYTES);
-    if too_big {
-        return Ok(None);
-    }
-    let Ok(bytes) = std::fs::read(canonical) else {
+    let Some((held, numbered)) = hold::whole_text(canonical, GIVE_BYTES, GIVE_LINES) else {
         return Ok(None);
     };
-    let Ok(text) = std::str::from_utf8(&bytes) else {
-        return Ok(None);
-    };
-    if text.contains(['\0', '\r']) || text.lines().count() > GIVE_LINES {
-        return Ok(None);
-    }
-    let shown = Shown {
-        path: canonical.to_path_buf(),
-        text: ShownText::Lines(text.to_string()),
-        offset: 1,
-        extent: Extent::Whole,
-    };
-    // Held against the disk: a change since the read above gives nothing.
-    let Some(held) = hold::shown(canonical, &shown)? else {
-        return Ok(None);
-    };
-    if held.moved || held.kind != Kind::Full {
-        return Ok(None);
-    }
-    let lines = text.lines().count();
     let message = format!(
-        "File has not been read yet: what you were shown of it is no longer in the conversation ({}). Its whole text is below ({lines} lines, numbered as a read shows them): you have now read it, so retry your change against it (no need to read it again).\n\n{}",
+        "File has not been read yet: what you were shown of it is no longer in the conversation ({}). Its whole text is below ({} lines, numbered as a read shows them): you have now read it, so retry your change against it (no need to read it again).\n\n{}",
         why.as_str(),
-        fsview_store::show::number_lines(&bytes, 1)
+        held.lines,
+        numbered
     );
     if agent.alters(Stage::AboutToChange, &message).is_some() {
         return Ok(None);

@@ -72,6 +72,32 @@ impl Held {
     }
 }
 
+/// The whole of a file as fsview shows it itself, from one read that gives
+/// both the text and the fingerprint the view is held to: `None` unless the
+/// file is whole within `cap` bytes and `max_lines` lines of UTF-8 text
+/// with no NUL and no `\r` (so its numbered text is exactly its bytes).
+/// The view, and its text numbered as fsview-read shows it.
+pub fn whole_text(canonical: &Path, cap: u64, max_lines: u64) -> Option<(Held, String)> {
+    let disk = show::read(canonical, &Request::whole(cap)).ok()?;
+    let plain = std::str::from_utf8(&disk.bytes).is_ok_and(|t| !t.contains(['\0', '\r']));
+    if disk.kind != Kind::Full || disk.capped || disk.lines > max_lines || !plain {
+        return None;
+    }
+    let numbered = disk.numbered();
+    let held = Held {
+        canonical: canonical.to_path_buf(),
+        kind: Kind::Full,
+        offset: disk.offset,
+        lines: disk.lines,
+        total_lines: disk.total_lines,
+        shown: disk.bytes,
+        fingerprint: disk.fingerprint,
+        keep_text: true,
+        moved: false,
+    };
+    Some((held, numbered))
+}
+
 /// The text as a tool that decodes it shows it: `\r\n` as `\n`, and without
 /// a UTF-8 byte-order mark when `at_start` (the bytes begin the file).
 pub fn decoded(bytes: &[u8], at_start: bool) -> Cow<'_, [u8]> {
