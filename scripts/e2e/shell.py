@@ -96,6 +96,15 @@ class Kit:
         return harness.save_fixtures(fixtures, self.name, self.version, ws, sid, prefix=harness.SHELL_FIXTURES)
 
 
+def lost_output(kit, proto, call):
+    """Whether the agent gave the model nothing of what a shell read printed
+    (Qwen Code 0.24.4, on a loaded machine, now and then answers a
+    `cat` or `nl | sed` with "Output: (empty)"): nothing was shown, so the
+    gate is right to refuse a change that rests on that read."""
+    r = kit.result(proto, call)
+    return r is not None and ("Output: (empty)" in r or not r.strip())
+
+
 def outcome(kit, proto, call):
     """What became of a shell call: "ran", "refused: REASON" (the gate's
     message in what the model got), or "never ran"."""
@@ -242,8 +251,14 @@ def normal_work(kit):
             run.eq(r.code, 0, "exit code")
             shell = [(n, c) for n, c in steps if not n.startswith("... the agent's")]
             edits = [(n, c) for n, c in steps if n.startswith("... the agent's")]
+            # A refusal right after a shell read whose output the agent
+            # lost (it showed the model nothing) is the gate being right.
+            after_lost = {steps[i + 1][0] for i, (n, c) in enumerate(steps[:-1])
+                          if (n.startswith("cat ") or "(a shell read)" in n) and lost_output(kit, proto, c)}
+            for n in sorted(after_lost):
+                run.note("the read before %r came back empty from the agent itself" % n)
             got = [(n, outcome(kit, proto, c)) for n, c in shell]
-            bad = [(n, g) for n, g in got if g != "ran"]
+            bad = [(n, g) for n, g in got if g != "ran" and n not in after_lost]
             run.check(not bad, "shell commands not run: %s" % bad)
             run.step("%d shell commands of ordinary work" % len(shell),
                      "all ran" if not bad else "; ".join("%s: %s" % b for b in bad))
@@ -251,7 +266,7 @@ def normal_work(kit):
             # The gate's refusals: fsview's. Some agents refuse an edit after
             # a shell read themselves (Qwen Code keeps its own read state):
             # theirs, with or without fsview, shown as they are.
-            ours = [(n, g) for n, g in got if any(m in g for m in GATE)]
+            ours = [(n, g) for n, g in got if any(m in g for m in GATE) and n not in after_lost]
             theirs = [(n, g) for n, g in got if g != "applied" and (n, g) not in ours]
             run.check(not ours, "edits refused by fsview: %s" % ours)
             run.step("the agent's edit tool after a shell read, a formatter, a here-document (%d)" % len(edits),
