@@ -239,6 +239,17 @@ fn an_interrupt_while_writing_records_nothing() {
     c.args(["--cap", "1G", "big"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null());
+    // A test run started in the background (`cmd &` in a script) has
+    // SIGINT ignored, and a child inherits that: give it the default, as a
+    // terminal's foreground job has.
+    use std::os::unix::process::CommandExt;
+    // SAFETY: signal(2) only, between fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
     let mut child = c.spawn().unwrap();
     // One byte read: it is writing, and blocks on the full pipe.
     let mut first = [0u8; 1];
