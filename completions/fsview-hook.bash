@@ -103,7 +103,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__claude)
-            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --help"
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -135,6 +135,10 @@ _fsview__hook() {
                     ;;
                 --short-reads)
                     COMPREPLY=($(compgen -W "on off auto" -- "${cur}"))
+                    return 0
+                    ;;
+                --give-back)
+                    COMPREPLY=($(compgen -W "on off" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -145,7 +149,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__codex)
-            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --help"
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -179,6 +183,10 @@ _fsview__hook() {
                     COMPREPLY=($(compgen -W "on off auto" -- "${cur}"))
                     return 0
                     ;;
+                --give-back)
+                    COMPREPLY=($(compgen -W "on off" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -187,7 +195,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__copilot)
-            opts="-h --event --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --help"
+            opts="-h --event --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -225,6 +233,10 @@ _fsview__hook() {
                     COMPREPLY=($(compgen -W "on off auto" -- "${cur}"))
                     return 0
                     ;;
+                --give-back)
+                    COMPREPLY=($(compgen -W "on off" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -233,7 +245,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__droid)
-            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --help"
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -265,6 +277,10 @@ _fsview__hook() {
                     ;;
                 --short-reads)
                     COMPREPLY=($(compgen -W "on off auto" -- "${cur}"))
+                    return 0
+                    ;;
+                --give-back)
+                    COMPREPLY=($(compgen -W "on off" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -275,7 +291,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__gemini)
-            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --help"
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -307,6 +323,10 @@ _fsview__hook() {
                     ;;
                 --short-reads)
                     COMPREPLY=($(compgen -W "on off auto" -- "${cur}"))
+                    return 0
+                    ;;
+                --give-back)
+                    COMPREPLY=($(compgen -W "on off" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -485,7 +505,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__install)
-            opts="-q -h --project --local --user --uninstall --also --short-reads --json --quiet --help claude gemini codex qwen opencode copilot droid kilo pi"
+            opts="-q -h --project --local --user --uninstall --also --short-reads --give-back --json --quiet --help claude gemini codex qwen opencode copilot droid kilo pi"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -497,6 +517,10 @@ _fsview__hook() {
                     ;;
                 --short-reads)
                     COMPREPLY=($(compgen -W "on off auto" -- "${cur}"))
+                    return 0
+                    ;;
+                --give-back)
+                    COMPREPLY=($(compgen -W "on off" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -507,7 +531,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__kilo)
-            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --help"
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -539,6 +563,10 @@ _fsview__hook() {
                     ;;
                 --short-reads)
                     COMPREPLY=($(compgen -W "on off auto" -- "${cur}"))
+                    return 0
+                    ;;
+                --give-back)
+                    COMPREPLY=($(compgen -W "on off" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -549,7 +577,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__opencode)
-            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --help"
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -581,6 +609,10 @@ _fsview__hook() {
                     ;;
                 --short-reads)
                     COMPREPLY=($(compgen -W "on off auto" -- "${cur}"))
+                    return 0
+                    ;;
+                --give-back)
+                    COMPREPLY=($(compgen -W "on off" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -591,7 +623,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__pi)
-            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --help"
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -623,6 +655,10 @@ _fsview__hook() {
                     ;;
                 --short-reads)
                     COMPREPLY=($(compgen -W "on off auto" -- "${cur}"))
+                    return 0
+                    ;;
+                --give-back)
+                    COMPREPLY=($(compgen -W "on off" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -633,7 +669,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__qwen)
-            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --help"
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -665,6 +701,10 @@ _fsview__hook() {
                     ;;
                 --short-reads)
                     COMPREPLY=($(compgen -W "on off auto" -- "${cur}"))
+                    return 0
+                    ;;
+                --give-back)
+                    COMPREPLY=($(compgen -W "on off" -- "${cur}"))
                     return 0
                     ;;
                 *)

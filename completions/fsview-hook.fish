@@ -47,6 +47,8 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l total
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
 off\t''
 auto\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l give-back -d 'A refusal gives back a small file whole when the model needs it to retry: a file it read whose change is too long to tell as a diff, or one a compaction or rewind dropped from the conversation' -r -f -a "on\t''
+off\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -60,6 +62,8 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l total
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
 off\t''
 auto\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l give-back -d 'A refusal gives back a small file whole when the model needs it to retry: a file it read whose change is too long to tell as a diff, or one a compaction or rewind dropped from the conversation' -r -f -a "on\t''
+off\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -73,6 +77,8 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l total-
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
 off\t''
 auto\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l give-back -d 'A refusal gives back a small file whole when the model needs it to retry: a file it read whose change is too long to tell as a diff, or one a compaction or rewind dropped from the conversation' -r -f -a "on\t''
+off\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -86,6 +92,8 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l total-d
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
 off\t''
 auto\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l give-back -d 'A refusal gives back a small file whole when the model needs it to retry: a file it read whose change is too long to tell as a diff, or one a compaction or rewind dropped from the conversation' -r -f -a "on\t''
+off\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -99,6 +107,8 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l tot
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
 off\t''
 auto\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l give-back -d 'A refusal gives back a small file whole when the model needs it to retry: a file it read whose change is too long to tell as a diff, or one a compaction or rewind dropped from the conversation' -r -f -a "on\t''
+off\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -112,6 +122,8 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l total-d
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
 off\t''
 auto\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l give-back -d 'A refusal gives back a small file whole when the model needs it to retry: a file it read whose change is too long to tell as a diff, or one a compaction or rewind dropped from the conversation' -r -f -a "on\t''
+off\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -125,6 +137,8 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l total-dif
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
 off\t''
 auto\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l give-back -d 'A refusal gives back a small file whole when the model needs it to retry: a file it read whose change is too long to tell as a diff, or one a compaction or rewind dropped from the conversation' -r -f -a "on\t''
+off\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -141,6 +155,8 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l tota
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
 off\t''
 auto\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l give-back -d 'A refusal gives back a small file whole when the model needs it to retry: a file it read whose change is too long to tell as a diff, or one a compaction or rewind dropped from the conversation' -r -f -a "on\t''
+off\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -154,6 +170,8 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l total-
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
 off\t''
 auto\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l give-back -d 'A refusal gives back a small file whole when the model needs it to retry: a file it read whose change is too long to tell as a diff, or one a compaction or rewind dropped from the conversation' -r -f -a "on\t''
+off\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -161,6 +179,8 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l also
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l short-reads -d 'Have each hook pass --short-reads WHEN' -r -f -a "on\t''
 off\t''
 auto\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l give-back -d 'Have each hook pass --give-back WHEN' -r -f -a "on\t''
+off\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l project -d 'The project\'s settings, checked in [default for every agent but claude]'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l local -d 'The project\'s settings for you only, not checked in [default for claude]'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l user -d 'Your settings for every project'

@@ -51,6 +51,7 @@ Examples:
   fsview-hook claude --allow               also approve the edits the gate lets through
   fsview-hook claude --also AGENTS.md      also give the model AGENTS.md files at session start
   fsview-hook claude --short-reads off     every re-read gets the file's text (default: auto, short)
+  fsview-hook claude --give-back off       refusals never carry a file's text: the model reads it
   fsview-hook claude --sid main            one fsview session for every conversation
 
 Exit codes:
@@ -489,6 +490,27 @@ pub struct HookArgs {
         env = "FSVIEW_SHORT_READS"
     )]
     pub short_reads: ShortReads,
+
+    /// A refusal gives back a small file (24 KiB, 2,000 lines of text at
+    /// most) whole when the model needs it to retry: a file it read whose
+    /// change is too long to tell as a diff, or one a compaction or rewind
+    /// dropped from the conversation. off: such refusals say "read it
+    /// again" (or "first"), and the model reads the file itself
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WHEN",
+        default_value = "on",
+        env = "FSVIEW_GIVE_BACK"
+    )]
+    pub give_back: OnOff,
+}
+
+/// A switch that is on or off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OnOff {
+    On,
+    Off,
 }
 
 /// When unchanged re-reads are answered short.
@@ -600,6 +622,11 @@ pub struct InstallArgs {
     #[arg(long, value_enum, value_name = "WHEN", conflicts_with = "uninstall")]
     pub short_reads: Option<ShortReads>,
 
+    /// Have each hook pass --give-back WHEN (refusals give back a small
+    /// file whole: on, off)
+    #[arg(long, value_enum, value_name = "WHEN", conflicts_with = "uninstall")]
+    pub give_back: Option<OnOff>,
+
     /// Write one JSON object to stdout saying what was done (see
     /// fsview-json(7))
     #[arg(long)]
@@ -701,6 +728,7 @@ fn options(args: &HookArgs, gate: bool) -> Result<Options, Error> {
         bin_dir: exe.parent().map(Path::to_path_buf).unwrap_or_default(),
         gate,
         short_reads: args.short_reads.choice(),
+        give_back: args.give_back == OnOff::On,
     })
 }
 
@@ -764,6 +792,13 @@ fn install(args: &InstallArgs) -> Result<Outcome, Stop> {
             .map(|v| v.get_name().to_string())
             .unwrap_or_default();
         extra.extend(["--short-reads".to_string(), word]);
+    }
+    if let Some(when) = args.give_back {
+        let word = when
+            .to_possible_value()
+            .map(|v| v.get_name().to_string())
+            .unwrap_or_default();
+        extra.extend(["--give-back".to_string(), word]);
     }
     let run = install::Run { exe, args: extra };
     let done =

@@ -106,7 +106,6 @@ impl Agent {
 }
 
 pub const NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
-pub const MODIFIED: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
 /// What the gate says of a file a tool showed processed (lines it
 /// shortened, a notebook's cells).
 pub const PROCESSED: &str = "File has only been shown processed (as its tool rendered it, such as a notebook's cells), not as it is on disk. Change only what was shown (a notebook cell by cell), or read all of its text before writing to it.";

@@ -7,6 +7,7 @@
 use serde_json::{json, Value};
 
 use crate::harness::{self, Env, Run};
+use crate::hook_fixtures::given_modified;
 
 const NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
 const MODIFIED: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
@@ -321,7 +322,10 @@ a.txt: modified (content)
 ",
         ),
     );
-    b.hook("pre_edit", &[]).expect(0, &deny(MODIFIED));
+    // The refusal gives the small file back whole (issue 25).
+    b.hook("pre_edit", &[])
+        .expect(0, &deny(&given_modified("one\nTwo\nthree\n")));
+    b.hook("pre_edit", &[]).expect(0, "");
     // What the tool showed is on disk again: fresh.
     b.env.write("a.txt", A_TXT);
     b.hook("post_read_range", &[]).expect(0, "");
@@ -589,8 +593,24 @@ fn a_change_told_in_part_leaves_the_view_stale() {
     a.env.write("a.txt", "1\n2\n3\n4\n5\n6\n");
     let r = a.hook("user_prompt_submit", &["--diff-lines", "4"]);
     assert!(r.stdout.contains("lines truncated]"), "{}", r.stdout);
-    a.hook("pre_edit", &[]).expect(0, &deny(MODIFIED));
-    // A refusal carries no change it cannot carry whole either.
+    // The refusal carries no change it cannot carry whole: it gives the
+    // small file back whole instead (issue 25), and the retry passes; with
+    // --give-back off, the model must read it again.
+    a.hook("pre_edit", &["--diff-lines", "4", "--give-back", "off"])
+        .expect(0, &deny(MODIFIED));
+    a.hook("pre_edit", &["--diff-lines", "4"])
+        .expect(0, &deny(&given_modified("1\n2\n3\n4\n5\n6\n")));
+    a.hook("pre_edit", &[]).expect(0, "");
+    // A file too long to give back (over 2,000 lines) must be read again.
+    let long: String = (1..=2001).map(|i| format!("{i}\n")).collect();
+    a.env.write("a.txt", &long);
+    let mut read = a.payload("post_read_whole");
+    read["tool_response"]["file"]["content"] = json!(long);
+    read["tool_response"]["file"]["numLines"] = json!(2002);
+    read["tool_response"]["file"]["totalLines"] = json!(2002);
+    a.send(&read, &[]).expect(0, "");
+    a.env.write("a.txt", &long.replace("7\n", "seven\n"));
+    a.hook("user_prompt_submit", &["--diff-lines", "4"]);
     a.hook("pre_edit", &["--diff-lines", "4"])
         .expect(0, &deny(MODIFIED));
 }
@@ -620,11 +640,12 @@ a.txt: modified (content)
     a.hook("pre_edit", &[]).expect(0, "");
     // Told: the next prompt does not tell it again.
     a.hook("user_prompt_submit", &[]).expect(0, "");
-    // A change it cannot carry whole (too long for --diff-lines) is
-    // refused as before.
+    // A change it cannot carry whole (too long for --diff-lines) gives
+    // the small file back whole instead.
     a.env.write("a.txt", "x\ny\nz\nw\n");
     a.hook("pre_edit", &["--diff-lines", "3"])
-        .expect(0, &deny(MODIFIED));
+        .expect(0, &deny(&given_modified("x\ny\nz\nw\n")));
+    a.hook("pre_edit", &[]).expect(0, "");
 }
 
 /// After any tool call, what changed meanwhile is told at once, so the

@@ -4,8 +4,9 @@
 
 use serde_json::{json, Value};
 
-use crate::agent::{hook_path, line, partial, read_json, view, Agent, MODIFIED, NOT_READ};
+use crate::agent::{hook_path, line, partial, read_json, view, Agent, NOT_READ};
 use crate::harness::{self, Env};
+use crate::hook_fixtures::given_modified;
 
 /// The files as they were when the fixtures were captured.
 const A_TXT: &str = "one\ntwo\nthree\n";
@@ -222,7 +223,8 @@ fn a_heredoc_patch_is_gated_and_held_to_what_it_will_write() {
     b.hook("pre_heredoc_patch", &[]).expect(0, "");
     assert_eq!(b.view("a.txt"), view("range", "write", 3, 1, false));
     std::fs::write(b.env.path("a.txt"), "one\ntwo\nthree!\n").unwrap();
-    b.hook("pre_patch_update", &[]).expect(0, &deny(MODIFIED));
+    b.hook("pre_patch_update", &[])
+        .expect(0, &deny(&given_modified("one\ntwo\nthree!\n")));
 }
 
 #[test]
@@ -299,7 +301,8 @@ fn a_change_beside_an_applied_patch_is_told_not_absorbed() {
     b.env.write("a.txt", "one, changed\nTWO\nthree\n");
     b.hook("post_patch_update", &[]).expect(0, "").stderr_is("");
     assert_eq!(b.view("a.txt"), view("range", "read", 2, 2, false));
-    b.hook("pre_patch_update", &[]).expect(0, &deny(MODIFIED));
+    b.hook("pre_patch_update", &[])
+        .expect(0, &deny(&given_modified("one, changed\nTWO\nthree\n")));
     // ... and a line the patch did not touch: the lines it wrote, never
     // fresh.
     let b = codex();
@@ -308,7 +311,8 @@ fn a_change_beside_an_applied_patch_is_told_not_absorbed() {
     b.env.write("a.txt", "one\nTWO\nthree, changed\n");
     b.hook("post_patch_update", &[]).expect(0, "").stderr_is("");
     assert_eq!(b.view("a.txt"), view("range", "write", 1, 2, false));
-    b.hook("pre_patch_update", &[]).expect(0, &deny(MODIFIED));
+    b.hook("pre_patch_update", &[])
+        .expect(0, &deny(&given_modified("one\nTWO\nthree, changed\n")));
     // The same, with nothing but the patch: fresh, and the next patch
     // needs no read.
     let c = codex();

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::hook_fixtures::{partial, reminder, view, Fixtures, MODIFIED, NOT_READ};
+use crate::hook_fixtures::{given_modified, partial, reminder, view, Fixtures, NOT_READ};
 
 const A_TXT: &str = "one\ntwo\nthree\n";
 
@@ -119,7 +119,8 @@ fn copilot_an_edit_applies_to_the_view_it_had() {
     d.env.write("a.txt", "one\nTWO\nthree, changed\n");
     d.hook("post_edit", &[]).expect(0, "");
     assert_eq!(d.view("a.txt"), view("range", "write", 2, 1, false));
-    d.hook("pre_edit", &[]).expect(0, &deny(MODIFIED));
+    d.hook("pre_edit", &[])
+        .expect(0, &deny(&given_modified("one\nTWO\nthree, changed\n")));
     // Another change landed with the edit: not taken as seen.
     let e = copilot();
     e.env.write("a.txt", A_TXT);

@@ -13,14 +13,34 @@ pub const NOT_READ: &str = "File has not been read yet. Read it first before wri
 /// (`why`: compaction, rewind): it gives the file's whole `text` back,
 /// numbered, and holds it again (issue 25).
 pub fn given_after(why: &str, text: &str) -> String {
+    given(
+        &format!("File has not been read yet: what you were shown of it is no longer in the conversation ({why}). Its whole text is below"),
+        text,
+    )
+}
+
+/// The refusal of a small file changed by a change it cannot tell whole
+/// (a diff longer than the caps, one told before): it gives the file's
+/// whole new `text`, numbered, and holds it (issue 25).
+pub fn given_modified(text: &str) -> String {
+    given(
+        "File has been modified since read, either by the user or by a linter. Its whole new text is below",
+        text,
+    )
+}
+
+fn given(opening: &str, text: &str) -> String {
     let numbered: String = text
         .lines()
         .enumerate()
         .map(|(i, l)| format!("{}\t{l}\n", i + 1))
         .collect();
+    let count = match text.lines().count() {
+        1 => "1 line".to_string(),
+        n => format!("{n} lines"),
+    };
     format!(
-        "File has not been read yet: what you were shown of it is no longer in the conversation ({why}). Its whole text is below ({} lines, numbered as a read shows them): you have now read it, so retry your change against it (no need to read it again).\n\n{numbered}",
-        text.lines().count()
+        "{opening} ({count}, numbered as a read shows them): you have now read it, so retry your change against it (no need to read it again).\n\n{numbered}"
     )
 }
 pub const MODIFIED: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";

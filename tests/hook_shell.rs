@@ -6,7 +6,8 @@
 
 use serde_json::{json, Value};
 
-use crate::agent::{line, partial, view, Agent, MODIFIED, NOT_READ};
+use crate::agent::{line, partial, view, Agent, NOT_READ};
+use crate::hook_fixtures::given_modified;
 
 const A_TXT: &str = "one\ntwo\nthree\n";
 
@@ -88,8 +89,11 @@ fn writes_are_gated(a: &Agent, deny: fn(&str) -> String) {
     a.hook("post_shell_sed_range", &[]).expect(0, "");
     a.hook("pre_shell_sed_in_place", &[]).expect(0, "");
     a.env.write("a.txt", "one\ntwo\nthree\nthe user's line\n");
-    a.hook("pre_shell_sed_in_place", &[])
-        .expect(0, &deny(MODIFIED));
+    // Refused, with the small file given back whole (issue 25).
+    a.hook("pre_shell_sed_in_place", &[]).expect(
+        0,
+        &deny(&given_modified("one\ntwo\nthree\nthe user's line\n")),
+    );
     // A whole-file write: a fresh view of all of it; a new file: none.
     a.hook("pre_shell_heredoc_write", &[]).expect(0, "");
     a.env.write("new.txt", "the user's new file\n");

@@ -102,8 +102,9 @@ fn deny() -> String {
 #[test]
 fn a_revert_after_a_reminder_is_told_and_refused_until_read() {
     // Diffs cut short (a reminder told whole moves the view instead: see
-    // a_revert_told_whole_moves_the_view_back).
-    let a = Agent::with(&["--diff-lines", "4"]);
+    // a_revert_told_whole_moves_the_view_back), and refusals that never
+    // give the file back (--give-back off; on, the refusal is the read).
+    let a = Agent::with(&["--diff-lines", "4", "--give-back", "off"]);
     a.env.write("config.toml", "timeout = 30\n");
     a.read("config.toml");
     a.prompt().expect(0, "");
@@ -198,7 +199,7 @@ fn a_revert_told_whole_moves_the_view_back() {
 // saved again under another file object after a reminder are no news.
 #[test]
 fn a_deletion_told_then_undone_and_a_resave_of_what_was_told() {
-    let a = Agent::new();
+    let a = Agent::with(&["--give-back", "off"]);
     a.env.write("a.txt", "one\n");
     a.env.write("b.txt", "two\n");
     a.read("a.txt");
@@ -220,6 +221,25 @@ fn a_deletion_told_then_undone_and_a_resave_of_what_was_told() {
     a.pre_write("a.txt").expect(0, &deny());
     a.read("a.txt");
     a.pre_write("a.txt").expect(0, "");
+    // With refusals giving back (the default), the refusal is the read.
+    let b = Agent::new();
+    b.env.write("a.txt", "one\n");
+    b.read("a.txt");
+    std::fs::remove_file(b.env.path("a.txt")).unwrap();
+    b.prompt()
+        .expect(0, &reminder("a.txt: modified (deleted): deleted\n"));
+    b.env.write("a.txt", "one\n");
+    b.prompt().expect(
+        0,
+        &reminder("a.txt: modified (content): the same text as viewed again\n"),
+    );
+    let given = json!({"hookSpecificOutput": {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": crate::hook_fixtures::given_modified("one\n"),
+    }});
+    b.pre_write("a.txt").expect(0, &format!("{given}\n"));
+    b.pre_write("a.txt").expect(0, "");
 }
 
 // The told state is recorded only on the record it was computed from: a

@@ -90,6 +90,9 @@ pub struct Options {
     /// ([`Agent::tells_drops`]), since a conversation that dropped the
     /// text must get it again.
     pub short_reads: Option<bool>,
+    /// A refusal gives back a small file whole when the model needs it to
+    /// retry ([`given_again`]).
+    pub give_back: bool,
 }
 
 impl Options {
@@ -674,9 +677,23 @@ fn about_to_change(
         if let Some(told) = carried(agent, opts, s, store.as_ref(), &d.canonical)? {
             return Ok(Answer::Deny(format!("{MODIFIED_TOLD}\n\n{told}")));
         }
+        // A change too long to tell whole (a rewrite), or told before:
+        // the file itself, when small, so that it costs a retry, not a
+        // read and a retry. Not for a file the agent was shown processed
+        // (a notebook's cells): its text is not what its tool shows.
+        let text_view = d.view.as_ref().is_some_and(|v| v.kind != Kind::Processed);
+        if let (Some(store), true, false, true) =
+            (&store, text_view, want == Want::Cells, opts.give_back)
+        {
+            if let Some(given) = given_again(agent, s, store, &d.canonical, Given::Modified)? {
+                return Ok(Answer::Deny(given));
+            }
+        }
     }
-    if let (Verdict::NotRead, Some(why), Some(store)) = (&d.verdict, d.released, &store) {
-        if let Some(given) = given_again(agent, s, store, &d.canonical, why)? {
+    if let (Verdict::NotRead, Some(why), Some(store), true) =
+        (&d.verdict, d.released, &store, opts.give_back)
+    {
+        if let Some(given) = given_again(agent, s, store, &d.canonical, Given::Released(why))? {
             return Ok(Answer::Deny(given));
         }
     }
@@ -726,28 +743,48 @@ fn carried(
 const GIVE_BYTES: u64 = 24 * 1024;
 const GIVE_LINES: u64 = 2000;
 
-/// A `not_read` refusal of a file the conversation was shown and then
-/// dropped (a compaction, a rewind) that gives it back: the file's whole
-/// text, numbered, in the refusal, recorded as a `full` view of it (the
-/// refusal is the re-read the model would make next, without the turn).
+/// Why a refusal gives a file back ([`given_again`]).
+#[derive(Clone, Copy)]
+enum Given {
+    /// `not_read`: the conversation was shown it and then dropped it (a
+    /// compaction, a rewind).
+    Released(Released),
+    /// `modified`, by a change that could not be told whole in the
+    /// refusal (a rewrite longer than the diff caps, a change told before
+    /// and not read since, a diff the agent would alter).
+    Modified,
+}
+
+/// A refusal that gives the file back: its whole text, numbered, in the
+/// refusal, recorded as a `full` view of it (the refusal is the re-read the
+/// model would make next, without the turn), for a `not_read` of a file the
+/// conversation dropped or a `modified` whose change cannot be told whole.
 /// Only for a small UTF-8 text file ([`hold::whole_text`]) and an agent
 /// that passes the refusal on unaltered. `None` otherwise: the refusal
-/// stays "Read it first".
+/// stays "Read it first" or "Read it again".
 fn given_again(
     agent: &dyn Agent,
     s: &Session<'_>,
     store: &Store,
     canonical: &Path,
-    why: Released,
+    why: Given,
 ) -> Result<Option<String>, Problem> {
     let Some((held, numbered)) = hold::whole_text(canonical, GIVE_BYTES, GIVE_LINES) else {
         return Ok(None);
     };
+    let opening = match why {
+        Given::Released(r) => format!(
+            "File has not been read yet: what you were shown of it is no longer in the conversation ({}). Its whole text is below",
+            r.as_str()
+        ),
+        Given::Modified => "File has been modified since read, either by the user or by a linter. Its whole new text is below".to_string(),
+    };
+    let count = match held.lines {
+        1 => "1 line".to_string(),
+        n => format!("{n} lines"),
+    };
     let message = format!(
-        "File has not been read yet: what you were shown of it is no longer in the conversation ({}). Its whole text is below ({} lines, numbered as a read shows them): you have now read it, so retry your change against it (no need to read it again).\n\n{}",
-        why.as_str(),
-        held.lines,
-        numbered
+        "{opening} ({count}, numbered as a read shows them): you have now read it, so retry your change against it (no need to read it again).\n\n{numbered}",
     );
     if agent.alters(Stage::AboutToChange, &message).is_some() {
         return Ok(None);
