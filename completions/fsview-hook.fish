@@ -47,7 +47,7 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l total
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
 off\t''
 auto\t''"
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l give-back -d 'A refusal gives back a small file whole when the model needs it to retry: a file it read whose change is too long to tell as a diff, or one a compaction or rewind dropped from the conversation' -r -f -a "on\t''
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l give-back -d 'Give the model a small file whole where it would otherwise have to read it: a rewrite whose diff --diff-lines would cut is told by its whole text when that is shorter, and a refusal carries the file when its change cannot be told whole or a compaction or rewind dropped it from the conversation' -r -f -a "on\t''
 off\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
@@ -62,7 +62,7 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l total
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
 off\t''
 auto\t''"
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l give-back -d 'A refusal gives back a small file whole when the model needs it to retry: a file it read whose change is too long to tell as a diff, or one a compaction or rewind dropped from the conversation' -r -f -a "on\t''
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l give-back -d 'Give the model a small file whole where it would otherwise have to read it: a rewrite whose diff --diff-lines would cut is told by its whole text when that is shorter, and a refusal carries the file when its change cannot be told whole or a compaction or rewind dropped it from the conversation' -r -f -a "on\t''
 off\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
@@ -77,7 +77,7 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l total-
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
 off\t''
 auto\t''"
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l give-back -d 'A refusal gives back a small file whole when the model needs it to retry: a file it read whose change is too long to tell as a diff, or one a compaction or rewind dropped from the conversation' -r -f -a "on\t''
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l give-back -d 'Give the model a small file whole where it would otherwise have to read it: a rewrite whose diff --diff-lines would cut is told by its whole text when that is shorter, and a refusal carries the file when its change cannot be told whole or a compaction or rewind dropped it from the conversation' -r -f -a "on\t''
 off\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
@@ -92,7 +92,7 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l total-d
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
 off\t''
 auto\t''"
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l give-back -d 'A refusal gives back a small file whole when the model needs it to retry: a file it read whose change is too long to tell as a diff, or one a compaction or rewind dropped from the conversation' -r -f -a "on\t''
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l give-back -d 'Give the model a small file whole where it would otherwise have to read it: a rewrite whose diff --diff-lines would cut is told by its whole text when that is shorter, and a refusal carries the file when its change cannot be told whole or a compaction or rewind dropped it from the conversation' -r -f -a "on\t''
 off\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
@@ -107,7 +107,7 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l tot
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
 off\t''
 auto\t''"
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l give-back -d 'A refusal gives back a small file whole when the model needs it to retry: a file it read whose change is too long to tell as a diff, or one a compaction or rewind dropped from the conversation' -r -f -a "on\t''
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l give-back -d 'Give the model a small file whole where it would otherwise have to read it: a rewrite whose diff --diff-lines would cut is told by its whole text when that is shorter, and a refusal carries the file when its change cannot be told whole or a compaction or rewind dropped it from the conversation' -r -f -a "on\t''
 off\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
@@ -122,7 +122,7 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l total-d
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
 off\t''
 auto\t''"
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l give-back -d 'A refusal gives back a small file whole when the model needs it to retry: a file it read whose change is too long to tell as a diff, or one a compaction or rewind dropped from the conversation' -r -f -a "on\t''
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l give-back -d 'Give the model a small file whole where it would otherwise have to read it: a rewrite whose diff --diff-lines would cut is told by its whole text when that is shorter, and a refusal carries the file when its change cannot be told whole or a compaction or rewind dropped it from the conversation' -r -f -a "on\t''
 off\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
@@ -137,7 +137,7 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l total-dif
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
 off\t''
 auto\t''"
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l give-back -d 'A refusal gives back a small file whole when the model needs it to retry: a file it read whose change is too long to tell as a diff, or one a compaction or rewind dropped from the conversation' -r -f -a "on\t''
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l give-back -d 'Give the model a small file whole where it would otherwise have to read it: a rewrite whose diff --diff-lines would cut is told by its whole text when that is shorter, and a refusal carries the file when its change cannot be told whole or a compaction or rewind dropped it from the conversation' -r -f -a "on\t''
 off\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
@@ -155,7 +155,7 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l tota
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
 off\t''
 auto\t''"
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l give-back -d 'A refusal gives back a small file whole when the model needs it to retry: a file it read whose change is too long to tell as a diff, or one a compaction or rewind dropped from the conversation' -r -f -a "on\t''
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l give-back -d 'Give the model a small file whole where it would otherwise have to read it: a rewrite whose diff --diff-lines would cut is told by its whole text when that is shorter, and a refusal carries the file when its change cannot be told whole or a compaction or rewind dropped it from the conversation' -r -f -a "on\t''
 off\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
@@ -170,7 +170,7 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l total-
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
 off\t''
 auto\t''"
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l give-back -d 'A refusal gives back a small file whole when the model needs it to retry: a file it read whose change is too long to tell as a diff, or one a compaction or rewind dropped from the conversation' -r -f -a "on\t''
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l give-back -d 'Give the model a small file whole where it would otherwise have to read it: a rewrite whose diff --diff-lines would cut is told by its whole text when that is shorter, and a refusal carries the file when its change cannot be told whole or a compaction or rewind dropped it from the conversation' -r -f -a "on\t''
 off\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'

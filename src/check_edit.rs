@@ -302,6 +302,8 @@ fn run_changed(args: &Args, cwd: &Path, out: &mut Out) -> Result<Outcome, Stop> 
     let limits = Limits {
         per_file: args.diff_lines,
         total: args.total_diff_lines,
+        // Listings are diffs (a reminder's whole texts are a hook's).
+        rewrites: false,
     };
     let found = changes::changed(&store, &args.common.sid(), cwd, limits)?;
     for c in &found {

@@ -491,11 +491,13 @@ pub struct HookArgs {
     )]
     pub short_reads: ShortReads,
 
-    /// A refusal gives back a small file (24 KiB, 2,000 lines of text at
-    /// most) whole when the model needs it to retry: a file it read whose
-    /// change is too long to tell as a diff, or one a compaction or rewind
-    /// dropped from the conversation. off: such refusals say "read it
-    /// again" (or "first"), and the model reads the file itself
+    /// Give the model a small file (24 KiB, 2,000 lines of text at most)
+    /// whole where it would otherwise have to read it: a rewrite whose diff
+    /// --diff-lines would cut is told by its whole text when that is
+    /// shorter (within --total-diff-lines), and a refusal carries the file
+    /// when its change cannot be told whole or a compaction or rewind
+    /// dropped it from the conversation. off: diffs are cut, and such
+    /// refusals say "read it again" (or "first")
     #[arg(
         long,
         value_enum,
@@ -723,6 +725,7 @@ fn options(args: &HookArgs, gate: bool) -> Result<Options, Error> {
         limits: Limits {
             per_file: args.diff_lines,
             total: args.total_diff_lines,
+            rewrites: args.give_back == OnOff::On,
         },
         also: args.also.clone(),
         bin_dir: exe.parent().map(Path::to_path_buf).unwrap_or_default(),

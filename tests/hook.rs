@@ -584,22 +584,44 @@ a.txt: modified (content)
 }
 
 /// A change told only in part (the diff cut by --diff-lines) leaves the
-/// view stale: the model must read the file again.
+/// view stale: the model must read the file again, or be given it back.
 #[test]
 fn a_change_told_in_part_leaves_the_view_stale() {
     let a = Agent::new();
-    a.env.write("a.txt", A_TXT);
-    a.hook("post_read_whole", &[]).expect(0, "");
-    a.env.write("a.txt", "1\n2\n3\n4\n5\n6\n");
-    let r = a.hook("user_prompt_submit", &["--diff-lines", "4"]);
-    assert!(r.stdout.contains("lines truncated]"), "{}", r.stdout);
+    let body: String = (1..=60).map(|i| format!("{i}\n")).collect();
+    a.env.write("a.txt", &body);
+    let mut read = a.payload("post_read_whole");
+    read["tool_response"]["file"]["content"] = json!(body);
+    read["tool_response"]["file"]["numLines"] = json!(61);
+    read["tool_response"]["file"]["totalLines"] = json!(61);
+    a.send(&read, &[]).expect(0, "");
+    let changed = body.replace("\n30\n", "\nthirty\n");
+    a.env.write("a.txt", &changed);
+    // 21 lines of diff cut to 4: shorter than the file's 60 lines, so told
+    // as a diff, in part.
+    a.hook("user_prompt_submit", &["--diff-lines", "4"]).expect(
+        0,
+        &context(
+            "UserPromptSubmit",
+            "\
+These files changed since you last saw them:
+
+a.txt: modified (content)
+--- a.txt (as viewed)
++++ a.txt (now)
+@@ -22,17 +22,17 @@
+ 22
+[17 lines truncated]
+",
+        ),
+    );
     // The refusal carries no change it cannot carry whole: it gives the
     // small file back whole instead (issue 25), and the retry passes; with
     // --give-back off, the model must read it again.
     a.hook("pre_edit", &["--diff-lines", "4", "--give-back", "off"])
         .expect(0, &deny(MODIFIED));
     a.hook("pre_edit", &["--diff-lines", "4"])
-        .expect(0, &deny(&given_modified("1\n2\n3\n4\n5\n6\n")));
+        .expect(0, &deny(&given_modified(&changed)));
     a.hook("pre_edit", &[]).expect(0, "");
     // A file too long to give back (over 2,000 lines) must be read again.
     let long: String = (1..=2001).map(|i| format!("{i}\n")).collect();
@@ -612,6 +634,72 @@ fn a_change_told_in_part_leaves_the_view_stale() {
     a.env.write("a.txt", &long.replace("7\n", "seven\n"));
     a.hook("user_prompt_submit", &["--diff-lines", "4"]);
     a.hook("pre_edit", &["--diff-lines", "4"])
+        .expect(0, &deny(MODIFIED));
+}
+
+/// A rewrite whose diff the caps would cut, and whose text is shorter than
+/// that diff, is told by its whole text: the model holds it, the view
+/// moves, the edit needs no read (issue 25). --give-back off tells it in
+/// part, as before.
+#[test]
+fn a_rewrite_is_told_by_its_whole_text() {
+    let a = Agent::new();
+    a.env.write("a.txt", A_TXT);
+    a.hook("post_read_whole", &[]).expect(0, "");
+    a.env.write("a.txt", "1\n2\n3\n4\n5\n6\n");
+    a.hook("user_prompt_submit", &["--diff-lines", "4"]).expect(
+        0,
+        &context(
+            "UserPromptSubmit",
+            "\
+These files changed since you last saw them:
+
+a.txt: modified (content): rewritten: its whole text now (6 lines), numbered as a read shows it
+1\t1
+2\t2
+3\t3
+4\t4
+5\t5
+6\t6
+",
+        ),
+    );
+    a.hook("pre_edit", &[]).expect(0, "");
+    a.hook("user_prompt_submit", &[]).expect(0, "");
+    let told: Vec<_> = a.events().into_iter().filter(|e| e.0 == "told").collect();
+    assert_eq!(
+        told,
+        [(
+            "told".into(),
+            "content".into(),
+            "its whole text, 6 lines".into()
+        )]
+    );
+    let b = Agent::new();
+    b.env.write("a.txt", A_TXT);
+    b.hook("post_read_whole", &[]).expect(0, "");
+    b.env.write("a.txt", "1\n2\n3\n4\n5\n6\n");
+    b.hook(
+        "user_prompt_submit",
+        &["--diff-lines", "4", "--give-back", "off"],
+    )
+    .expect(
+        0,
+        &context(
+            "UserPromptSubmit",
+            "\
+These files changed since you last saw them:
+
+a.txt: modified (content)
+--- a.txt (as viewed)
++++ a.txt (now)
+@@ -1,3 +1,6 @@
+-one
+[8 lines truncated]
+",
+        ),
+    );
+    b.hook("pre_edit", &["--give-back", "off"])
         .expect(0, &deny(MODIFIED));
 }
 
@@ -640,11 +728,11 @@ a.txt: modified (content)
     a.hook("pre_edit", &[]).expect(0, "");
     // Told: the next prompt does not tell it again.
     a.hook("user_prompt_submit", &[]).expect(0, "");
-    // A change it cannot carry whole (too long for --diff-lines) gives
-    // the small file back whole instead.
+    // A rewrite too long for --diff-lines is carried by its whole text.
     a.env.write("a.txt", "x\ny\nz\nw\n");
+    let rewritten = format!("{}\n\nThese files changed since you last saw them:\n\na.txt: modified (content): rewritten: its whole text now (4 lines), numbered as a read shows it\n1\tx\n2\ty\n3\tz\n4\tw\n", told.lines().next().unwrap());
     a.hook("pre_edit", &["--diff-lines", "3"])
-        .expect(0, &deny(&given_modified("x\ny\nz\nw\n")));
+        .expect(0, &deny(&rewritten));
     a.hook("pre_edit", &[]).expect(0, "");
 }
 

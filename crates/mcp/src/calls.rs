@@ -37,6 +37,7 @@ use crate::connections::Connections;
 pub const LIMITS: Limits = Limits {
     per_file: 100,
     total: 400,
+    rewrites: true,
 };
 
 /// Caps on the diff an edit or write result carries: a whole-file write

@@ -27,6 +27,10 @@ pub const CONTEXT_LINES: usize = 8;
 pub struct Limits {
     pub per_file: usize,
     pub total: usize,
+    /// A reminder tells a rewrite too long for `per_file` by the file's
+    /// whole new text instead, when that is shorter than the diff and fits
+    /// `total` ([`crate::remind`]).
+    pub rewrites: bool,
 }
 
 impl Default for Limits {
@@ -34,6 +38,7 @@ impl Default for Limits {
         Limits {
             per_file: 200,
             total: 1000,
+            rewrites: true,
         }
     }
 }

@@ -125,6 +125,10 @@ pub struct Reminder {
     /// (see the module documentation). Clear it when the diff does not
     /// reach the model exactly as it is.
     pub whole: bool,
+    /// `diff` holds the file's whole text now, numbered, not a diff: a
+    /// rewrite whose diff the caps would cut, told by the shorter text
+    /// ([`Limits::rewrites`]).
+    pub rewrite: bool,
     /// The state being told, to record.
     told: Told,
     /// The file's text now, to keep for the next diff.
@@ -135,6 +139,12 @@ impl Reminder {
     /// What was told, in words, for the events log.
     pub fn summary(&self) -> String {
         match (&self.diff, &self.note) {
+            (Some(d), _) if self.rewrite => {
+                format!(
+                    "its whole text, {}",
+                    plural(d.lines().count() as u64, "line")
+                )
+            }
             (Some(d), _) => {
                 let shown = d.lines().count() - usize::from(self.truncated > 0);
                 let cut = match self.truncated {
@@ -248,6 +258,7 @@ fn select_among(
             continue; // fresh, and nothing was told
         }
         let now = capture(&record.path);
+        let budget_before = budget;
         let change = match now.told.stat {
             None => Change::Deleted,
             Some(s) if s.ftype != FileType::File => Change::Type,
@@ -258,7 +269,7 @@ fn select_among(
                 _ => Change::Content,
             },
         };
-        let d = describe(
+        let mut d = describe(
             store,
             &record,
             prior,
@@ -269,26 +280,70 @@ fn select_among(
             limits.per_file,
             &mut budget,
         )?;
-        let whole = prior.is_none()
-            && d.truncated == 0
-            && d.note.is_none()
-            && d.diff.is_some()
-            && matches!(change, Change::Content | Change::Replaced)
-            && now.told.hash.is_some()
-            && now.bytes.as_deref().is_some_and(plain_text)
-            && holds_whole_text(store, &record)?;
+        let told_whole = |d: &Described| {
+            prior.is_none()
+                && d.note.is_none()
+                && d.diff.is_some()
+                && matches!(change, Change::Content | Change::Replaced)
+                && now.told.hash.is_some()
+                && now.bytes.as_deref().is_some_and(plain_text)
+        };
+        let mut as_text = false;
+        if limits.rewrites && d.truncated > 0 && told_whole(&d) {
+            if let Some(text) = rewrite_text(now.bytes.as_deref(), &d, budget_before) {
+                if holds_whole_text(store, &record)? {
+                    budget = budget_before - text.1 as usize;
+                    d = Described {
+                        note: Some(format!(
+                            "rewritten: its whole text now ({}), numbered as a read shows it",
+                            plural(text.1, "line")
+                        )),
+                        diff: Some(text.0),
+                        truncated: 0,
+                    };
+                    as_text = true;
+                }
+            }
+        }
+        let whole =
+            as_text || (d.truncated == 0 && told_whole(&d) && holds_whole_text(store, &record)?);
         out.push(Reminder {
             record,
             change,
             diff: d.diff,
             truncated: d.truncated,
             note: d.note,
+            rewrite: as_text,
             whole,
             told: Told { change, ..now.told },
             text: now.bytes,
         });
     }
     Ok(out)
+}
+
+/// The most of a rewrite told by its whole text ([`Limits::rewrites`]):
+/// what a refusal gives back whole.
+pub const REWRITE_BYTES: usize = 24 * 1024;
+
+/// A rewrite's whole text, numbered, and its line count: when the file's
+/// `bytes` (plain text, at most [`REWRITE_BYTES`], no NUL) make fewer lines
+/// than the diff `d` would have shown uncut, and no more than `budget`.
+fn rewrite_text(bytes: Option<&[u8]>, d: &Described, budget: usize) -> Option<(String, u64)> {
+    let bytes = bytes.filter(|b| b.len() <= REWRITE_BYTES && !b.contains(&0))?;
+    let lines = crate::show::count_lines(bytes);
+    let uncut = d.diff.as_deref().map_or(0, |t| t.lines().count()) + d.truncated;
+    if lines == 0 || lines as usize >= uncut || lines as usize > budget {
+        return None;
+    }
+    Some((crate::show::number_lines(bytes, 1), lines))
+}
+
+fn plural(n: u64, word: &str) -> String {
+    match n {
+        1 => format!("1 {word}"),
+        n => format!("{n} {word}s"),
+    }
 }
 
 /// Text a diff shows exactly: UTF-8 with `\n` line ends (a tool that
