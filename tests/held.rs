@@ -196,6 +196,52 @@ fn an_at_mention_is_a_view_and_the_edit_after_it_goes_through() {
     assert_eq!(reads.len(), 1, "read once, not at every hook");
 }
 
+// Claude Code writes its transcript a little after the fact: the hook of
+// the model's first call may run before the lines of the prompt (the
+// attachment) are written. A refusal first waits for the transcript to
+// reach the call, then decides on what it shows; a call the transcript
+// never reaches is refused as before.
+#[test]
+fn a_refusal_waits_for_the_transcript_to_reach_its_call() {
+    let mut c = Conversation::new("mention_compact");
+    c.f.env.write("notes.txt", "alpha\nbeta\n");
+    c.f.hook("session_start_startup", &[]).expect(0, "");
+    c.write_until(Some("\"type\":\"file\""));
+    let mut edit = c.about("pre_edit", "notes.txt");
+    edit["tool_use_id"] = json!("toolu_e2e_0002");
+    let through = c.written
+        + c.lines[c.written..]
+            .iter()
+            .position(|l| l.contains("\"toolu_e2e_0002\""))
+            .unwrap()
+        + 1;
+    let late: Vec<String> = c.lines[c.written..through].to_vec();
+    let path = c.path();
+    let writer = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let mut out = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        for l in late {
+            writeln!(out, "{l}").unwrap();
+        }
+    });
+    c.f.send(&edit, &[]).expect(0, "");
+    writer.join().unwrap();
+    assert_eq!(c.views(), [view("notes.txt", "full", "read", true)]);
+    // A call the transcript does not reach: refused after the wait.
+    let mut other = c.about("pre_edit", "other.txt");
+    c.f.env.write("other.txt", "x\n");
+    other["tool_use_id"] = json!("toolu_never_written");
+    let r = c.f.send(&other, &[]);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        v["hookSpecificOutput"]["permissionDecisionReason"],
+        NOT_READ
+    );
+}
+
 // The whole arc of the fixture: an @-mention edited, a mention cut at the
 // token cap (a start view: no whole-file write), a read, a range, then
 // `/compact`: the conversation holds none of it (SessionStart compact),

@@ -652,8 +652,17 @@ fn about_to_change(
     path: &Path,
     want: Want,
 ) -> Result<Answer, Problem> {
-    let store = s.open_existing()?;
-    let d = gate::decide_for(store.as_ref(), &s.sid, s.cwd(), path, want)?;
+    let mut store = s.open_existing()?;
+    let mut d = gate::decide_for(store.as_ref(), &s.sid, s.cwd(), path, want)?;
+    if !d.verdict.allowed() && !s.replaying && crate::transcript::waited_for_call(agent, s.who) {
+        // The agent had not written its transcript up to this call when
+        // the hook caught up with it (Claude Code writes it a little
+        // later): what the call's message came after (a file attached to
+        // the prompt) is there now. Decide again on all of it.
+        let _ = crate::transcript::catch_up(agent, opts, s.who);
+        store = s.open_existing()?;
+        d = gate::decide_for(store.as_ref(), &s.sid, s.cwd(), path, want)?;
+    }
     if let Some(store) = &store {
         // As fsview-check-edit logs its checks: a log that cannot be
         // written changes no verdict (nor does a subagent's session that

@@ -104,6 +104,47 @@ pub trait Format: Sync {
     fn siblings(&self, tail: &[u8], call: &str) -> Option<HashSet<String>>;
 }
 
+/// How long a refusal waits for the agent's transcript to reach the call
+/// it refuses ([`waited_for_call`]).
+const CALL_WAIT: std::time::Duration = std::time::Duration::from_millis(750);
+
+/// Whether `who`'s transcript did not yet hold its call when first looked
+/// at and now does: the agent writes its transcript a little after the
+/// fact (Claude Code 2.1.332 was seen to run a PreToolUse hook before the
+/// lines of the prompt it answers, an `@file` attachment among them, were
+/// written), so a hook that refuses a change first waits, at most
+/// [`CALL_WAIT`], for the line of the call itself; every line before it
+/// is then written, and a catch-up sees what the model was shown. `false`
+/// at once for an agent whose transcript fsview does not read, a call
+/// without an id, a transcript that does not exist, or one already there.
+pub fn waited_for_call(agent: &dyn Agent, who: &Who) -> bool {
+    let (Some(_), Some(path), Some(call)) = (
+        agent.transcript(),
+        who.transcript.as_deref(),
+        who.call.as_deref(),
+    ) else {
+        return false;
+    };
+    let needle = format!("\"{call}\"");
+    let holds = || -> Option<bool> {
+        let mut f = File::open(path).ok()?;
+        let size = f.metadata().ok()?.len();
+        let tail = read_span(&mut f, size.saturating_sub(TAIL), size).ok()?;
+        Some(memchr::memmem::find(&tail, needle.as_bytes()).is_some())
+    };
+    if holds() != Some(false) {
+        return false;
+    }
+    let start = std::time::Instant::now();
+    while start.elapsed() < CALL_WAIT {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        if holds() == Some(true) {
+            return true;
+        }
+    }
+    false
+}
+
 /// How much of a transcript's end [`siblings`] reads first.
 const TAIL: u64 = 1 << 20;
 
