@@ -230,6 +230,22 @@ fn a_refusal_waits_for_the_transcript_to_reach_its_call() {
     c.f.send(&edit, &[]).expect(0, "");
     writer.join().unwrap();
     assert_eq!(c.views(), [view("notes.txt", "full", "read", true)]);
+    // The same when the transcript is not even created yet (the first
+    // call of a conversation).
+    let d = Conversation::new("mention_compact");
+    d.f.env.write("notes.txt", "alpha\nbeta\n");
+    let mut edit = d.about("pre_edit", "notes.txt");
+    edit["tool_use_id"] = json!("toolu_e2e_0002");
+    let late: Vec<String> = d.lines[..through].to_vec();
+    let path = d.path();
+    let writer = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let body: String = late.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&path, body).unwrap();
+    });
+    d.f.send(&edit, &[]).expect(0, "");
+    writer.join().unwrap();
     // A call the transcript does not reach: refused after the wait.
     let mut other = c.about("pre_edit", "other.txt");
     c.f.env.write("other.txt", "x\n");

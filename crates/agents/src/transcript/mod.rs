@@ -114,9 +114,10 @@ const CALL_WAIT: std::time::Duration = std::time::Duration::from_millis(750);
 /// lines of the prompt it answers, an `@file` attachment among them, were
 /// written), so a hook that refuses a change first waits, at most
 /// [`CALL_WAIT`], for the line of the call itself; every line before it
-/// is then written, and a catch-up sees what the model was shown. `false`
-/// at once for an agent whose transcript fsview does not read, a call
-/// without an id, a transcript that does not exist, or one already there.
+/// is then written, and a catch-up sees what the model was shown (a
+/// transcript not created yet is waited for the same way). `false` at once
+/// for an agent whose transcript fsview does not read, a call without an
+/// id, or a call already there; after the wait, when it never came.
 pub fn waited_for_call(agent: &dyn Agent, who: &Who) -> bool {
     let (Some(_), Some(path), Some(call)) = (
         agent.transcript(),
@@ -132,7 +133,7 @@ pub fn waited_for_call(agent: &dyn Agent, who: &Who) -> bool {
         let tail = read_span(&mut f, size.saturating_sub(TAIL), size).ok()?;
         Some(memchr::memmem::find(&tail, needle.as_bytes()).is_some())
     };
-    if holds() != Some(false) {
+    if holds() == Some(true) {
         return false;
     }
     let start = std::time::Instant::now();
