@@ -96,7 +96,7 @@ pub fn command() -> clap::Command {
 }
 
 pub fn main() -> ExitCode {
-    let args: Args = common::parse(command());
+    let args: Args = common::parse(command);
     common::finish(TOOL, run(&args))
 }
 
@@ -152,17 +152,15 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
     };
     let store = args.common.open_existing(&cwd, TOOL)?;
     let sid = args.common.sid();
+    // One snapshot, one lock of the file for all the lookups (a single
+    // check's too: each statement outside it would take its own).
+    let mut gate = Gate::new(store.as_ref(), &sid, &cwd).in_snapshot()?;
     // A session the file does not hold (a mistyped --sid, say) has no
     // views: it is not created by asking, and a refusal says so.
     let unknown = match &store {
         Some(s) => s.unknown_session(&sid)?,
         None => None,
     };
-    let mut gate = Gate::new(store.as_ref(), &sid, &cwd);
-    if jobs.len() > 1 {
-        // A batch: one snapshot, one lock of the file for all its lookups.
-        gate = gate.in_snapshot()?;
-    }
     // (canonical path, verdict, detail) per decision, logged at the end.
     let mut logged: Vec<(PathBuf, &'static str, String)> = Vec::with_capacity(jobs.len());
     let answers = if jobs.len() > 1 {

@@ -209,38 +209,41 @@ pub fn finish(tool: &str, result: Result<Outcome, Stop>) -> ExitCode {
 /// `--help` and `--version` print and exit 0 before anything opens the
 /// session file. Any other error clap finds is printed as one line, `TOOL:
 /// what is wrong; what to do` (see [`crate::usage`]), and exits 2.
-pub fn parse<T: clap::FromArgMatches>(cmd: clap::Command) -> T {
-    let mut cmd = prepare(cmd);
-    let matches = matches(&mut cmd);
-    match T::from_arg_matches(&matches) {
-        Ok(t) => t,
-        Err(e) => usage_exit(&cmd, e),
-    }
+///
+/// `command` builds the tool's command. Its help is laid out
+/// ([`with_exit_status`]) only when it is shown: `--help`, `-h` and every
+/// error parse again with it, and a call that parses costs none of it.
+pub fn parse<T: clap::FromArgMatches>(command: impl Fn() -> clap::Command) -> T {
+    parse_with_matches(command).0
 }
 
 /// [`parse`] for a tool that also needs the matches themselves (where a
 /// value came from).
-pub fn parse_with_matches<T: clap::FromArgMatches>(cmd: clap::Command) -> (T, clap::ArgMatches) {
-    let mut cmd = prepare(cmd);
-    let matches = matches(&mut cmd);
+pub fn parse_with_matches<T: clap::FromArgMatches>(
+    command: impl Fn() -> clap::Command,
+) -> (T, clap::ArgMatches) {
+    let matches = parse_matches(&command);
     match T::from_arg_matches(&matches) {
         Ok(t) => (t, matches),
-        Err(e) => usage_exit(&cmd, e),
+        Err(e) => usage_exit(&prepare(command()), e),
     }
 }
 
 /// [`parse`] for a tool without a derived argument struct.
-pub fn parse_matches(cmd: clap::Command) -> clap::ArgMatches {
-    matches(&mut prepare(cmd))
-}
-
-fn prepare(cmd: clap::Command) -> clap::Command {
+pub fn parse_matches(command: impl Fn() -> clap::Command) -> clap::ArgMatches {
     // A file size limit (`ulimit -f`) must be an error we report, like a
     // full disk, not a signal that kills us mid-write.
     // SAFETY: setting a signal to SIG_IGN has no preconditions.
     unsafe {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
+    if let Ok(m) = negatives_are_values(command()).try_get_matches_from(std::env::args_os()) {
+        return m;
+    }
+    matches(&mut prepare(command()))
+}
+
+fn prepare(cmd: clap::Command) -> clap::Command {
     negatives_are_values(with_exit_status(cmd))
 }
 

@@ -180,7 +180,7 @@ pub fn command() -> clap::Command {
 }
 
 pub fn main() -> ExitCode {
-    let args: Args = common::parse(command());
+    let args: Args = common::parse(command);
     common::finish(TOOL, run(&args))
 }
 

@@ -644,7 +644,7 @@ pub fn command() -> clap::Command {
 }
 
 pub fn main() -> ExitCode {
-    let args: Args = common::parse(command());
+    let args: Args = common::parse(command);
     match &args.command {
         Cmd::Claude(a) => answer(&Claude, a, a.gate),
         Cmd::Gemini(a) => answer(&Gemini, a, a.gate),

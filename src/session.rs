@@ -159,7 +159,7 @@ pub fn command() -> clap::Command {
 }
 
 pub fn main() -> ExitCode {
-    let (args, matches): (Args, _) = common::parse_with_matches(command());
+    let (args, matches): (Args, _) = common::parse_with_matches(command);
     // `import` goes into the document's own session unless --sid is on the
     // command line: a FSVIEW_SID in the environment must not rename it
     // silently.

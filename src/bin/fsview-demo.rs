@@ -40,7 +40,7 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<(), String> {
-    fsview::common::parse_matches(
+    fsview::common::parse_matches(|| {
         clap::Command::new("fsview-demo")
             .version(env!("CARGO_PKG_VERSION"))
             .about("Play a short agent run with the fsview tools in a temporary git repository")
@@ -53,8 +53,8 @@ fn run() -> Result<(), String> {
             )
             .after_help(
                 "Examples:\n  cargo run --bin fsview-demo   build the tools and play the demo",
-            ),
-    );
+            )
+    });
     let bin = tools_dir()?;
     let tmp = tempdir()?;
     let work = tmp.join("repo");

@@ -38,7 +38,7 @@ use crate::stdio::Stdio;
 
 pub fn main() -> ExitCode {
     let (mut args, matches): (Args, clap::ArgMatches) =
-        common::parse_with_matches(fsview::mcp::command());
+        common::parse_with_matches(fsview::mcp::command);
     common::finish(TOOL, run(&mut args, &matches))
 }
 
