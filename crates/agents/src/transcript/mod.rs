@@ -127,20 +127,29 @@ pub fn waited_for_call(agent: &dyn Agent, who: &Who) -> bool {
         return false;
     };
     let needle = format!("\"{call}\"");
+    // Some(true): there; Some(false): not yet (or no file yet); None: a
+    // transcript that will not say (not a regular file, unreadable).
     let holds = || -> Option<bool> {
-        let mut f = File::open(path).ok()?;
-        let size = f.metadata().ok()?.len();
+        let mut f = match File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(false),
+            Err(_) => return None,
+        };
+        let meta = f.metadata().ok().filter(|m| m.is_file())?;
+        let size = meta.len();
         let tail = read_span(&mut f, size.saturating_sub(TAIL), size).ok()?;
         Some(memchr::memmem::find(&tail, needle.as_bytes()).is_some())
     };
-    if holds() == Some(true) {
+    if holds() != Some(false) {
         return false;
     }
     let start = std::time::Instant::now();
     while start.elapsed() < CALL_WAIT {
         std::thread::sleep(std::time::Duration::from_millis(10));
-        if holds() == Some(true) {
-            return true;
+        match holds() {
+            Some(true) => return true,
+            Some(false) => {}
+            None => return false,
         }
     }
     false
