@@ -786,7 +786,7 @@ fn an_unchanged_reread_is_answered_short_when_asked() {
             .expect(0, "");
     }
     let path = a.env.work.join("a.txt").display().to_string();
-    let notice = format!("[fsview] {path} is unchanged since you last saw all of it (3 lines): what you were shown of it earlier (your read of it, or a copy attached to the conversation) in this conversation still holds exactly its text, so this read shows only this notice. Use that text instead of reading the file again; to see it again anyway, read it with an offset or a limit.");
+    let notice = format!("[fsview] {path} is unchanged since you last saw all of it (3 lines): what you were shown of it earlier (your read of it, a copy attached to the conversation, a refusal that gave it back whole, or a change told to you whole on top of what you had) in this conversation still holds exactly its text, so this read shows only this notice. Use that text instead of reading the file again; to see it again anyway, read it with an offset or a limit.");
     let short = line(json!({"hookSpecificOutput": {
         "hookEventName": "PostToolUse",
         "updatedToolOutput": {"type": "text", "file": {

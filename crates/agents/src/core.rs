@@ -480,7 +480,7 @@ fn short(
     let place = match source {
         Some(Source::Write) => "the text your own last change to it left (your edit or write of it, on top of what you read)",
         Some(Source::Inject | Source::Import) => "the instruction files given at the start of this conversation",
-        _ => "what you were shown of it earlier (your read of it, or a copy attached to the conversation)",
+        _ => "what you were shown of it earlier (your read of it, a copy attached to the conversation, a refusal that gave it back whole, or a change told to you whole on top of what you had)",
     };
     store.log(
         &s.sid,
