@@ -789,19 +789,17 @@ fn install(args: &InstallArgs) -> Result<Outcome, Stop> {
         .iter()
         .flat_map(|n| ["--also".to_string(), n.clone()])
         .collect();
-    if let Some(when) = args.short_reads {
-        let word = when
-            .to_possible_value()
+    // The value as typed on the command line.
+    fn word(v: impl ValueEnum) -> String {
+        v.to_possible_value()
             .map(|v| v.get_name().to_string())
-            .unwrap_or_default();
-        extra.extend(["--short-reads".to_string(), word]);
+            .unwrap_or_default()
+    }
+    if let Some(when) = args.short_reads {
+        extra.extend(["--short-reads".to_string(), word(when)]);
     }
     if let Some(when) = args.give_back {
-        let word = when
-            .to_possible_value()
-            .map(|v| v.get_name().to_string())
-            .unwrap_or_default();
-        extra.extend(["--give-back".to_string(), word]);
+        extra.extend(["--give-back".to_string(), word(when)]);
     }
     let run = install::Run { exe, args: extra };
     let done =

@@ -348,3 +348,35 @@ fn install_reports_each_file_in_json() {
         )
     );
 }
+
+/// The switches a hook runs with are the ones install was given, in the
+/// command every hook event runs.
+#[test]
+fn install_passes_the_switches_on_to_each_hook() {
+    let env = git_repo();
+    let j = install(
+        &env,
+        &[
+            "claude",
+            "--short-reads",
+            "off",
+            "--give-back",
+            "off",
+            "--json",
+        ],
+    )
+    .json();
+    let exe = crate::harness::bin("fsview-hook");
+    assert_eq!(
+        j[0]["command"],
+        format!(
+            "{} claude --short-reads off --give-back off",
+            exe.canonicalize().unwrap().display()
+        )
+    );
+    let settings = std::fs::read_to_string(env.path(".claude/settings.local.json")).unwrap();
+    assert!(
+        settings.contains("--give-back off"),
+        "each hook runs with it: {settings}"
+    );
+}
