@@ -631,8 +631,9 @@ a.txt: modified (content)
     read["tool_response"]["file"]["numLines"] = json!(2002);
     read["tool_response"]["file"]["totalLines"] = json!(2002);
     a.send(&read, &[]).expect(0, "");
-    a.env.write("a.txt", &long.replace("7\n", "seven\n"));
-    a.hook("user_prompt_submit", &["--diff-lines", "4"]);
+    a.env.write("a.txt", long.replace("7\n", "seven\n"));
+    let told = a.hook("user_prompt_submit", &["--diff-lines", "4"]);
+    assert!(told.stdout.contains("lines truncated]"), "{}", told.stdout);
     a.hook("pre_edit", &["--diff-lines", "4"])
         .expect(0, &deny(MODIFIED));
 }
