@@ -152,6 +152,15 @@ fn allow(reason: &str) -> String {
     }}))
 }
 
+/// A reminder as `event`'s context: the header, then `files` (each file's
+/// line and its diff or text).
+fn reminded(event: &str, files: &str) -> String {
+    context(
+        event,
+        &format!("{}\n\n{files}", fsview_store::remind::HEADER),
+    )
+}
+
 fn context(event: &str, text: &str) -> String {
     line(json!({"hookSpecificOutput": {
         "hookEventName": event,
@@ -307,11 +316,9 @@ a.txt: modified (content)
     // Told at once; a range is not the whole text, so the view stays.
     b.hook("post_read_range", &[]).expect(
         0,
-        &context(
+        &reminded(
             "PostToolUse",
             "\
-These files changed since you last saw them:
-
 a.txt: modified (content)
 --- a.txt (as viewed, lines 2-2)
 +++ a.txt (now)
@@ -555,11 +562,9 @@ a.txt: modified (content)
     a.hook("user_prompt_submit", &[])
         .expect(
             0,
-            &context(
+            &reminded(
                 "UserPromptSubmit",
                 "\
-These files changed since you last saw them:
-
 a.txt: modified (content)
 --- a.txt (as viewed)
 +++ a.txt (now)
@@ -601,11 +606,9 @@ fn a_change_told_in_part_leaves_the_view_stale() {
     // as a diff, in part.
     a.hook("user_prompt_submit", &["--diff-lines", "4"]).expect(
         0,
-        &context(
+        &reminded(
             "UserPromptSubmit",
             "\
-These files changed since you last saw them:
-
 a.txt: modified (content)
 --- a.txt (as viewed)
 +++ a.txt (now)
@@ -650,11 +653,9 @@ fn a_rewrite_is_told_by_its_whole_text() {
     a.env.write("a.txt", "1\n2\n3\n4\n5\n6\n");
     a.hook("user_prompt_submit", &["--diff-lines", "4"]).expect(
         0,
-        &context(
+        &reminded(
             "UserPromptSubmit",
             "\
-These files changed since you last saw them:
-
 a.txt: modified (content): rewritten: its whole text now (6 lines), numbered as a read shows it
 1\t1
 2\t2
@@ -686,11 +687,9 @@ a.txt: modified (content): rewritten: its whole text now (6 lines), numbered as 
     )
     .expect(
         0,
-        &context(
+        &reminded(
             "UserPromptSubmit",
             "\
-These files changed since you last saw them:
-
 a.txt: modified (content)
 --- a.txt (as viewed)
 +++ a.txt (now)
@@ -753,11 +752,9 @@ fn after_any_tool_what_changed_meanwhile_is_told() {
     a.send(&bash, &[])
         .expect(
             0,
-            &context(
+            &reminded(
                 "PostToolUse",
                 "\
-These files changed since you last saw them:
-
 a.txt: modified (content)
 --- a.txt (as viewed)
 +++ a.txt (now)
