@@ -157,7 +157,7 @@ fn allow(reason: &str) -> String {
 fn reminded(event: &str, files: &str) -> String {
     context(
         event,
-        &format!("{}\n\n{files}", fsview_store::remind::HEADER),
+        &format!("These files changed since you last saw them:\n\n{files}"),
     )
 }
 
