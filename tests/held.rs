@@ -80,16 +80,7 @@ impl Conversation {
             }
             None => self.lines.len(),
         };
-        let p = self.path();
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        let mut out = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&p)
-            .unwrap();
-        for l in &self.lines[self.written..end] {
-            writeln!(out, "{l}").unwrap();
-        }
+        append_lines(&self.path(), &self.lines[self.written..end]);
         self.written = end;
     }
 
@@ -148,6 +139,29 @@ impl Conversation {
             })
             .collect()
     }
+}
+
+/// Append `lines` to the transcript at `path`, as the agent writes it
+/// (creating it and its folder the first time).
+fn append_lines(path: &std::path::Path, lines: &[String]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
+    for l in lines {
+        writeln!(out, "{l}").unwrap();
+    }
+}
+
+/// [`append_lines`] 200 ms from now, on another thread: the agent writing
+/// its transcript after the hook ran.
+fn append_later(path: PathBuf, lines: Vec<String>) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        append_lines(&path, &lines);
+    })
 }
 
 fn view(path: &str, kind: &str, source: &str, held: bool) -> (String, String, String, bool, Value) {
@@ -215,18 +229,7 @@ fn a_refusal_waits_for_the_transcript_to_reach_its_call() {
             .position(|l| l.contains("\"toolu_e2e_0002\""))
             .unwrap()
         + 1;
-    let late: Vec<String> = c.lines[c.written..through].to_vec();
-    let path = c.path();
-    let writer = std::thread::spawn(move || {
-        std::thread::sleep(std::time::Duration::from_millis(200));
-        let mut out = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        for l in late {
-            writeln!(out, "{l}").unwrap();
-        }
-    });
+    let writer = append_later(c.path(), c.lines[c.written..through].to_vec());
     c.f.send(&edit, &[]).expect(0, "");
     writer.join().unwrap();
     assert_eq!(c.views(), [view("notes.txt", "full", "read", true)]);
@@ -236,14 +239,7 @@ fn a_refusal_waits_for_the_transcript_to_reach_its_call() {
     d.f.env.write("notes.txt", "alpha\nbeta\n");
     let mut edit = d.about("pre_edit", "notes.txt");
     edit["tool_use_id"] = json!("toolu_e2e_0002");
-    let late: Vec<String> = d.lines[..through].to_vec();
-    let path = d.path();
-    let writer = std::thread::spawn(move || {
-        std::thread::sleep(std::time::Duration::from_millis(200));
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let body: String = late.iter().map(|l| format!("{l}\n")).collect();
-        std::fs::write(&path, body).unwrap();
-    });
+    let writer = append_later(d.path(), d.lines[..through].to_vec());
     d.f.send(&edit, &[]).expect(0, "");
     writer.join().unwrap();
     // A call the transcript does not reach: refused after the wait.

@@ -682,6 +682,8 @@ fn about_to_change(
             );
         }
     }
+    // Where a refusal may give the file back whole (--give-back).
+    let give_back = store.as_ref().filter(|_| opts.give_back);
     if matches!(d.verdict, Verdict::Modified(_)) {
         if let Some(told) = carried(agent, opts, s, store.as_ref(), &d.canonical)? {
             return Ok(Answer::Deny(format!("{MODIFIED_TOLD}\n\n{told}")));
@@ -691,17 +693,13 @@ fn about_to_change(
         // read and a retry. Not for a file the agent was shown processed
         // (a notebook's cells): its text is not what its tool shows.
         let text_view = d.view.as_ref().is_some_and(|v| v.kind != Kind::Processed);
-        if let (Some(store), true, false, true) =
-            (&store, text_view, want == Want::Cells, opts.give_back)
-        {
+        if let Some(store) = give_back.filter(|_| text_view && want != Want::Cells) {
             if let Some(given) = given_again(agent, s, store, &d.canonical, Given::Modified)? {
                 return Ok(Answer::Deny(given));
             }
         }
     }
-    if let (Verdict::NotRead, Some(why), Some(store), true) =
-        (&d.verdict, d.released, &store, opts.give_back)
-    {
+    if let (Verdict::NotRead, Some(why), Some(store)) = (&d.verdict, d.released, give_back) {
         if let Some(given) = given_again(agent, s, store, &d.canonical, Given::Released(why))? {
             return Ok(Answer::Deny(given));
         }
@@ -749,7 +747,7 @@ fn carried(
 /// The most of a file a `not_read` refusal gives back whole
 /// ([`given_again`]): under the 27 KB refusal Claude Code 2.1.332 was seen
 /// to hand the model whole, and what its Read shows unasked.
-const GIVE_BYTES: u64 = 24 * 1024;
+const GIVE_BYTES: u64 = remind::REWRITE_BYTES as u64;
 const GIVE_LINES: u64 = 2000;
 
 /// Why a refusal gives a file back ([`given_again`]).
@@ -788,10 +786,7 @@ fn given_again(
         ),
         Given::Modified => "File has been modified since read, either by the user or by a linter. Its whole new text is below".to_string(),
     };
-    let count = match held.lines {
-        1 => "1 line".to_string(),
-        n => format!("{n} lines"),
-    };
+    let count = remind::plural(held.lines, "line");
     let message = format!(
         "{opening} ({count}, numbered as a read shows them): you have now read it, so retry your change against it (no need to read it again).\n\n{numbered}",
     );

@@ -322,8 +322,8 @@ fn select_among(
     Ok(out)
 }
 
-/// The most of a rewrite told by its whole text ([`Limits::rewrites`]):
-/// what a refusal gives back whole.
+/// The most of a file told or given back by its whole text: a rewrite
+/// ([`Limits::rewrites`]), and what a hook's refusal gives back whole.
 pub const REWRITE_BYTES: usize = 24 * 1024;
 
 /// A rewrite's whole text, numbered, and its line count: when the file's
@@ -339,7 +339,8 @@ fn rewrite_text(bytes: Option<&[u8]>, d: &Described, budget: usize) -> Option<(S
     Some((crate::show::number_lines(bytes, 1), lines))
 }
 
-fn plural(n: u64, word: &str) -> String {
+/// `n` and `word`, with an `s` unless `n` is 1: "1 line", "240 lines".
+pub fn plural(n: u64, word: &str) -> String {
     match n {
         1 => format!("1 {word}"),
         n => format!("{n} {word}s"),

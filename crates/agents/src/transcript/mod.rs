@@ -127,18 +127,26 @@ pub fn waited_for_call(agent: &dyn Agent, who: &Who) -> bool {
         return false;
     };
     let needle = format!("\"{call}\"");
+    // Where the next look starts: the tail at first, then only what was
+    // written since (and the needle's length before it, for a call cut
+    // between two looks).
+    let mut from: Option<u64> = None;
     // Some(true): there; Some(false): not yet (or no file yet); None: a
     // transcript that will not say (not a regular file, unreadable).
-    let holds = || -> Option<bool> {
+    let mut holds = || -> Option<bool> {
         let mut f = match File::open(path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(false),
             Err(_) => return None,
         };
-        let meta = f.metadata().ok().filter(|m| m.is_file())?;
-        let size = meta.len();
-        let tail = read_span(&mut f, size.saturating_sub(TAIL), size).ok()?;
-        Some(memchr::memmem::find(&tail, needle.as_bytes()).is_some())
+        let size = f.metadata().ok().filter(|m| m.is_file())?.len();
+        let start = match from {
+            Some(seen) if seen <= size => seen.saturating_sub(needle.len() as u64),
+            _ => size.saturating_sub(TAIL),
+        };
+        let new = read_span(&mut f, start, size).ok()?;
+        from = Some(size);
+        Some(memchr::memmem::find(&new, needle.as_bytes()).is_some())
     };
     if holds() != Some(false) {
         return false;
