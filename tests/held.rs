@@ -242,6 +242,18 @@ fn a_refusal_waits_for_the_transcript_to_reach_its_call() {
     let writer = append_later(d.path(), d.lines[..through].to_vec());
     d.f.send(&edit, &[]).expect(0, "");
     writer.join().unwrap();
+    // The prompt's lines written late, the call's own never: what was
+    // written while the refusal waited is caught up with all the same.
+    let mut e = Conversation::new("mention_compact");
+    e.f.env.write("notes.txt", "alpha\nbeta\n");
+    e.f.hook("session_start_startup", &[]).expect(0, "");
+    e.write_until(Some("\"type\":\"file\""));
+    let mut edit = e.about("pre_edit", "notes.txt");
+    edit["tool_use_id"] = json!("toolu_never_written");
+    let writer = append_later(e.path(), e.lines[e.written..through - 1].to_vec());
+    e.f.send(&edit, &[]).expect(0, "");
+    writer.join().unwrap();
+    assert_eq!(e.views(), [view("notes.txt", "full", "read", true)]);
     // A call the transcript does not reach: refused after the wait.
     let mut other = c.about("pre_edit", "other.txt");
     c.f.env.write("other.txt", "x\n");
@@ -477,6 +489,111 @@ fn a_fork_gets_no_view_of_its_launch_messages_other_calls() {
     assert_eq!(
         events.json()[0]["detail"],
         "a copy of the main thread's views: 1 files, 1 views"
+    );
+}
+
+/// The fork of fixture `fork_same_message` after its launch (whose hook
+/// has run): the gate's answer to an Edit of `rel` by it, "" when it lets
+/// it through.
+fn fork_gate(c: &Conversation, rel: &str) -> String {
+    c.f.hook("subagent_start_fork", &[]).expect(0, "");
+    let mut p = c.about("pre_edit", rel);
+    p["agent_id"] = c.f.payload("subagent_start_fork")["agent_id"].clone();
+    p["agent_type"] = json!("fork");
+    let r = c.f.send(&p, &[]);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap_or(Value::Null);
+    v["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+/// Fixture `fork_same_message` up to its launch message (not written),
+/// after a Read of a.txt whose call the transcript names (a line of its
+/// own, written first) and the message's Read of notes.txt (its hook ran).
+fn before_the_launch_is_written() -> Conversation {
+    let mut c = Conversation::new("fork_same_message");
+    c.f.env.write("notes.txt", "ALPHA\nbeta\n");
+    c.f.env.write("a.txt", A_EDITED);
+    let mut earlier = c.about("post_read_whole", "a.txt");
+    earlier["tool_use_id"] = json!("toolu_earlier");
+    earlier["tool_response"]["file"] = json!({"filePath": c.f.env.path("a.txt"),
+        "content": A_EDITED, "numLines": 5, "startLine": 1, "totalLines": 5});
+    c.f.send(&earlier, &[]).expect(0, "");
+    append_lines(
+        &c.path(),
+        &[
+            json!({"type": "assistant", "message": {"id": "msg_earlier", "content":
+            [{"type": "tool_use", "id": "toolu_earlier", "name": "Read", "input": {}}]}})
+            .to_string(),
+        ],
+    );
+    c.write_until(Some("\"toolu_e2e_0010\""));
+    let mut read = c.about("post_read_whole", "notes.txt");
+    read["tool_use_id"] = json!("toolu_e2e_0010");
+    read["tool_response"]["file"] = json!({"filePath": c.f.env.path("notes.txt"),
+        "content": "ALPHA\nbeta\n", "numLines": 3, "startLine": 1, "totalLines": 3});
+    c.f.send(&read, &[]).expect(0, "");
+    c
+}
+
+// Claude Code writes its transcript a little after the fact: the launch's
+// hook may run before the message that launches the fork is written. It
+// waits for it (as a refusal does), then knows the message's other calls.
+#[test]
+fn a_forks_launch_waits_for_its_message_to_be_written() {
+    let c = before_the_launch_is_written();
+    let through = c.written
+        + c.lines[c.written..]
+            .iter()
+            .position(|l| l.contains("\"id\":\"toolu_e2e_0011\""))
+            .unwrap()
+        + 1;
+    let writer = append_later(c.path(), c.lines[c.written..through].to_vec());
+    let mut launch = c.f.payload("pre_agent_fork");
+    launch["tool_use_id"] = json!("toolu_e2e_0011");
+    c.f.send(&launch, &[]).expect(0, "");
+    writer.join().unwrap();
+    assert_eq!(fork_gate(&c, "notes.txt"), NOT_READ);
+    assert_eq!(fork_gate(&c, "a.txt"), "");
+    let launched =
+        c.f.env
+            .run("fsview-session", &["events", "--sid", c.f.sid, "--json"]);
+    let launch: Vec<Value> = launched
+        .json()
+        .into_iter()
+        .filter(|e| e["action"] == "launch")
+        .collect();
+    assert_eq!(launch.len(), 1);
+    assert_eq!(
+        launch[0]["detail"],
+        "not copied (the same message): toolu_e2e_0010"
+    );
+}
+
+// A launch the transcript never reaches (not written within the wait): which
+// calls shared its message is not known, so the fork gets no view of a call
+// the transcript does not name yet; an earlier one it does.
+#[test]
+fn a_forks_launch_never_written_copies_only_views_the_transcript_names() {
+    let c = before_the_launch_is_written();
+    let mut launch = c.f.payload("pre_agent_fork");
+    launch["tool_use_id"] = json!("toolu_e2e_0011");
+    c.f.send(&launch, &[]).expect(0, "");
+    assert_eq!(fork_gate(&c, "notes.txt"), NOT_READ);
+    assert_eq!(fork_gate(&c, "a.txt"), "");
+    assert_eq!(c.gate("notes.txt", false), "", "the launcher saw it");
+    let events =
+        c.f.env
+            .run("fsview-session", &["events", "--sid", c.f.sid, "--json"]);
+    let launch: Vec<Value> = events
+        .json()
+        .into_iter()
+        .filter(|e| e["action"] == "launch")
+        .collect();
+    assert_eq!(
+        launch[0]["detail"],
+        "not copied (not in the transcript yet): toolu_e2e_0010"
     );
 }
 

@@ -82,6 +82,36 @@ impl Conv {
         as_agent(self.payload(name), Some((id, kind)))
     }
 
+    /// Claude Code's transcript of the main thread (`agent` None) or of a
+    /// subagent, where the hooks say it is, as it writes it before a
+    /// fork's launch: `calls` made, each in a message of its own.
+    fn transcript(&self, agent: Option<&str>, calls: &[&str]) {
+        let main = self.payload("post_read_whole")["transcript_path"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let main = std::path::Path::new(&main);
+        let path = match agent {
+            None => main.to_path_buf(),
+            Some(a) => main
+                .parent()
+                .unwrap()
+                .join(self.sid)
+                .join("subagents")
+                .join(format!("agent-{a}.jsonl")),
+        };
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let lines: String = calls
+            .iter()
+            .map(|id| {
+                let line = json!({"type": "assistant", "message": {"id": format!("msg_{id}"),
+                    "content": [{"type": "tool_use", "id": id, "name": "Read", "input": {}}]}});
+                format!("{line}\n")
+            })
+            .collect();
+        std::fs::write(path, lines).unwrap();
+    }
+
     fn send(&self, payload: &Value) -> Run {
         self.send_with(payload, &[])
     }
@@ -277,6 +307,7 @@ fn the_parents_edit_after_its_subagents_change_is_refused_with_the_change() {
 fn a_fork_starts_with_a_copy_of_its_launchers_views() {
     let c = Conv::new();
     c.send(&c.main("post_read_whole")).expect(0, "");
+    c.transcript(None, &["toolu_e2e_0001", "toolu_e2e_0004"]);
     c.send(&c.payload("pre_agent_fork"))
         .expect(0, "")
         .stderr_is("");
@@ -338,6 +369,7 @@ fn a_fork_launched_by_a_subagent_copies_that_subagents_views() {
     c.send(&c.payload("subagent_start_general_purpose"))
         .expect(0, "");
     c.send(&c.payload("post_sub_read")).expect(0, "");
+    c.transcript(Some(GP), &["toolu_e2e_0005", "toolu_e2e_0004"]);
     c.send(&c.agent("pre_agent_fork", GP, "general-purpose"))
         .expect(0, "");
     c.send(&c.payload("subagent_start_fork")).expect(0, "");
@@ -350,6 +382,38 @@ fn a_fork_launched_by_a_subagent_copies_that_subagents_views() {
     assert_eq!(
         ev[0]["detail"],
         format!("a copy of agent {GP}'s views: 1 files, 1 views")
+    );
+}
+
+// A conversation whose transcript Claude Code never writes
+// (`--no-session-persistence`): which calls shared the fork's launch
+// message is not known, so the fork gets no view of a call the transcript
+// does not name (none here).
+#[test]
+fn a_fork_launched_with_no_transcript_gets_no_view_of_a_call() {
+    let c = Conv::new();
+    c.send(&c.main("post_read_whole")).expect(0, "");
+    c.send(&c.payload("pre_agent_fork")).expect(0, "");
+    c.send(&c.payload("subagent_start_fork")).expect(0, "");
+    c.send(&c.agent("pre_edit", FORK, "fork"))
+        .expect(0, &deny(NOT_READ));
+    c.send(&c.main("pre_edit")).expect(0, "");
+    let ev = c.session(&["events", "--sid", "conv", "--json"]).json();
+    let of = |agent: Value, action: &str| -> Vec<Value> {
+        ev.iter()
+            .filter(|e| e["agent"] == agent && e["action"] == action)
+            .map(|e| e["detail"].clone())
+            .collect()
+    };
+    assert_eq!(
+        of(Value::Null, "launch"),
+        [json!(
+            "not copied (not in the transcript yet): toolu_e2e_0001"
+        )]
+    );
+    assert_eq!(
+        of(json!(FORK), "agent"),
+        [json!("a copy of the main thread's views: 0 files, 0 views")]
     );
 }
 
@@ -473,6 +537,7 @@ fn the_hooks_sid_applies_to_agents_too() {
 fn busy() -> Conv {
     let c = Conv::new();
     c.send(&c.main("post_read_whole")).expect(0, "");
+    c.transcript(None, &["toolu_e2e_0001", "toolu_e2e_0004"]);
     c.send(&c.payload("pre_agent_fork")).expect(0, "");
     c.send(&c.payload("subagent_start_general_purpose"))
         .expect(0, "");

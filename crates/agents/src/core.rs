@@ -207,9 +207,21 @@ pub fn handle(
         Event::Launching { kind } => {
             let store = session.open()?;
             // Its context ends with the message that launches it: the
-            // results of that message's other calls are not in it.
-            let unseen = crate::transcript::siblings(agent, who);
-            store.launching(&session.sid, TOOL, kind, &unseen)?;
+            // results of that message's other calls are not in it. When
+            // the transcript does not say which they are (not written
+            // that far yet), none whose message is not written.
+            use crate::transcript::{self, Siblings};
+            let (unseen, known) = match transcript::siblings(agent, who) {
+                Siblings::Known(calls) => (calls, true),
+                Siblings::Unwritten => {
+                    let mut origins: Vec<String> =
+                        store.origins(&session.sid)?.into_iter().collect();
+                    origins.sort();
+                    (transcript::unwritten(who, origins), false)
+                }
+                Siblings::NoTranscript => (Vec::new(), true),
+            };
+            store.launching(&session.sid, TOOL, kind, &unseen, known)?;
             Ok(Answer::Nothing)
         }
         Event::Patched(p) => patched(&session, p).map(|()| Answer::Nothing),

@@ -51,8 +51,11 @@ pub const DELEGATE_ACTION: &str = "delegate";
 pub const DELEGATED_ACTION: &str = "delegated";
 
 /// How a launch's detail names the origins whose views the subagent does
-/// not get: `not copied (the same message): ORIGIN ORIGIN ...`.
+/// not get: `not copied (the same message): ORIGIN ORIGIN ...`, or, when
+/// the agent's transcript did not say which calls shared the launch's
+/// message, [`UNWRITTEN`].
 const UNSEEN: &str = "not copied (the same message): ";
+const UNWRITTEN: &str = "not copied (not in the transcript yet): ";
 
 /// The session holding agent `agent`'s views in conversation
 /// `conversation`.
@@ -111,8 +114,18 @@ impl Store {
     /// the origins `unseen` (the other calls of the message that launches
     /// it: the subagent's context ends with that message, without their
     /// results).
-    pub fn launching(&self, sid: &str, tool: &str, kind: &str, unseen: &[String]) -> Result<()> {
-        let detail = (!unseen.is_empty()).then(|| format!("{UNSEEN}{}", unseen.join(" ")));
+    /// `known`: whether they are known to be that message's (else they
+    /// are those whose message the agent had not written yet).
+    pub fn launching(
+        &self,
+        sid: &str,
+        tool: &str,
+        kind: &str,
+        unseen: &[String],
+        known: bool,
+    ) -> Result<()> {
+        let why = if known { UNSEEN } else { UNWRITTEN };
+        let detail = (!unseen.is_empty()).then(|| format!("{why}{}", unseen.join(" ")));
         self.log(
             sid,
             &[Event::new(tool, LAUNCH_ACTION)
@@ -382,7 +395,11 @@ fn unseen_of(conn: &Connection, sid: &str, kind: &str) -> rusqlite::Result<Vec<S
         .optional()?;
     Ok(detail
         .flatten()
-        .and_then(|d| d.strip_prefix(UNSEEN).map(str::to_string))
+        .and_then(|d| {
+            d.strip_prefix(UNSEEN)
+                .or_else(|| d.strip_prefix(UNWRITTEN))
+                .map(str::to_string)
+        })
         .map(|ids| ids.split(' ').map(String::from).collect())
         .unwrap_or_default())
 }
@@ -420,7 +437,7 @@ mod tests {
         let f = d.path().join("f");
         std::fs::write(&f, "x\n").unwrap();
         read(&store, "c", &f);
-        store.launching("c", "t", "fork", &[]).unwrap();
+        store.launching("c", "t", "fork", &[], true).unwrap();
         let s = store
             .start_agent("c", "k1", Some("fork"), Start::CopyOfLauncher, "t")
             .unwrap();

@@ -104,39 +104,65 @@ pub trait Format: Sync {
     fn siblings(&self, tail: &[u8], call: &str) -> Option<HashSet<String>>;
 }
 
-/// How long a refusal waits for the agent's transcript to reach the call
-/// it refuses ([`waited_for_call`]).
-const CALL_WAIT: std::time::Duration = std::time::Duration::from_millis(750);
+/// How long a hook waits for the agent's transcript to reach its call
+/// ([`waited_for_call`]), and for a transcript not created yet to appear.
+/// Claude Code writes its transcript at most 100 ms after the fact when
+/// idle (its write queue drains on a timer); on a loaded 2-core machine it
+/// was seen to take longer than 0.75 s. A wait ends as soon as the line
+/// is there, so the bound only matters when it never comes.
+const CALL_WAIT: std::time::Duration = std::time::Duration::from_millis(3000);
+const CREATE_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
 
 /// Whether `who`'s transcript did not yet hold its call when first looked
-/// at and now does: the agent writes its transcript a little after the
-/// fact (Claude Code 2.1.332 was seen to run a PreToolUse hook before the
-/// lines of the prompt it answers, an `@file` attachment among them, were
-/// written), so a hook that refuses a change first waits, at most
-/// [`CALL_WAIT`], for the line of the call itself; every line before it
-/// is then written, and a catch-up sees what the model was shown (a
-/// transcript not created yet is waited for the same way). `false` at once
+/// at, and more of it was written while this waited: the agent writes its
+/// transcript a little after the fact (Claude Code 2.1.332 was seen to run
+/// a PreToolUse hook before the lines of the prompt it answers, an `@file`
+/// attachment among them, were written), so a hook that refuses a change
+/// first waits, at most [`CALL_WAIT`], for the line of the call itself;
+/// every line before it is then written, and a catch-up sees what the
+/// model was shown. A transcript not created yet is waited for the same
+/// way, at most [`CREATE_WAIT`] (an agent that keeps none, such as Claude
+/// Code with `--no-session-persistence`, still names one). `false` at once
 /// for an agent whose transcript fsview does not read, a call without an
-/// id, or a call already there; after the wait, when it never came.
+/// id, or a call already there; after the wait, when nothing was written.
 pub fn waited_for_call(agent: &dyn Agent, who: &Who) -> bool {
+    matches!(wait_for_call(agent, who), Waited::Came | Waited::Grew)
+}
+
+/// What [`wait_for_call`] saw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Waited {
+    /// No wait: no transcript fsview reads, no call id, or the call was
+    /// there at the first look.
+    No,
+    /// The call's line came.
+    Came,
+    /// More was written, but not the call's line.
+    Grew,
+    /// Nothing was written (or the transcript was never created).
+    Nothing,
+}
+
+fn wait_for_call(agent: &dyn Agent, who: &Who) -> Waited {
     let (Some(_), Some(path), Some(call)) = (
         agent.transcript(),
         who.transcript.as_deref(),
         who.call.as_deref(),
     ) else {
-        return false;
+        return Waited::No;
     };
     let needle = format!("\"{call}\"");
     // Where the next look starts: the tail at first, then only what was
     // written since (and the needle's length before it, for a call cut
     // between two looks).
     let mut from: Option<u64> = None;
-    // Some(true): there; Some(false): not yet (or no file yet); None: a
-    // transcript that will not say (not a regular file, unreadable).
-    let mut holds = || -> Option<bool> {
+    // Some((there, size)): whether the call is there, and the size looked
+    // at (None: no file yet); None: a transcript that will not say (not a
+    // regular file, unreadable).
+    let mut holds = || -> Option<(bool, Option<u64>)> {
         let mut f = match File::open(path) {
             Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(false),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some((false, None)),
             Err(_) => return None,
         };
         let size = f.metadata().ok().filter(|m| m.is_file())?.len();
@@ -146,58 +172,110 @@ pub fn waited_for_call(agent: &dyn Agent, who: &Who) -> bool {
         };
         let new = read_span(&mut f, start, size).ok()?;
         from = Some(size);
-        Some(memchr::memmem::find(&new, needle.as_bytes()).is_some())
+        Some((
+            memchr::memmem::find(&new, needle.as_bytes()).is_some(),
+            Some(size),
+        ))
     };
-    if holds() != Some(false) {
-        return false;
-    }
+    let first = match holds() {
+        Some((false, size)) => size,
+        _ => return Waited::No,
+    };
     let start = std::time::Instant::now();
-    while start.elapsed() < CALL_WAIT {
+    let mut last = first;
+    loop {
+        let bound = if last.is_some() {
+            CALL_WAIT
+        } else {
+            CREATE_WAIT
+        };
+        if start.elapsed() >= bound {
+            break;
+        }
         std::thread::sleep(std::time::Duration::from_millis(10));
         match holds() {
-            Some(true) => return true,
-            Some(false) => {}
-            None => return false,
+            Some((true, _)) => return Waited::Came,
+            Some((false, size)) => last = size,
+            None => break,
         }
     }
-    false
+    if last != first {
+        Waited::Grew
+    } else {
+        Waited::Nothing
+    }
 }
 
 /// How much of a transcript's end [`siblings`] reads first.
 const TAIL: u64 = 1 << 20;
 
+/// The other calls of the message that launches a subagent (`who`'s call),
+/// whose results the subagent's context, ending with that message, does
+/// not hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Siblings {
+    /// The message was found in the transcript: its other calls.
+    Known(Vec<String>),
+    /// The transcript does not hold the launch, even after waiting
+    /// ([`CALL_WAIT`]): which calls shared its message is not known.
+    Unwritten,
+    /// The agent keeps no transcript fsview reads, or the call has no id.
+    NoTranscript,
+}
+
 /// The other calls of the message that made `who`'s call (a subagent's
-/// launch), from `who`'s transcript: the subagent's context ends with that
-/// message, without their results. Empty when not known.
-pub fn siblings(agent: &dyn Agent, who: &Who) -> Vec<String> {
+/// launch), from `who`'s transcript, waiting for the transcript to reach
+/// the call as a refusal does ([`waited_for_call`]).
+pub fn siblings(agent: &dyn Agent, who: &Who) -> Siblings {
     let (Some(format), Some(path), Some(call)) = (
         agent.transcript(),
         who.transcript.as_deref(),
         who.call.as_deref(),
     ) else {
-        return Vec::new();
+        return Siblings::NoTranscript;
     };
-    let Ok(mut f) = File::open(path) else {
-        return Vec::new();
-    };
-    let Ok(size) = f.metadata().map(|m| m.len()) else {
-        return Vec::new();
-    };
-    // The launch is one of the last entries; the whole file only if not.
-    for from in [size.saturating_sub(TAIL), 0] {
-        let Ok(tail) = read_span(&mut f, from, size) else {
-            return Vec::new();
-        };
-        if let Some(s) = format.siblings(&tail, call) {
-            let mut s: Vec<String> = s.into_iter().collect();
-            s.sort();
-            return s;
+    let find = || -> Option<Vec<String>> {
+        let mut f = File::open(path).ok()?;
+        let size = f.metadata().ok()?.len();
+        // The launch is one of the last entries; the whole file only if not.
+        for from in [size.saturating_sub(TAIL), 0] {
+            let tail = read_span(&mut f, from, size).ok()?;
+            if let Some(s) = format.siblings(&tail, call) {
+                let mut s: Vec<String> = s.into_iter().collect();
+                s.sort();
+                return Some(s);
+            }
+            if from == 0 {
+                break;
+            }
         }
-        if from == 0 {
-            break;
+        None
+    };
+    if let Some(s) = find() {
+        return Siblings::Known(s);
+    }
+    if wait_for_call(agent, who) == Waited::Came {
+        if let Some(s) = find() {
+            return Siblings::Known(s);
         }
     }
-    Vec::new()
+    Siblings::Unwritten
+}
+
+/// Of the call ids `ids`, those `who`'s transcript does not name at all
+/// (all of them when it cannot be read): calls whose message is not
+/// written yet. The transcript is written in order, so when the launch of
+/// a subagent is not there, neither is any call of its message, and the
+/// calls it does name came before it.
+pub fn unwritten(who: &Who, ids: Vec<String>) -> Vec<String> {
+    let all = who
+        .transcript
+        .as_deref()
+        .and_then(|p| std::fs::read(p).ok())
+        .unwrap_or_default();
+    ids.into_iter()
+        .filter(|id| memchr::memmem::find(&all, format!("\"{id}\"").as_bytes()).is_none())
+        .collect()
 }
 
 /// Catch up with the transcript of `who`'s conversation, if its agent
