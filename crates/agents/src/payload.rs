@@ -73,6 +73,28 @@ pub fn who(payload: &Value, event: &str, fields: &Fields) -> Result<Who, Problem
     })
 }
 
+/// The payload, which must be a JSON object; else the problem `why` says
+/// (which payload the adapter reads, from where).
+pub fn object(bytes: &[u8], why: impl FnOnce() -> String) -> Result<Value, (Stage, Problem)> {
+    serde_json::from_slice::<Value>(bytes)
+        .ok()
+        .filter(Value::is_object)
+        .ok_or_else(|| (Stage::Other, Problem::new(why())))
+}
+
+/// The `hook_event_name` of a payload shaped as Claude Code's.
+pub fn hook_event_name(payload: &Value) -> Result<&str, (Stage, Problem)> {
+    payload
+        .get("hook_event_name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            (
+                Stage::Other,
+                Problem::new("the hook payload has no hook_event_name string"),
+            )
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,26 +130,4 @@ mod tests {
         let e = who(&json!({"session_id": "s"}), "Stop", &CLAUDE).unwrap_err();
         assert_eq!(e.0, "the Stop payload has no cwd string");
     }
-}
-
-/// The payload, which must be a JSON object; else the problem `why` says
-/// (which payload the adapter reads, from where).
-pub fn object(bytes: &[u8], why: impl FnOnce() -> String) -> Result<Value, (Stage, Problem)> {
-    serde_json::from_slice::<Value>(bytes)
-        .ok()
-        .filter(Value::is_object)
-        .ok_or_else(|| (Stage::Other, Problem::new(why())))
-}
-
-/// The `hook_event_name` of a payload shaped as Claude Code's.
-pub fn hook_event_name(payload: &Value) -> Result<&str, (Stage, Problem)> {
-    payload
-        .get("hook_event_name")
-        .and_then(Value::as_str)
-        .ok_or_else(|| {
-            (
-                Stage::Other,
-                Problem::new("the hook payload has no hook_event_name string"),
-            )
-        })
 }

@@ -858,9 +858,11 @@ fn command_writes(cmd: &Simple, out: &mut Vec<Write>) {
                     Some("--") if opts => opts = false,
                     Some("-a" | "--append") if opts => how = How::Append,
                     Some(o) if opts && o.starts_with('-') && o.len() > 1 => {
-                        if o.trim_start_matches('-').contains('a') && !o.starts_with("--") {
-                            how = How::Append;
-                        }
+                        // Short options together (`-ai`): one of them
+                        // may be -a. Any other option names no file.
+                        let append =
+                            !o.starts_with("--") && o.trim_start_matches('-').contains('a');
+                        how = if append { How::Append } else { how };
                     }
                     Some(f) => files.push(*f),
                     None => {}
@@ -1619,6 +1621,12 @@ mod tests {
                 vec![w("log.txt", Append), w("other.txt", Append)],
             ),
             ("cargo test 2>&1 | tee test.log", vec![w("test.log", Whole)]),
+            ("echo x | tee -i -p out.txt", vec![w("out.txt", Whole)]),
+            ("echo x | tee -ia log.txt", vec![w("log.txt", Append)]),
+            (
+                "echo x | tee --output-error=warn out.txt",
+                vec![w("out.txt", Whole)],
+            ),
             (
                 "sed -i 's/a/b/' f.txt g.txt",
                 vec![w("f.txt", Edit), w("g.txt", Edit)],

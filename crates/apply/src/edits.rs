@@ -120,14 +120,14 @@ impl Voice {
         }
     }
 
-    fn old(self) -> &'static str {
+    fn old_name(self) -> &'static str {
         match self {
             Voice::Flags => "--old",
             Voice::Model | Voice::Requests => "old_string",
         }
     }
 
-    fn new(self) -> &'static str {
+    fn new_name(self) -> &'static str {
         match self {
             Voice::Flags => "--new",
             Voice::Model | Voice::Requests => "new_string",
@@ -154,7 +154,11 @@ impl Voice {
     fn not_found(self, old: &str) -> String {
         match self {
             Voice::Model => format!("String to replace not found in file.\nString: {old}"),
-            v => format!("{} is not in the file: {}", v.old(), Voice::quoted(old)),
+            v => format!(
+                "{} is not in the file: {}",
+                v.old_name(),
+                Voice::quoted(old)
+            ),
         }
     }
 
@@ -165,7 +169,7 @@ impl Voice {
             ),
             v => format!(
                 "{} occurs {n} times in the file: {}; give {} to replace each, or more of the text around the one to replace",
-                v.old(),
+                v.old_name(),
                 Voice::quoted(old),
                 v.all()
             ),
@@ -177,8 +181,8 @@ impl Voice {
             Voice::Model => MSG_SAME.to_string(),
             v => format!(
                 "{} and {} are the same: nothing to change",
-                v.old(),
-                v.new()
+                v.old_name(),
+                v.new_name()
             ),
         }
     }
@@ -195,8 +199,8 @@ impl Voice {
             Voice::Model => format!("{MSG_EXISTS} To change it, give the text to replace as old_string; to replace all of it, use fsview-write."),
             v => format!(
                 "the file exists and has text, so an empty {} cannot create it: give the text to replace as {}, or replace all of it with fsview-write",
-                v.old(),
-                v.old()
+                v.old_name(),
+                v.old_name()
             ),
         }
     }
@@ -206,8 +210,8 @@ impl Voice {
             Voice::Model => "File does not exist. To create it, give an empty old_string and the whole text as new_string (or use fsview-write).".to_string(),
             v => format!(
                 "the file does not exist: to create it, give an empty {} and the whole text as {} (or use fsview-write)",
-                v.old(),
-                v.new()
+                v.old_name(),
+                v.new_name()
             ),
         }
     }
