@@ -112,6 +112,24 @@ impl Env {
     }
 }
 
+/// Start `c`. A program a test has just written (a copy of a binary, a
+/// script) may be busy for a moment: another test's thread that forks
+/// while the file is open for writing holds that descriptor until its
+/// child execs, and exec then fails with ETXTBSY. Tried again for up to a
+/// second, as cargo does.
+pub fn spawn(c: &mut Command) -> std::process::Child {
+    let mut tries = 0;
+    loop {
+        match c.spawn() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 100 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            r => return r.expect("spawn"),
+        }
+    }
+}
+
 pub fn output(mut c: Command, stdin: Option<&[u8]>) -> Run {
     c.stdin(if stdin.is_some() {
         Stdio::piped()
@@ -120,7 +138,7 @@ pub fn output(mut c: Command, stdin: Option<&[u8]>) -> Run {
     })
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
-    let mut child = c.spawn().expect("spawn");
+    let mut child = spawn(&mut c);
     if let Some(input) = stdin {
         let mut w = child.stdin.take().unwrap();
         // A command may exit without reading its stdin (an error found
