@@ -90,6 +90,29 @@ fn rename_save_with_the_same_bytes_is_fresh_and_adopts_the_new_file() {
         .expect(1, &modified("a", "replaced"));
 }
 
+// The same through a read: a file saved by rename with the same bytes and
+// read again is recorded under its new identity (only a record whose
+// identity changed has it written), so a hard link to it is that file.
+#[test]
+fn a_reread_after_a_rename_save_adopts_the_new_file() {
+    let env = Env::new();
+    env.write("a", "text\n");
+    read_ok(&env, "a");
+    read_ok(&env, "a");
+    env.write("a.tmp", "text\n");
+    env.sh("mv a.tmp a").expect(0, "");
+    read_ok(&env, "a");
+    let ino = std::fs::metadata(env.path("a")).unwrap().ino() as i64;
+    let stored: i64 = rusqlite::Connection::open(&env.session)
+        .unwrap()
+        .query_row("SELECT ino FROM files", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(stored, ino);
+    std::fs::hard_link(env.path("a"), env.path("hard")).unwrap();
+    env.run("fsview-check-edit", &["--write", "hard"])
+        .expect(0, "hard: ok\n");
+}
+
 // The content decides: `git stash && git stash pop` writes the file again
 // with the bytes it had; the agent's view of them is still true.
 #[test]

@@ -746,12 +746,12 @@ pub(crate) fn record_in(
             if fp.hash.is_none() {
                 fp.hash = old.fingerprint.hash;
             }
-            update_file(conn, old.id, &fp, now)?;
+            update_file(conn, old.id, &old.fingerprint, &fp, now)?;
             old.id
         }
         Some(old) => {
             conn.execute("DELETE FROM views WHERE file_id=?1", [old.id])?;
-            update_file(conn, old.id, v.fingerprint, now)?;
+            update_file(conn, old.id, &old.fingerprint, v.fingerprint, now)?;
             old.id
         }
         None => {
@@ -974,11 +974,20 @@ pub(crate) fn refresh_in(
     if !still_current(conn, sid, record)? {
         return Ok(false);
     }
-    conn.prepare_cached(
-        "UPDATE files SET dev=?2, ino=?3, btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, hash=COALESCE(?10, hash) WHERE id=?1",
-    )?
+    // As in update_file: the identity's index only when it changed.
+    conn.prepare_cached(if same_identity(&record.fingerprint, fp) {
+        "UPDATE files SET btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, hash=COALESCE(?10, hash) WHERE id=?1"
+    } else {
+        "UPDATE files SET dev=?2, ino=?3, btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, hash=COALESCE(?10, hash) WHERE id=?1"
+    })?
     .execute(fingerprint_params(record.id, fp))?;
     Ok(true)
+}
+
+/// Whether two fingerprints name the same device and inode (the columns
+/// of the `files_inode` index).
+fn same_identity(a: &Fingerprint, b: &Fingerprint) -> bool {
+    a.stat.dev == b.stat.dev && a.stat.ino == b.stat.ino
 }
 
 /// Inside a write transaction: is `record` still session `sid`'s record of
@@ -1040,10 +1049,23 @@ fn fingerprint_params(id: i64, fp: &Fingerprint) -> impl rusqlite::Params + '_ {
     )
 }
 
-fn update_file(conn: &Connection, id: i64, fp: &Fingerprint, now: i64) -> rusqlite::Result<()> {
-    conn.prepare_cached(
-        "UPDATE files SET dev=?2, ino=?3, btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, hash=?10, viewed_ns=?11 WHERE id=?1",
-    )?
+/// Set record `id`'s fingerprint to `fp` and its last view to `now`;
+/// `was` is the fingerprint it had.
+fn update_file(
+    conn: &Connection,
+    id: i64,
+    was: &Fingerprint,
+    fp: &Fingerprint,
+    now: i64,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached(if same_identity(was, fp) {
+        // SQLite rewrites the entry of every index whose columns an
+        // UPDATE sets, changed or not: a page more written (and
+        // checkpointed) at every re-read of the same file.
+        "UPDATE files SET btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, hash=?10, viewed_ns=?11 WHERE id=?1"
+    } else {
+        "UPDATE files SET dev=?2, ino=?3, btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, hash=?10, viewed_ns=?11 WHERE id=?1"
+    })?
     .execute(params![
         id,
         fp.stat.dev as i64,
