@@ -13,6 +13,14 @@ fn modified(path: &str, change: &str) -> String {
     format!("{path}: modified ({change}): {MODIFIED}\n")
 }
 
+/// The inode the session's one record of a file holds.
+fn stored_ino(env: &Env) -> u64 {
+    rusqlite::Connection::open(&env.session)
+        .unwrap()
+        .query_row("SELECT ino FROM files", [], |r| r.get::<_, i64>(0))
+        .unwrap() as u64
+}
+
 fn read_ok(env: &Env, path: &str) {
     let r = env.run("fsview-read", &["-q", path]);
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -73,12 +81,10 @@ fn rename_save_with_the_same_bytes_is_fresh_and_adopts_the_new_file() {
     env.sh("mv a.tmp a").expect(0, "");
     env.run("fsview-check-edit", &["--write", "a"])
         .expect(0, "a: ok\n");
-    let ino = std::fs::metadata(env.path("a")).unwrap().ino() as i64;
-    let stored: i64 = rusqlite::Connection::open(&env.session)
-        .unwrap()
-        .query_row("SELECT ino FROM files", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(stored, ino);
+    assert_eq!(
+        stored_ino(&env),
+        std::fs::metadata(env.path("a")).unwrap().ino()
+    );
     std::fs::hard_link(env.path("a"), env.path("hard")).unwrap();
     env.run("fsview-check-edit", &["--write", "hard"])
         .expect(0, "hard: ok\n");
@@ -102,12 +108,10 @@ fn a_reread_after_a_rename_save_adopts_the_new_file() {
     env.write("a.tmp", "text\n");
     env.sh("mv a.tmp a").expect(0, "");
     read_ok(&env, "a");
-    let ino = std::fs::metadata(env.path("a")).unwrap().ino() as i64;
-    let stored: i64 = rusqlite::Connection::open(&env.session)
-        .unwrap()
-        .query_row("SELECT ino FROM files", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(stored, ino);
+    assert_eq!(
+        stored_ino(&env),
+        std::fs::metadata(env.path("a")).unwrap().ino()
+    );
     std::fs::hard_link(env.path("a"), env.path("hard")).unwrap();
     env.run("fsview-check-edit", &["--write", "hard"])
         .expect(0, "hard: ok\n");

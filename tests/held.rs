@@ -445,43 +445,18 @@ fn a_subagent_keeps_its_own_transcript_and_compactions() {
 // sibling's read included); a view from an earlier message it does get.
 #[test]
 fn a_fork_gets_no_view_of_its_launch_messages_other_calls() {
-    let mut c = Conversation::new("fork_same_message");
-    c.f.env.write("notes.txt", "ALPHA\nbeta\n");
-    c.f.env.write("a.txt", A_EDITED);
-    let mut earlier = c.about("post_read_whole", "a.txt");
-    earlier["tool_use_id"] = json!("toolu_earlier");
-    earlier["tool_response"]["file"] = json!({"filePath": c.f.env.path("a.txt"),
-        "content": A_EDITED, "numLines": 5, "startLine": 1, "totalLines": 5});
-    c.f.send(&earlier, &[]).expect(0, "");
+    let mut c = fork_conversation();
     // The message's two calls are written before their hooks run.
     c.write_until(Some("\"tool_use_id\":\"toolu_e2e_0011\""));
-    let mut read = c.about("post_read_whole", "notes.txt");
-    read["tool_use_id"] = json!("toolu_e2e_0010");
-    read["tool_response"]["file"] = json!({"filePath": c.f.env.path("notes.txt"),
-        "content": "ALPHA\nbeta\n", "numLines": 3, "startLine": 1, "totalLines": 3});
-    c.f.send(&read, &[]).expect(0, "");
-    let mut launch = c.f.payload("pre_agent_fork");
-    launch["tool_use_id"] = json!("toolu_e2e_0011");
-    c.f.send(&launch, &[]).expect(0, "");
-    c.f.hook("subagent_start_fork", &[]).expect(0, "");
+    read_in_launch_message(&c);
+    launch_fork(&c);
+    assert_eq!(fork_gate(&c, "notes.txt"), NOT_READ);
+    assert_eq!(fork_gate(&c, "a.txt"), "");
+    assert_eq!(c.gate("notes.txt", false), "", "the launcher saw it");
     let fork = c.f.payload("subagent_start_fork")["agent_id"]
         .as_str()
         .unwrap()
         .to_string();
-    let gate = |rel: &str| -> String {
-        let mut p = c.about("pre_edit", rel);
-        p["agent_id"] = json!(fork);
-        p["agent_type"] = json!("fork");
-        let r = c.f.send(&p, &[]);
-        let v: Value = serde_json::from_str(&r.stdout).unwrap_or(Value::Null);
-        v["hookSpecificOutput"]["permissionDecisionReason"]
-            .as_str()
-            .unwrap_or("")
-            .to_string()
-    };
-    assert_eq!(gate("notes.txt"), NOT_READ);
-    assert_eq!(gate("a.txt"), "");
-    assert_eq!(c.gate("notes.txt", false), "", "the launcher saw it");
     let events = c.f.env.run(
         "fsview-session",
         &["events", "--sid", c.f.sid, "--agent", &fork, "--json"],
@@ -490,6 +465,54 @@ fn a_fork_gets_no_view_of_its_launch_messages_other_calls() {
         events.json()[0]["detail"],
         "a copy of the main thread's views: 1 files, 1 views"
     );
+    assert_eq!(
+        launch_details(&c),
+        ["not copied (the same message): toolu_e2e_0010"]
+    );
+}
+
+/// Fixture `fork_same_message`, nothing of it written yet, after a Read of
+/// a.txt in an earlier message (its hook ran; its call is `toolu_earlier`).
+fn fork_conversation() -> Conversation {
+    let c = Conversation::new("fork_same_message");
+    c.f.env.write("notes.txt", "ALPHA\nbeta\n");
+    c.f.env.write("a.txt", A_EDITED);
+    let mut earlier = c.about("post_read_whole", "a.txt");
+    earlier["tool_use_id"] = json!("toolu_earlier");
+    earlier["tool_response"]["file"] = json!({"filePath": c.f.env.path("a.txt"),
+        "content": A_EDITED, "numLines": 5, "startLine": 1, "totalLines": 5});
+    c.f.send(&earlier, &[]).expect(0, "");
+    c
+}
+
+/// The hook of the launch message's Read of notes.txt.
+fn read_in_launch_message(c: &Conversation) {
+    let mut read = c.about("post_read_whole", "notes.txt");
+    read["tool_use_id"] = json!("toolu_e2e_0010");
+    read["tool_response"]["file"] = json!({"filePath": c.f.env.path("notes.txt"),
+        "content": "ALPHA\nbeta\n", "numLines": 3, "startLine": 1, "totalLines": 3});
+    c.f.send(&read, &[]).expect(0, "");
+}
+
+/// The hook of the fork's launch (PreToolUse of Agent, call
+/// `toolu_e2e_0011`).
+fn launch_fork(c: &Conversation) {
+    let mut launch = c.f.payload("pre_agent_fork");
+    launch["tool_use_id"] = json!("toolu_e2e_0011");
+    c.f.send(&launch, &[]).expect(0, "");
+}
+
+/// What the session's launch events say was not copied.
+fn launch_details(c: &Conversation) -> Vec<Value> {
+    let events =
+        c.f.env
+            .run("fsview-session", &["events", "--sid", c.f.sid, "--json"]);
+    events
+        .json()
+        .into_iter()
+        .filter(|e| e["action"] == "launch")
+        .map(|e| e["detail"].clone())
+        .collect()
 }
 
 /// The fork of fixture `fork_same_message` after its launch (whose hook
@@ -508,18 +531,11 @@ fn fork_gate(c: &Conversation, rel: &str) -> String {
         .to_string()
 }
 
-/// Fixture `fork_same_message` up to its launch message (not written),
-/// after a Read of a.txt whose call the transcript names (a line of its
-/// own, written first) and the message's Read of notes.txt (its hook ran).
+/// [`fork_conversation`] up to its launch message (not written): the
+/// transcript names the earlier Read (a line of its own), and the
+/// message's Read of notes.txt has run.
 fn before_the_launch_is_written() -> Conversation {
-    let mut c = Conversation::new("fork_same_message");
-    c.f.env.write("notes.txt", "ALPHA\nbeta\n");
-    c.f.env.write("a.txt", A_EDITED);
-    let mut earlier = c.about("post_read_whole", "a.txt");
-    earlier["tool_use_id"] = json!("toolu_earlier");
-    earlier["tool_response"]["file"] = json!({"filePath": c.f.env.path("a.txt"),
-        "content": A_EDITED, "numLines": 5, "startLine": 1, "totalLines": 5});
-    c.f.send(&earlier, &[]).expect(0, "");
+    let mut c = fork_conversation();
     append_lines(
         &c.path(),
         &[
@@ -529,11 +545,7 @@ fn before_the_launch_is_written() -> Conversation {
         ],
     );
     c.write_until(Some("\"toolu_e2e_0010\""));
-    let mut read = c.about("post_read_whole", "notes.txt");
-    read["tool_use_id"] = json!("toolu_e2e_0010");
-    read["tool_response"]["file"] = json!({"filePath": c.f.env.path("notes.txt"),
-        "content": "ALPHA\nbeta\n", "numLines": 3, "startLine": 1, "totalLines": 3});
-    c.f.send(&read, &[]).expect(0, "");
+    read_in_launch_message(&c);
     c
 }
 
@@ -550,24 +562,13 @@ fn a_forks_launch_waits_for_its_message_to_be_written() {
             .unwrap()
         + 1;
     let writer = append_later(c.path(), c.lines[c.written..through].to_vec());
-    let mut launch = c.f.payload("pre_agent_fork");
-    launch["tool_use_id"] = json!("toolu_e2e_0011");
-    c.f.send(&launch, &[]).expect(0, "");
+    launch_fork(&c);
     writer.join().unwrap();
     assert_eq!(fork_gate(&c, "notes.txt"), NOT_READ);
     assert_eq!(fork_gate(&c, "a.txt"), "");
-    let launched =
-        c.f.env
-            .run("fsview-session", &["events", "--sid", c.f.sid, "--json"]);
-    let launch: Vec<Value> = launched
-        .json()
-        .into_iter()
-        .filter(|e| e["action"] == "launch")
-        .collect();
-    assert_eq!(launch.len(), 1);
     assert_eq!(
-        launch[0]["detail"],
-        "not copied (the same message): toolu_e2e_0010"
+        launch_details(&c),
+        ["not copied (the same message): toolu_e2e_0010"]
     );
 }
 
@@ -577,23 +578,13 @@ fn a_forks_launch_waits_for_its_message_to_be_written() {
 #[test]
 fn a_forks_launch_never_written_copies_only_views_the_transcript_names() {
     let c = before_the_launch_is_written();
-    let mut launch = c.f.payload("pre_agent_fork");
-    launch["tool_use_id"] = json!("toolu_e2e_0011");
-    c.f.send(&launch, &[]).expect(0, "");
+    launch_fork(&c);
     assert_eq!(fork_gate(&c, "notes.txt"), NOT_READ);
     assert_eq!(fork_gate(&c, "a.txt"), "");
     assert_eq!(c.gate("notes.txt", false), "", "the launcher saw it");
-    let events =
-        c.f.env
-            .run("fsview-session", &["events", "--sid", c.f.sid, "--json"]);
-    let launch: Vec<Value> = events
-        .json()
-        .into_iter()
-        .filter(|e| e["action"] == "launch")
-        .collect();
     assert_eq!(
-        launch[0]["detail"],
-        "not copied (not in the transcript yet): toolu_e2e_0010"
+        launch_details(&c),
+        ["not copied (not in the transcript yet): toolu_e2e_0010"]
     );
 }
 
