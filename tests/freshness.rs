@@ -13,12 +13,17 @@ fn modified(path: &str, change: &str) -> String {
     format!("{path}: modified ({change}): {MODIFIED}\n")
 }
 
-/// The inode the session's one record of a file holds.
-fn stored_ino(env: &Env) -> u64 {
-    rusqlite::Connection::open(&env.session)
+/// The session's one record, of file `a`, holds its identity now: a hard
+/// link made to it is the same file to the gate.
+fn adopted(env: &Env) {
+    let stored = rusqlite::Connection::open(&env.session)
         .unwrap()
         .query_row("SELECT ino FROM files", [], |r| r.get::<_, i64>(0))
-        .unwrap() as u64
+        .unwrap() as u64;
+    assert_eq!(stored, std::fs::metadata(env.path("a")).unwrap().ino());
+    std::fs::hard_link(env.path("a"), env.path("hard")).unwrap();
+    env.run("fsview-check-edit", &["--write", "hard"])
+        .expect(0, "hard: ok\n");
 }
 
 fn read_ok(env: &Env, path: &str) {
@@ -81,13 +86,7 @@ fn rename_save_with_the_same_bytes_is_fresh_and_adopts_the_new_file() {
     env.sh("mv a.tmp a").expect(0, "");
     env.run("fsview-check-edit", &["--write", "a"])
         .expect(0, "a: ok\n");
-    assert_eq!(
-        stored_ino(&env),
-        std::fs::metadata(env.path("a")).unwrap().ino()
-    );
-    std::fs::hard_link(env.path("a"), env.path("hard")).unwrap();
-    env.run("fsview-check-edit", &["--write", "hard"])
-        .expect(0, "hard: ok\n");
+    adopted(&env);
     env.run("fsview-check-edit", &["--changed"]).expect(0, "");
     // Other bytes saved the same way: another file object with other bytes.
     env.write("a.tmp", "other\n");
@@ -108,13 +107,7 @@ fn a_reread_after_a_rename_save_adopts_the_new_file() {
     env.write("a.tmp", "text\n");
     env.sh("mv a.tmp a").expect(0, "");
     read_ok(&env, "a");
-    assert_eq!(
-        stored_ino(&env),
-        std::fs::metadata(env.path("a")).unwrap().ino()
-    );
-    std::fs::hard_link(env.path("a"), env.path("hard")).unwrap();
-    env.run("fsview-check-edit", &["--write", "hard"])
-        .expect(0, "hard: ok\n");
+    adopted(&env);
 }
 
 // The content decides: `git stash && git stash pop` writes the file again

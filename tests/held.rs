@@ -84,6 +84,17 @@ impl Conversation {
         self.written = end;
     }
 
+    /// The index just past the first line not written yet that holds
+    /// `marker`: how far to write to reach it.
+    fn through(&self, marker: &str) -> usize {
+        self.written
+            + self.lines[self.written..]
+                .iter()
+                .position(|l| l.contains(marker))
+                .unwrap_or_else(|| panic!("no line holds {marker}"))
+            + 1
+    }
+
     /// A payload of fixture `name` with `tool_input.file_path` (and the
     /// response's path) set to `rel`.
     fn about(&self, name: &str, rel: &str) -> Value {
@@ -223,12 +234,7 @@ fn a_refusal_waits_for_the_transcript_to_reach_its_call() {
     c.write_until(Some("\"type\":\"file\""));
     let mut edit = c.about("pre_edit", "notes.txt");
     edit["tool_use_id"] = json!("toolu_e2e_0002");
-    let through = c.written
-        + c.lines[c.written..]
-            .iter()
-            .position(|l| l.contains("\"toolu_e2e_0002\""))
-            .unwrap()
-        + 1;
+    let through = c.through("\"toolu_e2e_0002\"");
     let writer = append_later(c.path(), c.lines[c.written..through].to_vec());
     c.f.send(&edit, &[]).expect(0, "");
     writer.join().unwrap();
@@ -555,12 +561,7 @@ fn before_the_launch_is_written() -> Conversation {
 #[test]
 fn a_forks_launch_waits_for_its_message_to_be_written() {
     let c = before_the_launch_is_written();
-    let through = c.written
-        + c.lines[c.written..]
-            .iter()
-            .position(|l| l.contains("\"id\":\"toolu_e2e_0011\""))
-            .unwrap()
-        + 1;
+    let through = c.through("\"id\":\"toolu_e2e_0011\"");
     let writer = append_later(c.path(), c.lines[c.written..through].to_vec());
     launch_fork(&c);
     writer.join().unwrap();
