@@ -213,11 +213,11 @@ pub fn handle(
             use crate::transcript::{self, Siblings};
             let (unseen, known) = match transcript::siblings(agent, who) {
                 Siblings::Known(calls) => (calls, true),
-                Siblings::Unwritten => {
+                Siblings::Unwritten(all) => {
                     let mut origins: Vec<String> =
                         store.origins(&session.sid)?.into_iter().collect();
                     origins.sort();
-                    (transcript::unwritten(who, origins), false)
+                    (transcript::unwritten(&all, origins), false)
                 }
                 Siblings::NoTranscript => (Vec::new(), true),
             };

@@ -217,8 +217,10 @@ pub enum Siblings {
     /// The message was found in the transcript: its other calls.
     Known(Vec<String>),
     /// The transcript does not hold the launch, even after waiting
-    /// ([`CALL_WAIT`]): which calls shared its message is not known.
-    Unwritten,
+    /// ([`CALL_WAIT`]): which calls shared its message is not known. The
+    /// whole transcript as last read (empty when it cannot be read), for
+    /// [`unwritten`].
+    Unwritten(Vec<u8>),
     /// The agent keeps no transcript fsview reads, or the call has no id.
     NoTranscript,
 }
@@ -234,47 +236,48 @@ pub fn siblings(agent: &dyn Agent, who: &Who) -> Siblings {
     ) else {
         return Siblings::NoTranscript;
     };
-    let find = || -> Option<Vec<String>> {
-        let mut f = File::open(path).ok()?;
-        let size = f.metadata().ok()?.len();
+    // The launch's other calls, or the whole transcript read for it when
+    // it does not hold the launch (empty when it cannot be read).
+    let find = || -> Result<Vec<String>, Vec<u8>> {
+        let Ok(mut f) = File::open(path) else {
+            return Err(Vec::new());
+        };
+        let size = f.metadata().map_or(0, |m| m.len());
+        let mut read = Vec::new();
         // The launch is one of the last entries; the whole file only if not.
         for from in [size.saturating_sub(TAIL), 0] {
-            let tail = read_span(&mut f, from, size).ok()?;
-            if let Some(s) = format.siblings(&tail, call) {
+            read = read_span(&mut f, from, size).unwrap_or_default();
+            if let Some(s) = format.siblings(&read, call) {
                 let mut s: Vec<String> = s.into_iter().collect();
                 s.sort();
-                return Some(s);
+                return Ok(s);
             }
             if from == 0 {
                 break;
             }
         }
-        None
+        Err(read)
     };
-    if let Some(s) = find() {
+    if let Ok(s) = find() {
         return Siblings::Known(s);
     }
-    if wait_for_call(agent, who) == Waited::Came {
-        if let Some(s) = find() {
-            return Siblings::Known(s);
-        }
+    // Looked at again after the wait, whatever it saw: what was written
+    // meanwhile names calls that came before the launch.
+    wait_for_call(agent, who);
+    match find() {
+        Ok(s) => Siblings::Known(s),
+        Err(all) => Siblings::Unwritten(all),
     }
-    Siblings::Unwritten
 }
 
-/// Of the call ids `ids`, those `who`'s transcript does not name at all
-/// (all of them when it cannot be read): calls whose message is not
-/// written yet. The transcript is written in order, so when the launch of
-/// a subagent is not there, neither is any call of its message, and the
-/// calls it does name came before it.
-pub fn unwritten(who: &Who, ids: Vec<String>) -> Vec<String> {
-    let all = who
-        .transcript
-        .as_deref()
-        .and_then(|p| std::fs::read(p).ok())
-        .unwrap_or_default();
+/// Of the call ids `ids`, those the transcript `all` ([`Siblings::Unwritten`])
+/// does not name at all: calls whose message is not written yet. The
+/// transcript is written in order, so when the launch of a subagent is not
+/// there, neither is any call of its message, and the calls it does name
+/// came before it.
+pub fn unwritten(all: &[u8], ids: Vec<String>) -> Vec<String> {
     ids.into_iter()
-        .filter(|id| memchr::memmem::find(&all, format!("\"{id}\"").as_bytes()).is_none())
+        .filter(|id| memchr::memmem::find(all, format!("\"{id}\"").as_bytes()).is_none())
         .collect()
 }
 
