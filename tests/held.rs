@@ -96,12 +96,34 @@ impl Conversation {
     }
 
     /// A payload of fixture `name` with `tool_input.file_path` (and the
-    /// response's path) set to `rel`.
+    /// response's path) set to `rel`, of the turn the transcript is at.
     fn about(&self, name: &str, rel: &str) -> Value {
-        let mut p = self.f.payload(name);
+        let mut p = self.payload(name);
         let abs = self.f.env.path(rel).display().to_string();
         p["tool_input"]["file_path"] = json!(abs);
         p
+    }
+
+    /// The payload of fixture `name` with the `prompt_id` of the last
+    /// prompt written (none before the first): a hook of the turn the
+    /// transcript is at, as Claude Code sends it.
+    fn payload(&self, name: &str) -> Value {
+        let mut p = self.f.payload(name);
+        match self.prompt_id(self.written) {
+            Some(id) => p["prompt_id"] = json!(id),
+            None => {
+                p.as_object_mut().unwrap().remove("prompt_id");
+            }
+        }
+        p
+    }
+
+    /// The `promptId` of the last of the first `n` lines that has one.
+    fn prompt_id(&self, n: usize) -> Option<String> {
+        self.lines[..n].iter().rev().find_map(|l| {
+            let v: Value = serde_json::from_str(l).ok()?;
+            v["promptId"].as_str().map(String::from)
+        })
     }
 
     /// The gate's answer to an Edit (`write`: a Write) of `rel`: the
@@ -390,6 +412,44 @@ fn a_rewind_drops_the_abandoned_branch() {
     assert_eq!(given, [("read".to_string(), "b.txt".to_string())]);
 }
 
+// Claude Code writes a turn's lines a little after the fact: the first
+// call after a rewind may be hooked before the rewound prompt is written,
+// when the view of the branch it abandons still counts. A tool call of the
+// main thread whose transcript has not reached its prompt (the payload's
+// prompt_id) waits for the prompt's lines first, or for its own call's.
+#[test]
+fn a_tool_call_waits_for_the_lines_of_its_prompt() {
+    let mut c = Conversation::new("rewind");
+    c.f.env.write("a.txt", A_EDITED);
+    c.f.env.write("b.txt", "bee\n");
+    c.write_until(Some("[t-rewound]"));
+    assert_eq!(c.gate("b.txt", false), "");
+    let rewound = c.prompt_id(c.written + 1).unwrap();
+    let through = c.through("\"id\":\"toolu_e2e_0006\"");
+    let mut edit = c.about("pre_edit", "b.txt");
+    edit["prompt_id"] = json!(rewound);
+    edit["tool_use_id"] = json!("toolu_e2e_0006");
+    let writer = append_later(c.path(), c.lines[c.written..through].to_vec());
+    let r = c.f.send(&edit, &[]);
+    writer.join().unwrap();
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        v["hookSpecificOutput"]["permissionDecisionReason"],
+        given_after("rewind", "bee\n")
+    );
+    // A prompt whose lines are never written (the call's own line is
+    // there): the hook decides on what the transcript holds.
+    let mut d = Conversation::new("rewind");
+    d.f.env.write("a.txt", A_EDITED);
+    d.f.env.write("b.txt", "bee\n");
+    d.write_until(Some("[t-rewound]"));
+    let mut edit = d.about("pre_edit", "b.txt");
+    edit["prompt_id"] = json!("prompt-never-written");
+    edit["tool_use_id"] = json!("toolu_e2e_0005");
+    d.f.send(&edit, &[]).expect(0, "");
+}
+
 // A subagent's hooks name the conversation's transcript; its own is
 // beside it. What the parent was shown (an @-mention) is not the
 // subagent's, and the parent's compaction is not the subagent's: each
@@ -503,7 +563,7 @@ fn read_in_launch_message(c: &Conversation) {
 /// The hook of the fork's launch (PreToolUse of Agent, call
 /// `toolu_e2e_0011`).
 fn launch_fork(c: &Conversation) {
-    let mut launch = c.f.payload("pre_agent_fork");
+    let mut launch = c.payload("pre_agent_fork");
     launch["tool_use_id"] = json!("toolu_e2e_0011");
     c.f.send(&launch, &[]).expect(0, "");
 }

@@ -149,6 +149,7 @@ fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
         agent: None,
         call: None,
         transcript: None,
+        prompt: None,
     };
     payload::who(payload, event, &FIELDS)
 }

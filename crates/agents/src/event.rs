@@ -33,6 +33,11 @@ pub struct Who {
     /// The agent's own transcript of this agent's conversation, if it keeps
     /// one fsview can read ([`crate::transcript`]).
     pub transcript: Option<PathBuf>,
+    /// The agent's id for the prompt the model is answering (Claude Code's
+    /// `prompt_id`), if it says: the transcript's lines of that prompt
+    /// carry it, so a hook knows whether the transcript has reached its
+    /// turn ([`crate::transcript::catch_up`]).
+    pub prompt: Option<String>,
 }
 
 /// One thing that happened, in fsview's terms.

@@ -170,6 +170,7 @@ fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
         agent: None,
         call: Some("/input/callID"),
         transcript: None,
+        prompt: None,
     };
     payload::who(payload, event, &FIELDS)
 }

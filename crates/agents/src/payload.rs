@@ -28,6 +28,8 @@ pub struct Fields {
     pub call: Option<&'static str>,
     /// The agent's transcript of the conversation.
     pub transcript: Option<&'static str>,
+    /// The prompt the model is answering.
+    pub prompt: Option<&'static str>,
 }
 
 /// Claude Code's names, which Qwen Code, Codex and others copy.
@@ -37,6 +39,7 @@ pub const CLAUDE: Fields = Fields {
     agent: Some("/agent_id"),
     call: Some("/tool_use_id"),
     transcript: Some("/transcript_path"),
+    prompt: Some("/prompt_id"),
 };
 
 /// A non-empty string at `pointer`.
@@ -70,6 +73,7 @@ pub fn who(payload: &Value, event: &str, fields: &Fields) -> Result<Who, Problem
         cwd: PathBuf::from(cwd),
         call: text(payload, fields.call).map(String::from),
         transcript: text(payload, fields.transcript).map(PathBuf::from),
+        prompt: text(payload, fields.prompt).map(String::from),
     })
 }
 
@@ -103,7 +107,7 @@ mod tests {
     #[test]
     fn fields_are_read_where_the_agent_puts_them() {
         let p = json!({"session_id": "s", "cwd": "/w", "tool_use_id": "toolu_1",
-                       "transcript_path": "/h/t.jsonl", "agent_id": ""});
+                       "transcript_path": "/h/t.jsonl", "agent_id": "", "prompt_id": "p-1"});
         let w = who(&p, "PostToolUse", &CLAUDE).unwrap();
         assert_eq!(
             w,
@@ -113,6 +117,7 @@ mod tests {
                 cwd: "/w".into(),
                 call: Some("toolu_1".into()),
                 transcript: Some("/h/t.jsonl".into()),
+                prompt: Some("p-1".into()),
             }
         );
         let nested = Fields {
@@ -121,6 +126,7 @@ mod tests {
             agent: None,
             call: Some("/input/callID"),
             transcript: None,
+            prompt: None,
         };
         let e = who(&json!({"directory": "/w"}), "tool.execute.after", &nested).unwrap_err();
         assert_eq!(

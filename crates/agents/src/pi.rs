@@ -165,6 +165,7 @@ fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
         // nothing: what a compaction drops is all of it.
         call: None,
         transcript: None,
+        prompt: None,
     })
 }
 

@@ -70,6 +70,10 @@ struct State {
     /// input's offset and limit (a Read's extent depends on them).
     #[serde(default, skip_serializing_if = "HashMap::is_empty")]
     calls: HashMap<String, Call>,
+    /// The `promptId` of the last line read that has one: the prompt the
+    /// transcript has reached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    prompt: Option<String>,
 }
 
 #[derive(Clone, Serialize, Deserialize)]
@@ -95,6 +99,10 @@ struct Entry {
     parent: Option<String>,
     #[serde(rename = "isMeta", default)]
     meta: bool,
+    /// The prompt whose turn the entry is part of (a prompt and its
+    /// tools' results carry it).
+    #[serde(rename = "promptId", default)]
+    prompt: Option<String>,
     #[serde(default)]
     message: Option<Message>,
     #[serde(default)]
@@ -287,6 +295,9 @@ impl Format for ClaudeCode {
             let Some(e) = parse(line) else {
                 continue; // not understood: says nothing
             };
+            if e.prompt.is_some() {
+                st.prompt.clone_from(&e.prompt);
+            }
             if e.is_boundary() {
                 return Step::Resync { compaction: true };
             }
@@ -359,14 +370,38 @@ impl Format for ClaudeCode {
         )
     }
 
+    fn prompt_mark(&self, prompt: &str) -> Option<String> {
+        // Claude Code writes its transcript as compact JSON.
+        Some(format!("\"promptId\":{}", Value::from(prompt)))
+    }
+
+    fn at_prompt(&self, state: Option<&str>, prompt: &str) -> bool {
+        state
+            .and_then(|s| serde_json::from_str::<State>(s).ok())
+            .and_then(|s| s.prompt)
+            .is_some_and(|p| p == prompt)
+    }
+
+    fn reached(&self, state: Option<&str>, prompt: &str) -> Option<String> {
+        let mut st: State = state
+            .and_then(|s| serde_json::from_str(s).ok())
+            .unwrap_or_default();
+        st.prompt = Some(prompt.to_string());
+        serde_json::to_string(&st).ok()
+    }
+
     fn resync(&self, all: &[u8]) -> Holding {
         struct Node<'a> {
             line: &'a [u8],
             entry: Entry,
         }
         let mut nodes: Vec<Node<'_>> = Vec::new();
+        let mut prompt = None;
         for line in all.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
             if let Some(entry) = parse(line) {
+                if entry.prompt.is_some() {
+                    prompt.clone_from(&entry.prompt);
+                }
                 if entry.in_chain() {
                     nodes.push(Node { line, entry });
                 }
@@ -456,6 +491,7 @@ impl Format for ClaudeCode {
         let st = State {
             leaf: nodes.last().and_then(|n| n.entry.uuid.clone()),
             calls: HashMap::new(),
+            prompt,
         };
         h.state = serde_json::to_string(&st).unwrap_or_default();
         h
@@ -627,6 +663,42 @@ mod tests {
         let h = CLAUDE_CODE.resync(kept.as_bytes());
         assert!(h.live.contains("toolu_e2e_0003"));
         assert!(!h.compacted.contains("toolu_e2e_0003"));
+    }
+
+    // The reader knows which prompt the transcript has reached: the
+    // `promptId` of the last line that has one (a prompt, a tool's
+    // result), read line by line or whole; a prompt whose lines never
+    // came is taken as reached when told.
+    #[test]
+    fn the_reader_knows_the_prompt_it_reached() {
+        const T_B: &str = "8d7d4fbe-44cc-447f-ab79-6c0b45105c81";
+        const REWOUND: &str = "f43c6e80-f1e4-4d62-b26f-43f929d6f831";
+        assert_eq!(
+            CLAUDE_CODE.prompt_mark(REWOUND).unwrap(),
+            format!("\"promptId\":\"{REWOUND}\"")
+        );
+        let all = lines(REWIND);
+        let rewound = all
+            .iter()
+            .position(|l| l.windows(11).any(|w| w == b"[t-rewound]"))
+            .unwrap();
+        let Step::Read { state, .. } = CLAUDE_CODE.read(&all[..rewound], None) else {
+            panic!("no resync before the rewind");
+        };
+        assert!(CLAUDE_CODE.at_prompt(Some(&state), T_B));
+        assert!(!CLAUDE_CODE.at_prompt(Some(&state), REWOUND));
+        assert!(!CLAUDE_CODE.at_prompt(None, T_B));
+        let h = CLAUDE_CODE.resync(REWIND);
+        assert!(CLAUDE_CODE.at_prompt(Some(&h.state), REWOUND));
+        assert!(!CLAUDE_CODE.at_prompt(Some(&h.state), T_B));
+        let told = CLAUDE_CODE.reached(Some(&state), "p-never").unwrap();
+        assert!(CLAUDE_CODE.at_prompt(Some(&told), "p-never"));
+        // Nothing else of the state changes: the rewound prompt is still
+        // seen as one.
+        assert_eq!(
+            CLAUDE_CODE.read(&all[rewound..], Some(&told)),
+            Step::Resync { compaction: false }
+        );
     }
 
     // A prompt that does not follow the last entry is a rewind: the turn

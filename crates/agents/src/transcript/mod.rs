@@ -27,6 +27,12 @@
 //!   origin the session already has (its hook recorded it) is not recorded
 //!   again, so a catch-up also recovers the views of a hook that failed, or
 //!   ran before fsview was installed.
+//! - **Caught up to the hook's own turn.** The agent writes its transcript
+//!   a little after the fact; a tool call of the main thread whose turn the
+//!   transcript has not reached yet (its payload names the prompt, the
+//!   prompt's lines carry the same id) waits for the prompt's lines first
+//!   ([`Format::prompt_mark`]): else a rewind's new prompt, not written yet,
+//!   would leave the views of the branch it abandons counted.
 //! - **Never in the agent's way.** A transcript that is missing (not written
 //!   yet) records nothing; one that cannot be read records nothing and says
 //!   so once (the problem is kept with the cursor until it changes); a
@@ -102,6 +108,26 @@ pub trait Format: Sync {
     /// The other calls of the message that made call `call`, if `tail`
     /// (the transcript's last lines) holds it.
     fn siblings(&self, tail: &[u8], call: &str) -> Option<HashSet<String>>;
+
+    /// What the lines of prompt `prompt` (the hook's [`Who::prompt`]) hold
+    /// that no line before them does, if the format knows its prompts:
+    /// a hook of that prompt's turn waits for them ([`catch_up`]).
+    fn prompt_mark(&self, _prompt: &str) -> Option<String> {
+        None
+    }
+
+    /// Whether the reader's `state` has reached prompt `prompt`'s lines
+    /// (or was told to stop waiting for them, [`Format::reached`]).
+    fn at_prompt(&self, _state: Option<&str>, _prompt: &str) -> bool {
+        true
+    }
+
+    /// The reader's `state`, taken as having reached prompt `prompt`: its
+    /// lines did not come in time, and later hooks of its turn do not wait
+    /// for them again.
+    fn reached(&self, state: Option<&str>, _prompt: &str) -> Option<String> {
+        state.map(String::from)
+    }
 }
 
 /// How long a hook waits for the agent's transcript to reach its call
@@ -329,16 +355,113 @@ fn run(
     }
     let store = Store::open(&file)?;
     let was = store.cursor(&sid)?;
+    let (meta, assumed) = wait_for_prompt(format, who, path, &mut f, meta, was.as_ref());
+    read_on(
+        agent,
+        format,
+        opts,
+        who,
+        path,
+        (&store, &sid),
+        f,
+        meta,
+        was.as_ref(),
+    )?;
+    if let Some(prompt) = assumed {
+        // Its lines did not come: later hooks of the turn do not wait.
+        if let Some(now) = store.cursor(&sid)? {
+            let next = Cursor {
+                state: format.reached(now.state.as_deref(), prompt),
+                ..now.clone()
+            };
+            store.advance_cursor(&sid, Some(&now), &next)?;
+        }
+    }
+    Ok(None)
+}
+
+/// Wait, when `who`'s hook is a tool call of the main thread whose prompt
+/// the transcript (as read up to the cursor `was`) has not reached, for
+/// the prompt's lines to be written: Claude Code writes its transcript a
+/// little after the fact (up to 100 ms when idle, longer under load), and a
+/// hook run before the lines of its own prompt would judge the conversation
+/// as it was before them (a rewind's new prompt abandons views the gate
+/// would still count). The wait ends at the prompt's lines, at the call's
+/// own line (written after them: the prompt's lines were not marked), or
+/// after [`CALL_WAIT`]. Returns the transcript's metadata now, and the
+/// prompt when its lines did not come.
+fn wait_for_prompt<'a>(
+    format: &dyn Format,
+    who: &'a Who,
+    path: &Path,
+    f: &mut File,
+    meta: std::fs::Metadata,
+    was: Option<&Cursor>,
+) -> (std::fs::Metadata, Option<&'a str>) {
+    let (Some(prompt), Some(call), None) = (who.prompt.as_deref(), who.call.as_deref(), &who.agent)
+    else {
+        return (meta, None);
+    };
+    let Some(mark) = format.prompt_mark(prompt) else {
+        return (meta, None);
+    };
+    let cursor = was.filter(|c| {
+        c.path == path && c.dev == meta.dev() && c.ino == meta.ino() && c.offset <= meta.len()
+    });
+    if format.at_prompt(cursor.and_then(|c| c.state.as_deref()), prompt) {
+        return (meta, None);
+    }
+    let call = format!("\"{call}\"");
+    let longest = mark.len().max(call.len()) as u64;
+    let mut from = cursor.map_or(0, |c| c.offset);
+    // Whether the lines written since `from` hold the prompt's mark (Some
+    // (true)) or only the call (Some(false)); a transcript that cannot be
+    // read any more will not say (Some(false) too).
+    let mut look = |f: &mut File| -> Option<bool> {
+        let Some(new) = f.metadata().and_then(|m| read_span(f, from, m.len())).ok() else {
+            return Some(false);
+        };
+        let found = if memchr::memmem::find(&new, mark.as_bytes()).is_some() {
+            Some(true)
+        } else if memchr::memmem::find(&new, call.as_bytes()).is_some() {
+            Some(false)
+        } else {
+            None
+        };
+        // The next look starts where this one ended, less a mark cut
+        // between two lines' writes.
+        from = (from + new.len() as u64).saturating_sub(longest).max(from);
+        found
+    };
+    let start = std::time::Instant::now();
+    let mut came = look(f);
+    while came.is_none() && start.elapsed() < CALL_WAIT {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        came = look(f);
+    }
+    let meta = f.metadata().unwrap_or(meta);
+    (meta, (came != Some(true)).then_some(prompt))
+}
+
+/// Read what the transcript `f` says since the cursor `was`, and record it.
+#[allow(clippy::too_many_arguments)]
+fn read_on(
+    agent: &dyn Agent,
+    format: &dyn Format,
+    opts: &Options,
+    who: &Who,
+    path: &Path,
+    (store, sid): (&Store, &str),
+    mut f: File,
+    meta: std::fs::Metadata,
+    was: Option<&Cursor>,
+) -> Result<(), Problem> {
     let size = meta.len();
-    let same_file = was.as_ref().is_some_and(|c| {
+    let same_file = was.is_some_and(|c| {
         c.path == path && c.dev == meta.dev() && c.ino == meta.ino() && c.offset <= size
     });
-    if same_file
-        && was
-            .as_ref()
-            .is_some_and(|c| c.offset == size && c.problem.is_none())
-    {
-        return Ok(None); // nothing new
+    if same_file && was.is_some_and(|c| c.offset == size && c.problem.is_none()) {
+        return Ok(()); // nothing new
     }
     let mut next = Cursor {
         path: path.to_path_buf(),
@@ -356,7 +479,7 @@ fn run(
         ))
     };
     if same_file {
-        let c = was.as_ref().expect("same_file has a cursor");
+        let c = was.expect("same_file has a cursor");
         let new = read_span(&mut f, c.offset, size).map_err(io)?;
         let lines: Vec<&[u8]> = new
             .split(|b| *b == b'\n')
@@ -366,9 +489,9 @@ fn run(
             Step::Read { found, state } => {
                 next.offset = c.offset + new.len() as u64;
                 next.state = Some(state);
-                replay(agent, opts, who, &store, &sid, found)?;
-                store.advance_cursor(&sid, was.as_ref(), &next)?;
-                return Ok(None);
+                replay(agent, opts, who, store, sid, found)?;
+                store.advance_cursor(sid, was, &next)?;
+                return Ok(());
             }
             Step::Resync { compaction } => {
                 return resync(
@@ -376,13 +499,12 @@ fn run(
                     format,
                     opts,
                     who,
-                    (&store, &sid),
+                    (store, sid),
                     (&mut f, size),
                     compaction,
-                    was.as_ref(),
+                    was,
                     next,
-                )
-                .map(|()| None);
+                );
             }
         }
     }
@@ -391,13 +513,12 @@ fn run(
         format,
         opts,
         who,
-        (&store, &sid),
+        (store, sid),
         (&mut f, size),
         false,
-        was.as_ref(),
+        was,
         next,
     )
-    .map(|()| None)
 }
 
 /// Read the whole transcript and settle what the conversation holds: the
