@@ -134,7 +134,13 @@ impl Conversation {
         } else {
             "pre_edit"
         };
-        let r = self.f.send(&self.about(name, rel), &[]);
+        self.decide(&self.about(name, rel))
+    }
+
+    /// The gate's answer to the PreToolUse `payload`: the refusal's
+    /// reason, or "" when it lets the change through.
+    fn decide(&self, payload: &Value) -> String {
+        let r = self.f.send(payload, &[]);
         assert_eq!(r.code, 0, "{}", r.stderr);
         if r.stdout.is_empty() {
             return String::new();
@@ -286,12 +292,7 @@ fn a_refusal_waits_for_the_transcript_to_reach_its_call() {
     let mut other = c.about("pre_edit", "other.txt");
     c.f.env.write("other.txt", "x\n");
     other["tool_use_id"] = json!("toolu_never_written");
-    let r = c.f.send(&other, &[]);
-    let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(
-        v["hookSpecificOutput"]["permissionDecisionReason"],
-        NOT_READ
-    );
+    assert_eq!(c.decide(&other), NOT_READ);
 }
 
 // The whole arc of the fixture: an @-mention edited, a mention cut at the
@@ -378,12 +379,7 @@ fn the_boundary_alone_drops_views() {
 // hook: the catch-up recovered them from the transcript.
 #[test]
 fn a_rewind_drops_the_abandoned_branch() {
-    let mut c = Conversation::new("rewind");
-    // As the files were when the conversation ran (after the first one
-    // edited a.txt).
-    c.f.env.write("a.txt", A_EDITED);
-    c.f.env.write("b.txt", "bee\n");
-    c.write_until(Some("[t-rewound]"));
+    let mut c = before_the_rewound_prompt();
     assert_eq!(c.gate("b.txt", false), "");
     // The rewound prompt and the Edit's call, written before its
     // PreToolUse.
@@ -419,10 +415,7 @@ fn a_rewind_drops_the_abandoned_branch() {
 // prompt_id) waits for the prompt's lines first, or for its own call's.
 #[test]
 fn a_tool_call_waits_for_the_lines_of_its_prompt() {
-    let mut c = Conversation::new("rewind");
-    c.f.env.write("a.txt", A_EDITED);
-    c.f.env.write("b.txt", "bee\n");
-    c.write_until(Some("[t-rewound]"));
+    let c = before_the_rewound_prompt();
     assert_eq!(c.gate("b.txt", false), "");
     let rewound = c.prompt_id(c.written + 1).unwrap();
     let through = c.through("\"id\":\"toolu_e2e_0006\"");
@@ -430,24 +423,27 @@ fn a_tool_call_waits_for_the_lines_of_its_prompt() {
     edit["prompt_id"] = json!(rewound);
     edit["tool_use_id"] = json!("toolu_e2e_0006");
     let writer = append_later(c.path(), c.lines[c.written..through].to_vec());
-    let r = c.f.send(&edit, &[]);
+    let reason = c.decide(&edit);
     writer.join().unwrap();
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    let v: Value = serde_json::from_str(&r.stdout).unwrap();
-    assert_eq!(
-        v["hookSpecificOutput"]["permissionDecisionReason"],
-        given_after("rewind", "bee\n")
-    );
+    assert_eq!(reason, given_after("rewind", "bee\n"));
     // A prompt whose lines are never written (the call's own line is
     // there): the hook decides on what the transcript holds.
-    let mut d = Conversation::new("rewind");
-    d.f.env.write("a.txt", A_EDITED);
-    d.f.env.write("b.txt", "bee\n");
-    d.write_until(Some("[t-rewound]"));
+    let d = before_the_rewound_prompt();
     let mut edit = d.about("pre_edit", "b.txt");
     edit["prompt_id"] = json!("prompt-never-written");
     edit["tool_use_id"] = json!("toolu_e2e_0005");
-    d.f.send(&edit, &[]).expect(0, "");
+    assert_eq!(d.decide(&edit), "");
+}
+
+/// Fixture `rewind` written up to the rewound prompt (not included), with
+/// the files as they were when the conversation ran (after the first turn
+/// edited a.txt).
+fn before_the_rewound_prompt() -> Conversation {
+    let mut c = Conversation::new("rewind");
+    c.f.env.write("a.txt", A_EDITED);
+    c.f.env.write("b.txt", "bee\n");
+    c.write_until(Some("[t-rewound]"));
+    c
 }
 
 // A subagent's hooks name the conversation's transcript; its own is
