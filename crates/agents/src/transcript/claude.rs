@@ -76,6 +76,16 @@ struct State {
     prompt: Option<String>,
 }
 
+impl State {
+    /// The state a previous call left (`None` at first, or not understood:
+    /// the state at the start).
+    fn of(state: Option<&str>) -> State {
+        state
+            .and_then(|s| serde_json::from_str(s).ok())
+            .unwrap_or_default()
+    }
+}
+
 #[derive(Clone, Serialize, Deserialize)]
 struct Call {
     name: String,
@@ -287,9 +297,7 @@ impl Format for ClaudeCode {
     }
 
     fn read(&self, lines: &[&[u8]], state: Option<&str>) -> Step {
-        let mut st: State = state
-            .and_then(|s| serde_json::from_str(s).ok())
-            .unwrap_or_default();
+        let mut st = State::of(state);
         let mut found = Vec::new();
         for line in lines {
             let Some(e) = parse(line) else {
@@ -376,16 +384,11 @@ impl Format for ClaudeCode {
     }
 
     fn at_prompt(&self, state: Option<&str>, prompt: &str) -> bool {
-        state
-            .and_then(|s| serde_json::from_str::<State>(s).ok())
-            .and_then(|s| s.prompt)
-            .is_some_and(|p| p == prompt)
+        State::of(state).prompt.is_some_and(|p| p == prompt)
     }
 
     fn reached(&self, state: Option<&str>, prompt: &str) -> Option<String> {
-        let mut st: State = state
-            .and_then(|s| serde_json::from_str(s).ok())
-            .unwrap_or_default();
+        let mut st = State::of(state);
         st.prompt = Some(prompt.to_string());
         serde_json::to_string(&st).ok()
     }

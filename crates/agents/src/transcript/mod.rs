@@ -179,8 +179,7 @@ fn wait_for_call(agent: &dyn Agent, who: &Who) -> Waited {
     };
     let needle = format!("\"{call}\"");
     // Where the next look starts: the tail at first, then only what was
-    // written since (and the needle's length before it, for a call cut
-    // between two looks).
+    // written since ([`lines_hold`]).
     let mut from: Option<u64> = None;
     // Some((there, size)): whether the call is there, and the size looked
     // at (None: no file yet); None: a transcript that will not say (not a
@@ -192,16 +191,17 @@ fn wait_for_call(agent: &dyn Agent, who: &Who) -> Waited {
             Err(_) => return None,
         };
         let size = f.metadata().ok().filter(|m| m.is_file())?.len();
-        let start = match from {
-            Some(seen) if seen <= size => seen.saturating_sub(needle.len() as u64),
+        let mut at = match from {
+            Some(seen) if seen <= size => seen,
             _ => size.saturating_sub(TAIL),
         };
-        let new = read_span(&mut f, start, size).ok()?;
-        from = Some(size);
-        Some((
-            memchr::memmem::find(&new, needle.as_bytes()).is_some(),
-            Some(size),
-        ))
+        let found = lines_hold(&mut f, &mut at, &[needle.as_bytes()]);
+        from = Some(at);
+        match found {
+            Some(0) => Some((true, Some(size))),
+            Some(_) => None,
+            None => Some((false, Some(size))),
+        }
     };
     let first = match holds() {
         Some((false, size)) => size,
@@ -355,21 +355,35 @@ fn run(
     }
     let store = Store::open(&file)?;
     let was = store.cursor(&sid)?;
-    let (meta, assumed) = wait_for_prompt(format, who, path, &mut f, meta, was.as_ref());
-    read_on(
+    let read = Reading {
         agent,
         format,
         opts,
         who,
         path,
-        (&store, &sid),
-        f,
-        meta,
-        was.as_ref(),
-    )?;
-    if let Some(prompt) = assumed {
+        store: &store,
+        sid: &sid,
+    };
+    let now = read.on(&mut f, &meta, was.as_ref())?;
+    let Some((prompt, mark, call)) = awaited(format, who, now.as_ref()) else {
+        return Ok(None);
+    };
+    // The transcript has not reached the hook's own turn: wait for its
+    // lines, looking again at what was just read (it may hold the call's
+    // own line, which ends the wait at once), then read on.
+    let mut from = at_cursor(was.as_ref(), path, &meta).map_or(0, |c| c.offset);
+    let needles = [mark.as_bytes(), call.as_bytes()];
+    let start = std::time::Instant::now();
+    let mut came = lines_hold(&mut f, &mut from, &needles);
+    while came.is_none() && start.elapsed() < CALL_WAIT {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        came = lines_hold(&mut f, &mut from, &needles);
+    }
+    let meta = f.metadata().map_err(|e| read.io(e))?;
+    let now = read.on(&mut f, &meta, now.as_ref())?;
+    if came != Some(0) {
         // Its lines did not come: later hooks of the turn do not wait.
-        if let Some(now) = store.cursor(&sid)? {
+        if let Some(now) = now {
             let next = Cursor {
                 state: format.reached(now.state.as_deref(), prompt),
                 ..now.clone()
@@ -380,195 +394,192 @@ fn run(
     Ok(None)
 }
 
-/// Wait, when `who`'s hook is a tool call of the main thread whose prompt
-/// the transcript (as read up to the cursor `was`) has not reached, for
-/// the prompt's lines to be written: Claude Code writes its transcript a
-/// little after the fact (up to 100 ms when idle, longer under load), and a
-/// hook run before the lines of its own prompt would judge the conversation
-/// as it was before them (a rewind's new prompt abandons views the gate
-/// would still count). The wait ends at the prompt's lines, at the call's
-/// own line (written after them: the prompt's lines were not marked), or
-/// after [`CALL_WAIT`]. Returns the transcript's metadata now, and the
-/// prompt when its lines did not come.
-fn wait_for_prompt<'a>(
+/// When `who`'s hook is a tool call of the main thread whose prompt the
+/// transcript, read up to the cursor `now`, has not reached: the prompt,
+/// what its lines hold ([`Format::prompt_mark`]) and what the call's own
+/// line holds (written after them). Claude Code writes its transcript a
+/// little after the fact (up to 100 ms when idle, longer under load), and
+/// a hook run before the lines of its own prompt would judge the
+/// conversation as it was before them (a rewind's new prompt abandons
+/// views the gate would still count).
+fn awaited<'a>(
     format: &dyn Format,
     who: &'a Who,
-    path: &Path,
-    f: &mut File,
-    meta: std::fs::Metadata,
-    was: Option<&Cursor>,
-) -> (std::fs::Metadata, Option<&'a str>) {
+    now: Option<&Cursor>,
+) -> Option<(&'a str, String, String)> {
     let (Some(prompt), Some(call), None) = (who.prompt.as_deref(), who.call.as_deref(), &who.agent)
     else {
-        return (meta, None);
+        return None;
     };
-    let Some(mark) = format.prompt_mark(prompt) else {
-        return (meta, None);
-    };
-    let cursor = was.filter(|c| {
-        c.path == path && c.dev == meta.dev() && c.ino == meta.ino() && c.offset <= meta.len()
-    });
-    if format.at_prompt(cursor.and_then(|c| c.state.as_deref()), prompt) {
-        return (meta, None);
+    let mark = format.prompt_mark(prompt)?;
+    if format.at_prompt(now.and_then(|c| c.state.as_deref()), prompt) {
+        return None;
     }
-    let call = format!("\"{call}\"");
-    let longest = mark.len().max(call.len()) as u64;
-    let mut from = cursor.map_or(0, |c| c.offset);
-    // Whether the lines written since `from` hold the prompt's mark (Some
-    // (true)) or only the call (Some(false)); a transcript that cannot be
-    // read any more will not say (Some(false) too).
-    let mut look = |f: &mut File| -> Option<bool> {
-        let Some(new) = f.metadata().and_then(|m| read_span(f, from, m.len())).ok() else {
-            return Some(false);
-        };
-        let found = if memchr::memmem::find(&new, mark.as_bytes()).is_some() {
-            Some(true)
-        } else if memchr::memmem::find(&new, call.as_bytes()).is_some() {
-            Some(false)
-        } else {
-            None
-        };
-        // The next look starts where this one ended, less a mark cut
-        // between two lines' writes.
-        from = (from + new.len() as u64).saturating_sub(longest).max(from);
-        found
-    };
-    let start = std::time::Instant::now();
-    let mut came = look(f);
-    while came.is_none() && start.elapsed() < CALL_WAIT {
-        std::thread::sleep(std::time::Duration::from_millis(10));
-        came = look(f);
-    }
-    let meta = f.metadata().unwrap_or(meta);
-    (meta, (came != Some(true)).then_some(prompt))
+    Some((prompt, mark, format!("\"{call}\"")))
 }
 
-/// Read what the transcript `f` says since the cursor `was`, and record it.
-#[allow(clippy::too_many_arguments)]
-fn read_on(
-    agent: &dyn Agent,
-    format: &dyn Format,
-    opts: &Options,
-    who: &Who,
+/// The cursor `was`, if it is one into the transcript at `path` as `meta`
+/// says it is now (the same file, not shorter than its offset).
+fn at_cursor<'c>(
+    was: Option<&'c Cursor>,
     path: &Path,
-    (store, sid): (&Store, &str),
-    mut f: File,
-    meta: std::fs::Metadata,
-    was: Option<&Cursor>,
-) -> Result<(), Problem> {
-    let size = meta.len();
-    let same_file = was.is_some_and(|c| {
-        c.path == path && c.dev == meta.dev() && c.ino == meta.ino() && c.offset <= size
-    });
-    if same_file && was.is_some_and(|c| c.offset == size && c.problem.is_none()) {
-        return Ok(()); // nothing new
-    }
-    let mut next = Cursor {
-        path: path.to_path_buf(),
-        dev: meta.dev(),
-        ino: meta.ino(),
-        offset: 0,
-        state: None,
-        problem: None,
-    };
-    let io = |e: std::io::Error| {
-        Problem::new(format!(
-            "cannot read the transcript {} ({})",
-            quote(path),
-            plain_io(&e)
-        ))
-    };
-    if same_file {
-        let c = was.expect("same_file has a cursor");
-        let new = read_span(&mut f, c.offset, size).map_err(io)?;
-        let lines: Vec<&[u8]> = new
-            .split(|b| *b == b'\n')
-            .filter(|l| !l.is_empty())
-            .collect();
-        match format.read(&lines, c.state.as_deref()) {
-            Step::Read { found, state } => {
-                next.offset = c.offset + new.len() as u64;
-                next.state = Some(state);
-                replay(agent, opts, who, store, sid, found)?;
-                store.advance_cursor(sid, was, &next)?;
-                return Ok(());
-            }
-            Step::Resync { compaction } => {
-                return resync(
-                    agent,
-                    format,
-                    opts,
-                    who,
-                    (store, sid),
-                    (&mut f, size),
-                    compaction,
-                    was,
-                    next,
-                );
-            }
-        }
-    }
-    resync(
-        agent,
-        format,
-        opts,
-        who,
-        (store, sid),
-        (&mut f, size),
-        false,
-        was,
-        next,
-    )
+    meta: &std::fs::Metadata,
+) -> Option<&'c Cursor> {
+    was.filter(|c| {
+        c.path == path && c.dev == meta.dev() && c.ino == meta.ino() && c.offset <= meta.len()
+    })
 }
 
-/// Read the whole transcript and settle what the conversation holds: the
-/// views of origins it no longer has are released, those it holds again
-/// restored, and its live views not yet recorded are.
-#[allow(clippy::too_many_arguments)]
-fn resync(
-    agent: &dyn Agent,
-    format: &dyn Format,
-    opts: &Options,
-    who: &Who,
-    (store, sid): (&Store, &str),
-    (f, size): (&mut File, u64),
-    compaction: bool,
-    was: Option<&Cursor>,
-    mut next: Cursor,
-) -> Result<(), Problem> {
-    let all = read_span(f, 0, size).map_err(|e| {
+/// Which of `needles` (the index of the first, in their order) the
+/// complete lines of `f` from `*from` to its end hold; `*from` moves to
+/// where the next look starts (the end of those lines, less the longest
+/// needle: one may be cut between two writes). `Some(needles.len())`
+/// when `f` cannot be read: it will not say.
+fn lines_hold(f: &mut File, from: &mut u64, needles: &[&[u8]]) -> Option<usize> {
+    let Ok(new) = f.metadata().and_then(|m| read_span(f, *from, m.len())) else {
+        return Some(needles.len());
+    };
+    let longest = needles.iter().map(|n| n.len()).max().unwrap_or(0) as u64;
+    *from = (*from + new.len() as u64)
+        .saturating_sub(longest)
+        .max(*from);
+    needles
+        .iter()
+        .position(|n| memchr::memmem::find(&new, n).is_some())
+}
+
+/// What reading a transcript on from a cursor needs.
+struct Reading<'a> {
+    agent: &'a dyn Agent,
+    format: &'a dyn Format,
+    opts: &'a Options,
+    who: &'a Who,
+    path: &'a Path,
+    store: &'a Store,
+    sid: &'a str,
+}
+
+impl Reading<'_> {
+    fn io(&self, e: std::io::Error) -> Problem {
         Problem::new(format!(
             "cannot read the transcript {} ({})",
-            quote(&next.path),
+            quote(self.path),
             plain_io(&e)
         ))
-    })?;
-    let h = format.resync(&all);
-    if compaction {
-        // Read at the compaction itself: nothing but what it kept is held,
-        // whatever its origin.
-        store.hold_only(sid, &h.live, Scope::All, Released::Compaction, core::TOOL)?;
-    } else {
+    }
+
+    /// Read what the transcript `f` (`meta`) says since the cursor `was`,
+    /// and record it. Returns the cursor now.
+    fn on(
+        &self,
+        f: &mut File,
+        meta: &std::fs::Metadata,
+        was: Option<&Cursor>,
+    ) -> Result<Option<Cursor>, Problem> {
+        let Reading {
+            agent,
+            format,
+            opts,
+            who,
+            path,
+            store,
+            sid,
+        } = *self;
+        let size = meta.len();
+        let same_file = at_cursor(was, path, meta).is_some();
+        if same_file && was.is_some_and(|c| c.offset == size && c.problem.is_none()) {
+            return Ok(was.cloned()); // nothing new
+        }
+        let next = Cursor {
+            path: path.to_path_buf(),
+            dev: meta.dev(),
+            ino: meta.ino(),
+            offset: 0,
+            state: None,
+            problem: None,
+        };
+        let compaction = match was.filter(|_| same_file) {
+            Some(c) => {
+                let new = read_span(f, c.offset, size).map_err(|e| self.io(e))?;
+                let lines: Vec<&[u8]> = new
+                    .split(|b| *b == b'\n')
+                    .filter(|l| !l.is_empty())
+                    .collect();
+                match format.read(&lines, c.state.as_deref()) {
+                    Step::Read { found, state } => {
+                        replay(agent, opts, who, store, sid, found)?;
+                        let next = Cursor {
+                            offset: c.offset + new.len() as u64,
+                            state: Some(state),
+                            ..next
+                        };
+                        return self.store(was, next);
+                    }
+                    Step::Resync { compaction } => compaction,
+                }
+            }
+            None => false,
+        };
+        let next = self.resync(f, size, compaction, next)?;
+        self.store(was, next)
+    }
+
+    /// Read the whole transcript (`size` bytes of `f`) and settle what the
+    /// conversation holds: the views of origins it no longer has are
+    /// released, those it holds again restored, and its live views not
+    /// yet recorded are. Returns the cursor past it, to store.
+    fn resync(
+        &self,
+        f: &mut File,
+        size: u64,
+        compaction: bool,
+        mut next: Cursor,
+    ) -> Result<Cursor, Problem> {
+        let Reading {
+            agent,
+            format,
+            opts,
+            who,
+            store,
+            sid,
+            ..
+        } = *self;
+        let all = read_span(f, 0, size).map_err(|e| self.io(e))?;
+        let h = format.resync(&all);
+        if compaction {
+            // Read at the compaction itself: nothing but what it kept is
+            // held, whatever its origin.
+            store.hold_only(sid, &h.live, Scope::All, Released::Compaction, core::TOOL)?;
+        } else {
+            store.hold_only(
+                sid,
+                &h.live,
+                Scope::Origins(&h.compacted),
+                Released::Compaction,
+                core::TOOL,
+            )?;
+        }
         store.hold_only(
             sid,
             &h.live,
-            Scope::Origins(&h.compacted),
-            Released::Compaction,
+            Scope::Origins(&h.abandoned),
+            Released::Rewind,
             core::TOOL,
         )?;
+        next.offset = all.len() as u64;
+        next.state = Some(h.state);
+        replay(agent, opts, who, store, sid, h.found)?;
+        Ok(next)
     }
-    store.hold_only(
-        sid,
-        &h.live,
-        Scope::Origins(&h.abandoned),
-        Released::Rewind,
-        core::TOOL,
-    )?;
-    next.offset = all.len() as u64;
-    next.state = Some(h.state);
-    replay(agent, opts, who, store, sid, h.found)?;
-    store.advance_cursor(sid, was, &next)?;
-    Ok(())
+
+    /// Store `next` as the cursor if it still is `was`; the cursor now.
+    fn store(&self, was: Option<&Cursor>, next: Cursor) -> Result<Option<Cursor>, Problem> {
+        Ok(match self.store.advance_cursor(self.sid, was, &next)? {
+            true => Some(next),
+            // Another hook read on first: its cursor.
+            false => self.store.cursor(self.sid)?,
+        })
+    }
 }
 
 /// Record the views `found`, those whose origin the session does not have
