@@ -6,7 +6,6 @@
 //! [`LOG_EACH`] paths: its refusals and one event that counts them all).
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
 use serde::Deserialize;
@@ -95,7 +94,7 @@ pub fn command() -> clap::Command {
     Args::command()
 }
 
-pub fn main() -> ExitCode {
+pub fn main() -> u8 {
     let args: Args = common::parse(command);
     common::finish(TOOL, run(&args))
 }

@@ -7,7 +7,6 @@
 
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use fsview_store::error::{escape_bytes, quote_id};
 use fsview_store::{location, Error, Store};
@@ -193,13 +192,13 @@ impl From<io::Error> for Stop {
 
 /// Run a tool and turn its outcome into the exit code: the only place that
 /// does.
-pub fn finish(tool: &str, result: Result<Outcome, Stop>) -> ExitCode {
+pub fn finish(tool: &str, result: Result<Outcome, Stop>) -> u8 {
     match result {
-        Ok(o) => ExitCode::from(o as u8),
-        Err(Stop::BrokenPipe) => ExitCode::SUCCESS,
+        Ok(o) => o as u8,
+        Err(Stop::BrokenPipe) => 0,
         Err(Stop::Error(e)) => {
             eprintln!("{tool}: {e}");
-            ExitCode::from(2)
+            2
         }
     }
 }

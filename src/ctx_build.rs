@@ -25,7 +25,6 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use base64::Engine;
 use clap::{CommandFactory, Parser};
@@ -179,7 +178,7 @@ pub fn command() -> clap::Command {
     Args::command()
 }
 
-pub fn main() -> ExitCode {
+pub fn main() -> u8 {
     let args: Args = common::parse(command);
     common::finish(TOOL, run(&args))
 }

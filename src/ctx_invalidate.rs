@@ -11,7 +11,6 @@
 //! `--hook` keeps it silent.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use serde_json::Value;
@@ -138,7 +137,7 @@ pub fn command() -> clap::Command {
     Args::command()
 }
 
-pub fn main() -> ExitCode {
+pub fn main() -> u8 {
     let args: Args = common::parse(command);
     common::finish(TOOL, run(&args))
 }

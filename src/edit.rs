@@ -6,7 +6,6 @@
 //! with fsview-write and the MCP server.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
 use serde::Deserialize;
@@ -135,7 +134,7 @@ pub fn command() -> clap::Command {
     Args::command()
 }
 
-pub fn main() -> ExitCode {
+pub fn main() -> u8 {
     let args: Args = common::parse(command);
     common::finish(TOOL, run(&args))
 }

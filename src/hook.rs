@@ -7,7 +7,6 @@
 
 use std::io::{IsTerminal as _, Read as _};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use clap::{Args as ClapArgs, CommandFactory, Parser, Subcommand, ValueEnum};
 use serde_json::Value;
@@ -643,7 +642,7 @@ pub fn command() -> clap::Command {
     Args::command()
 }
 
-pub fn main() -> ExitCode {
+pub fn main() -> u8 {
     let args: Args = common::parse(command);
     match &args.command {
         Cmd::Claude(a) => answer(&Claude, a, a.gate),
@@ -667,14 +666,14 @@ pub fn main() -> ExitCode {
 }
 
 /// Answer one payload on stdin for `agent`.
-fn answer(agent: &dyn Agent, args: &HookArgs, gate: bool) -> ExitCode {
+fn answer(agent: &dyn Agent, args: &HookArgs, gate: bool) -> u8 {
     // Agents pipe their payloads in; a terminal there is a person trying
     // the command, who is told how, rather than left waiting.
     if std::io::stdin().is_terminal() {
         eprintln!(
             "{TOOL}: standard input is a terminal, not a hook payload; the agent sends one once `fsview-hook install AGENT` wired it in, or pipe one in: fsview-hook AGENT < payload.json"
         );
-        return ExitCode::from(2);
+        return 2;
     }
     let reply = match options(args, gate) {
         Ok(opts) => {
@@ -736,7 +735,7 @@ fn options(args: &HookArgs, gate: bool) -> Result<Options, Error> {
 }
 
 /// Print a reply and turn it into the exit code.
-fn emit(reply: &Reply) -> ExitCode {
+fn emit(reply: &Reply) -> u8 {
     let mut out = Out::new(TOOL, false);
     if let Some(line) = &reply.stdout {
         let written = out
@@ -745,13 +744,13 @@ fn emit(reply: &Reply) -> ExitCode {
             .and_then(|()| out.flush());
         if let Err(Stop::Error(e)) = written {
             eprintln!("{TOOL}: {e}");
-            return ExitCode::from(2);
+            return 2;
         }
     }
     if let Some(msg) = &reply.stderr {
         out.error(msg);
     }
-    ExitCode::from(reply.code)
+    reply.code
 }
 
 /// The installer of `agent`.

@@ -1,9 +1,10 @@
 //! The fsview command-line tools.
 //!
 //! Each tool is a module with a `command()` (its clap definition, used for
-//! `--help`, man pages and completions) and a `main()` the thin binary
-//! calls. What every tool shares (the session options, the JSON envelope,
-//! the one place an outcome becomes an exit code) lives in [`common`] and
+//! `--help`, man pages and completions) and a `main()` returning the exit
+//! status, which the thin binary runs through [`main!`] (see [`start`]).
+//! What every tool shares (the session options, the JSON envelope, the one
+//! place an outcome becomes an exit code) lives in [`common`] and
 //! [`json`].
 
 pub mod check_edit;
@@ -17,6 +18,7 @@ pub mod json;
 pub mod mcp;
 pub mod read;
 pub mod session;
+pub mod start;
 pub mod usage;
 pub mod write;
 

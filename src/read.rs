@@ -5,7 +5,6 @@
 //! writing leaves no view of text that never reached the reader.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
 use serde::Deserialize;
@@ -110,7 +109,7 @@ pub fn command() -> clap::Command {
     Args::command()
 }
 
-pub fn main() -> ExitCode {
+pub fn main() -> u8 {
     let args: Args = common::parse(command);
     common::finish(TOOL, run(&args))
 }

@@ -15,7 +15,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use clap::parser::ValueSource;
 use clap::{CommandFactory, Parser, Subcommand};
@@ -158,7 +157,7 @@ pub fn command() -> clap::Command {
     Args::command()
 }
 
-pub fn main() -> ExitCode {
+pub fn main() -> u8 {
     let (args, matches): (Args, _) = common::parse_with_matches(command);
     // `import` goes into the document's own session unless --sid is on the
     // command line: a FSVIEW_SID in the environment must not rename it

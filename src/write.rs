@@ -5,7 +5,6 @@
 //! with fsview-edit and the MCP server.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
 use serde::Deserialize;
@@ -96,7 +95,7 @@ pub fn command() -> clap::Command {
     Args::command()
 }
 
-pub fn main() -> ExitCode {
+pub fn main() -> u8 {
     let args: Args = common::parse(command);
     common::finish(TOOL, run(&args))
 }

@@ -195,6 +195,33 @@ fn closed_pipe_exits_quietly() {
     assert_eq!(r.stderr, "");
 }
 
+/// Started with its standard descriptors closed (`>&-`, a careless
+/// daemon), a tool works as usual: no file it opens takes descriptor 1 and
+/// receives its output, the session file is unharmed, the exit status is
+/// the verdict. (The tools skip Rust's own start-up and open /dev/null on
+/// closed standard descriptors themselves, see src/start.rs; SQLite keeps
+/// its files off them too.)
+#[test]
+fn a_tool_started_with_closed_standard_descriptors_works_as_usual() {
+    let env = Env::new();
+    env.write("a.txt", "one\ntwo\n");
+    env.sh("fsview-read a.txt <&- >&- 2>&-; echo \"status $?\"")
+        .expect(0, "status 0\n")
+        .stderr_is("");
+    assert_eq!(
+        std::fs::read_to_string(env.path("a.txt")).unwrap(),
+        "one\ntwo\n"
+    );
+    env.run("fsview-check-edit", &["--write", "a.txt"])
+        .expect(0, "a.txt: ok\n");
+    // A refusal said on a closed stderr is still the exit status.
+    env.sh("fsview-check-edit b.txt >&- 2>&-; echo \"status $?\"")
+        .expect(0, "status 0\n");
+    env.write("c.txt", "c\n");
+    env.sh("fsview-check-edit c.txt >&- 2>&-; echo \"status $?\"")
+        .expect(0, "status 1\n");
+}
+
 /// A view records what was shown: output that never reached its reader is
 /// no view. (Recording first used to leave a `full` view of text `head -1`
 /// threw away, and `--write` was then ok.)

@@ -1,3 +1,2 @@
-fn main() -> std::process::ExitCode {
-    fsview::check_edit::main()
-}
+#![cfg_attr(all(target_os = "linux", target_env = "gnu"), no_main)]
+fsview::main!(fsview::check_edit::main);

@@ -39,7 +39,7 @@ use crate::stdio::Stdio;
 pub fn main() -> ExitCode {
     let (mut args, matches): (Args, clap::ArgMatches) =
         common::parse_with_matches(fsview::mcp::command);
-    common::finish(TOOL, run(&mut args, &matches))
+    ExitCode::from(common::finish(TOOL, run(&mut args, &matches)))
 }
 
 fn run(args: &mut Args, matches: &clap::ArgMatches) -> Result<Outcome, Stop> {
