@@ -157,8 +157,8 @@ impl Store {
         v: &NewView<'_>,
         event: impl Fn(Recorded) -> Event<'e>,
     ) -> Result<Recorded> {
-        let budget = self.text_budget()?;
         self.write(|conn| {
+            let budget = crate::store::text_budget_in(conn)?;
             let now = fingerprint::now_ns();
             let r = record_in(conn, sid, v, now, budget)?;
             log_in(conn, sid, now, &event(r))?;
