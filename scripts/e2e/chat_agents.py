@@ -41,7 +41,7 @@ import os
 import signal
 import subprocess
 
-from harness import cache_root, fsview_bin_dir, npm_ensure
+from harness import cache_root, fsview_bin_dir, install_fsview, npm_ensure
 
 
 def first_version(out):
@@ -116,12 +116,7 @@ class Agent:
 
     def install_fsview(self, *extra, binary=None):
         """Wire fsview in as a user would: `fsview-hook install AGENT`."""
-        exe = binary or os.path.join(fsview_bin_dir(), "fsview-hook")
-        p = subprocess.run([exe, "install", self.name, *extra], cwd=self.ws.work, env=self.env(),
-                           capture_output=True, text=True)
-        if p.returncode != 0:
-            raise RuntimeError("fsview-hook install %s failed: %s" % (self.name, p.stderr))
-        return p.stdout
+        return install_fsview(self.name, self.ws.work, self.env(), extra, binary)
 
     def fsview(self, tool, *args):
         """Run an fsview tool in the workspace, with the default session

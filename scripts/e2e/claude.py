@@ -14,7 +14,7 @@ import os
 import shutil
 import subprocess
 
-from harness import Skip, fsview_bin_dir
+from harness import Skip, fsview_bin_dir, install_fsview
 
 PACKAGE = "@anthropic-ai/claude-code"
 VERSION = "2.1.332"
@@ -146,12 +146,7 @@ class Claude:
 
     def install_fsview(self, *extra, binary=None):
         """Wire fsview in as a user would: `fsview-hook install claude`."""
-        exe = binary or os.path.join(fsview_bin_dir(), "fsview-hook")
-        p = subprocess.run([exe, "install", "claude", *extra], cwd=self.ws.work, env=self.env(),
-                           capture_output=True, text=True)
-        if p.returncode != 0:
-            raise RuntimeError("fsview-hook install failed: %s" % p.stderr)
-        return p.stdout
+        return install_fsview("claude", self.ws.work, self.env(), extra, binary)
 
     def fsview(self, tool, *args):
         """Run an fsview tool in the workspace, with the default session

@@ -15,7 +15,7 @@ import json
 import os
 import subprocess
 
-from harness import fsview_bin_dir, npm_ensure
+from harness import install_fsview, npm_ensure
 
 PACKAGE = "@openai/codex"
 VERSION = "0.171.0"
@@ -100,9 +100,4 @@ class Codex:
 
     def install_fsview(self, *extra, binary=None):
         """Wire fsview in as a user would: `fsview-hook install codex`."""
-        exe = binary or os.path.join(fsview_bin_dir(), "fsview-hook")
-        p = subprocess.run([exe, "install", "codex", *extra], cwd=self.ws.work, env=self.env(),
-                           capture_output=True, text=True)
-        if p.returncode != 0:
-            raise RuntimeError("fsview-hook install failed: %s" % p.stderr)
-        return p.stdout
+        return install_fsview("codex", self.ws.work, self.env(), extra, binary)

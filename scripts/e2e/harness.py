@@ -13,6 +13,7 @@ library only.
 """
 
 import concurrent.futures
+import errno
 import json
 import os
 import shutil
@@ -243,6 +244,29 @@ def lines(n, width=0, fmt="line %d"):
     """`n` numbered lines, each padded to `width`, each ending in a
     newline."""
     return "".join((fmt % i).ljust(width) + "\n" for i in range(1, n + 1))
+
+
+def install_fsview(agent, cwd, env, extra=(), binary=None):
+    """Wire fsview into `agent` as a user would: `fsview-hook install
+    AGENT` (the built one, or `binary`: a copy a scenario then deletes).
+    A copy just written may be busy for a moment: a scenario on another
+    thread that forks while the copy is open for writing holds that
+    descriptor until its child execs, and exec then fails with ETXTBSY;
+    tried again for up to a second, as cargo does."""
+    exe = binary or os.path.join(fsview_bin_dir(), "fsview-hook")
+    deadline = time.monotonic() + 1
+    while True:
+        try:
+            p = subprocess.run([exe, "install", agent, *extra], cwd=cwd, env=env,
+                               capture_output=True, text=True)
+            break
+        except OSError as e:
+            if e.errno != errno.ETXTBSY or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+    if p.returncode != 0:
+        raise RuntimeError("fsview-hook install %s failed: %s" % (agent, p.stderr))
+    return p.stdout
 
 
 def fsview(ws, tool, *args, env=None):
