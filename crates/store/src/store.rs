@@ -1134,19 +1134,15 @@ pub(crate) fn keep_text(
     now: i64,
     budget: i64,
 ) -> rusqlite::Result<()> {
-    let stale = now.saturating_sub(USE_STAMP_NS);
-    let updated = conn
-        .prepare_cached(
-            "UPDATE text_use SET used_ns=?2 WHERE hash=?1 AND (used_ns<?3 OR used_ns>?2)",
-        )?
-        .execute(params![&hash[..], now, stale])?;
-    if updated > 0 {
-        return Ok(());
-    }
-    let kept = conn
-        .prepare_cached("SELECT 1 FROM text_use WHERE hash=?1")?
-        .exists([&hash[..]])?;
-    if kept {
+    let stamp: Option<i64> = conn
+        .prepare_cached("SELECT used_ns FROM text_use WHERE hash=?1")?
+        .query_row([&hash[..]], |r| r.get(0))
+        .optional()?;
+    if let Some(stamp) = stamp {
+        if stamp < now.saturating_sub(USE_STAMP_NS) || stamp > now {
+            conn.prepare_cached("UPDATE text_use SET used_ns=?2 WHERE hash=?1")?
+                .execute(params![&hash[..], now])?;
+        }
         return Ok(());
     }
     conn.prepare_cached("INSERT INTO texts(hash, body) VALUES(?1, ?2)")?
