@@ -5,6 +5,7 @@
 //! when the session file already exists (a batch of more than
 //! [`LOG_EACH`] paths: its refusals and one event that counts them all).
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use clap::{CommandFactory, Parser};
@@ -153,7 +154,9 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
     let sid = args.common.sid();
     // One snapshot, one lock of the file for all the lookups (a single
     // check's too: each statement outside it would take its own).
-    let mut gate = Gate::new(store.as_ref(), &sid, &cwd).in_snapshot()?;
+    let mut gate = Gate::new(store.as_ref(), &sid, &cwd)
+        .ending_process()
+        .in_snapshot()?;
     // A session the file does not hold (a mistyped --sid, say) has no
     // views: it is not created by asking, and a refusal says so.
     let unknown = match &store {
@@ -161,7 +164,8 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
         None => None,
     };
     // (canonical path, verdict, detail) per decision, logged at the end.
-    let mut logged: Vec<(PathBuf, &'static str, String)> = Vec::with_capacity(jobs.len());
+    let mut logged: Vec<(PathBuf, &'static str, Cow<'static, str>)> =
+        Vec::with_capacity(jobs.len());
     let answers = if jobs.len() > 1 {
         gate.decide_all(&jobs)
     } else {
@@ -176,8 +180,8 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
                 print_decision(args, &mut out, path, *write, &d)?;
                 let asked = if *write { "write" } else { "edit" };
                 let detail = match d.verdict.change() {
-                    Some(c) => format!("{asked}, {}", c.as_str()),
-                    None => asked.to_string(),
+                    Some(c) => Cow::Owned(format!("{asked}, {}", c.as_str())),
+                    None => Cow::Borrowed(asked),
                 };
                 logged.push((d.canonical, d.verdict.as_str(), detail));
             }
@@ -224,6 +228,9 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
     // says nothing. Without a session file there is no log to write, and
     // none is created for it.
     let _ = gate.finish(&events);
+    // A batch's thousands of paths are freed with the process, at once.
+    std::mem::forget(events);
+    std::mem::forget((logged, jobs));
     Ok(outcome)
 }
 
@@ -232,7 +239,9 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
 const LOG_EACH: usize = 64;
 
 /// The event of one check: (canonical path, verdict, detail).
-fn check_event<'a>((path, verdict, detail): &'a (PathBuf, &'static str, String)) -> Event<'a> {
+fn check_event<'a>(
+    (path, verdict, detail): &'a (PathBuf, &'static str, Cow<'static, str>),
+) -> Event<'a> {
     Event::new(TOOL, "check")
         .path(path)
         .verdict(verdict)
@@ -241,7 +250,7 @@ fn check_event<'a>((path, verdict, detail): &'a (PathBuf, &'static str, String))
 
 /// "batch of 10000 paths: 9990 ok, 10 not_read": each verdict with its
 /// count, in the order first met.
-fn batch_summary(logged: &[(PathBuf, &'static str, String)]) -> String {
+fn batch_summary(logged: &[(PathBuf, &'static str, Cow<'static, str>)]) -> String {
     let mut counts: Vec<(&str, usize)> = Vec::new();
     for (_, verdict, _) in logged {
         match counts.iter_mut().find(|(v, _)| v == verdict) {
@@ -283,13 +292,24 @@ fn print_decision(
         );
         return out.json(&Value::Object(m));
     }
-    let p = common::shown(path);
-    let line = match (d.verdict.allowed(), d.verdict.change()) {
-        (true, _) => format!("{p}: {}\n", d.verdict.as_str()),
-        (false, Some(c)) => format!("{p}: modified ({}): {}\n", c.as_str(), d.message),
-        (false, None) => format!("{p}: {}: {}\n", d.verdict.as_str(), d.message),
-    };
-    out.write(&line)
+    // In pieces: a batch prints thousands of lines.
+    out.write(&common::shown(path))?;
+    out.write(": ")?;
+    match (d.verdict.allowed(), d.verdict.change()) {
+        (true, _) => out.write(d.verdict.as_str())?,
+        (false, Some(c)) => {
+            out.write("modified (")?;
+            out.write(c.as_str())?;
+            out.write("): ")?;
+            out.write(&d.message)?;
+        }
+        (false, None) => {
+            out.write(d.verdict.as_str())?;
+            out.write(": ")?;
+            out.write(&d.message)?;
+        }
+    }
+    out.write("\n")
 }
 
 fn run_changed(args: &Args, cwd: &Path, out: &mut Out) -> Result<Outcome, Stop> {

@@ -87,6 +87,14 @@ pub fn quote_id(sid: &str) -> String {
 /// kept, `\n`, `\t`, `\r`, `\\` and other control characters become C-style
 /// escapes, and invalid UTF-8 becomes `\xNN`.
 pub fn escape_bytes(bytes: &[u8]) -> String {
+    // Most names are plain ASCII with nothing to escape (a batch prints
+    // thousands): copied as they are.
+    if bytes
+        .iter()
+        .all(|&b| (b' '..=b'~').contains(&b) && b != b'\\')
+    {
+        return String::from_utf8(bytes.to_vec()).unwrap_or_default();
+    }
     let mut out = String::with_capacity(bytes.len());
     for chunk in bytes.utf8_chunks() {
         for c in chunk.valid().chars() {
@@ -115,6 +123,8 @@ mod tests {
         assert_eq!(escape_bytes(b"a\nb\tc\\d"), "a\\nb\\tc\\\\d");
         assert_eq!(escape_bytes(b"x\xffy"), "x\\xffy");
         assert_eq!(escape_bytes("é\u{1b}".as_bytes()), "é\\u{1b}");
+        assert_eq!(escape_bytes(b"src/a b~.rs"), "src/a b~.rs");
+        assert_eq!(escape_bytes(b"a\x7f"), "a\\u{7f}");
     }
 
     #[test]

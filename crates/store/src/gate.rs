@@ -9,14 +9,14 @@
 //! count ([`crate::held`]). The messages keep Claude Code's wording where it
 //! has one, so an agent trained on it knows what to do.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::error::{quote, Error, Result};
 use crate::events::Event;
 use crate::fingerprint::{self, Change, FileType, Fingerprint, Freshness, Stat};
 use crate::paths::{self, Resolved};
-use crate::store::{FileRecord, Store, ViewRecord, ViewsById, LOOKUP_CHUNK};
+use crate::store::{FastMap, FileRecord, Store, ViewRecord, ViewsById, LOOKUP_CHUNK};
 use crate::view::{Kind, Source};
 
 /// The gate's answer for one path.
@@ -127,6 +127,9 @@ pub struct Gate<'a> {
     told: Option<HashSet<i64>>,
     refreshes: Vec<(FileRecord, Fingerprint)>,
     snapshot: bool,
+    /// Leave what a batch read of the session to the process's exit
+    /// ([`Gate::ending_process`]).
+    ending: bool,
 }
 
 impl<'a> Gate<'a> {
@@ -139,7 +142,17 @@ impl<'a> Gate<'a> {
             told: None,
             refreshes: Vec::new(),
             snapshot: false,
+            ending: false,
         }
+    }
+
+    /// The process ends after this gate's batch (a command-line tool):
+    /// the session a batch reads whole (tens of thousands of allocations for
+    /// 10,000 files) is then not freed piece by piece but with the
+    /// process, at once. Not for a server that lives on.
+    pub fn ending_process(mut self) -> Gate<'a> {
+        self.ending = true;
+        self
     }
 
     /// Look everything up in one read snapshot from now until
@@ -350,6 +363,9 @@ impl<'a> Gate<'a> {
             let fresh = fingerprint::freshness_ahead(canonical, &record.fingerprint, opened);
             out.push(self.judge_recorded(path, *write, canonical, record, &views, fresh));
         }
+        if self.ending {
+            std::mem::forget((records, views, known));
+        }
     }
 
     /// [`Gate::decide_all`] for `jobs` (with their plain canonical names),
@@ -360,7 +376,7 @@ impl<'a> Gate<'a> {
         &mut self,
         jobs: &[(PathBuf, bool)],
         plain: &[Option<PathBuf>],
-        records: &HashMap<std::ffi::OsString, FileRecord>,
+        records: &FastMap<std::ffi::OsString, FileRecord>,
         views: impl FnOnce() -> Result<ViewsById>,
         out: &mut Vec<Result<Decision>>,
     ) {
@@ -648,7 +664,7 @@ impl Probe {
 }
 
 /// The identities (device and inode) of `records`.
-fn identities(records: &HashMap<std::ffi::OsString, FileRecord>) -> HashSet<(u64, u64)> {
+fn identities(records: &FastMap<std::ffi::OsString, FileRecord>) -> HashSet<(u64, u64)> {
     records
         .values()
         .map(|r| (r.fingerprint.stat.dev, r.fingerprint.stat.ino))

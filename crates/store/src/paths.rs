@@ -81,6 +81,11 @@ pub fn resolve(cwd: &Path, path: &Path) -> Result<Resolved> {
 #[derive(Debug, Default)]
 pub struct Resolver {
     dirs: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+    /// The directory of the last path resolved, as it was written and
+    /// with the working directory it was relative to, and its canonical
+    /// path: a batch names the files of one directory together, and they
+    /// then need neither a join nor a lookup.
+    last: Option<(PathBuf, PathBuf, Option<PathBuf>)>,
 }
 
 impl Resolver {
@@ -122,14 +127,33 @@ impl Resolver {
         let Some(Component::Normal(name)) = path.components().next_back() else {
             return None;
         };
-        let abs = cwd.join(path);
-        let dir = abs.parent()?;
-        let canonical_dir = self
-            .dirs
-            .entry(dir.to_path_buf())
-            .or_insert_with(|| std::fs::canonicalize(dir).ok())
-            .as_ref()?;
-        Some(canonical_dir.join(name))
+        let written = path.parent()?;
+        let canonical_dir = match &self.last {
+            Some((c, w, canonical))
+                if w.as_os_str() == written.as_os_str() && c.as_os_str() == cwd.as_os_str() =>
+            {
+                canonical.as_ref()?
+            }
+            _ => {
+                let abs = cwd.join(written);
+                let canonical = match self.dirs.get(&abs) {
+                    Some(c) => c.clone(),
+                    None => {
+                        let c = std::fs::canonicalize(&abs).ok();
+                        self.dirs.insert(abs, c.clone());
+                        c
+                    }
+                };
+                let (_, _, canonical) =
+                    self.last
+                        .insert((cwd.to_path_buf(), written.to_path_buf(), canonical));
+                canonical.as_ref()?
+            }
+        };
+        let mut out = PathBuf::with_capacity(canonical_dir.as_os_str().len() + 1 + name.len());
+        out.push(canonical_dir);
+        out.push(name);
+        Some(out)
     }
 }
 
@@ -261,6 +285,27 @@ mod tests {
                 );
             }
         }
+    }
+
+    // The same written directory from another working directory is
+    // another directory, one after the other as a batch meets them.
+    #[test]
+    fn a_resolver_tells_working_directories_apart() {
+        let d = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        for dir in ["one/sub", "two/sub"] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+            std::fs::write(root.join(dir).join("f"), dir).unwrap();
+        }
+        let mut r = Resolver::new();
+        for cwd in ["one", "two", "one", "two"] {
+            let got = r.plain(&root.join(cwd), Path::new("sub/f")).unwrap();
+            assert_eq!(got, root.join(cwd).join("sub/f"));
+        }
+        let abs = root.join("two/sub/f");
+        assert_eq!(r.plain(&root.join("one"), &abs).unwrap(), abs);
+        assert_eq!(r.plain(&root.join("one"), Path::new("f")), Some(root.join("one/f")));
+        assert_eq!(r.plain(&root.join("one"), Path::new("nowhere/f")), None);
     }
 
     #[test]

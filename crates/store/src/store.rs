@@ -597,9 +597,9 @@ impl Store {
         &self,
         sid: &str,
         paths: &[&Path],
-    ) -> Result<HashMap<OsString, FileRecord>> {
+    ) -> Result<FastMap<OsString, FileRecord>> {
         self.read(|conn| {
-            let mut out = HashMap::with_capacity(paths.len());
+            let mut out = FastMap::with_capacity_and_hasher(paths.len(), Default::default());
             for chunk in paths.chunks(LOOKUP_CHUNK) {
                 let mut stmt = conn.prepare_cached(&format!(
                     "SELECT {FILE_COLUMNS} FROM files WHERE sid=?1 AND path IN ({})",
@@ -632,9 +632,9 @@ impl Store {
     /// Every record of session `sid` (about `files` of them), by
     /// canonical path: a batch that names most of a session's files reads
     /// them in one pass rather than path by path.
-    pub fn session_files(&self, sid: &str, files: usize) -> Result<HashMap<OsString, FileRecord>> {
+    pub fn session_files(&self, sid: &str, files: usize) -> Result<FastMap<OsString, FileRecord>> {
         self.read(|conn| {
-            let mut out = HashMap::with_capacity(files);
+            let mut out = FastMap::with_capacity_and_hasher(files, Default::default());
             let mut stmt =
                 conn.prepare_cached(&format!("SELECT {FILE_COLUMNS} FROM files WHERE sid=?1"))?;
             for r in stmt.query_map([sid], file_row)? {
@@ -831,6 +831,11 @@ fn view_exists(
         .is_some())
 }
 
+/// A map of many entries built and read once by one process (a batch's
+/// whole session): hashed fast, not against flooding (the keys are the
+/// session's own paths and ids).
+pub type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 /// Views of many records in one array, by record id: a batch of checks
 /// holds thousands, and one small array each would cost more to allocate
 /// than to read.
@@ -839,7 +844,7 @@ pub struct ViewsById {
     /// Sorted by record id, then oldest first.
     all: Vec<ViewRecord>,
     /// Record id to its range of `all`.
-    at: HashMap<i64, std::ops::Range<usize>>,
+    at: FastMap<i64, std::ops::Range<usize>>,
 }
 
 impl ViewsById {
@@ -847,7 +852,7 @@ impl ViewsById {
         // Oldest first within a record, as Store::views orders them (a
         // sort in SQLite cost more than the rest of the pass).
         rows.sort_unstable_by_key(|(id, v)| (*id, v.viewed_ns));
-        let mut at = HashMap::with_capacity(rows.len());
+        let mut at = FastMap::with_capacity_and_hasher(rows.len(), Default::default());
         let mut all = Vec::with_capacity(rows.len());
         // The record being gathered, and where its views start.
         let mut current: Option<(i64, usize)> = None;
