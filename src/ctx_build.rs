@@ -860,6 +860,7 @@ fn fingerprint_of(f: &InjectedFile, taken_ns: i64) -> Fingerprint {
         stat: Stat::of(&f.meta),
         taken_ns,
         hash: Some(fingerprint::hash_bytes(&f.raw)),
+        quick: Some(fingerprint::quick_bytes(&f.raw)),
     }
 }
 
@@ -986,6 +987,8 @@ fn fp_from_json(v: &Value) -> Option<Fingerprint> {
         },
         taken_ns: int("taken_ns")?,
         hash,
+        // Not kept in the memo: its SHA-256 decides.
+        quick: None,
     })
 }
 
@@ -1017,6 +1020,7 @@ mod tests {
             stat,
             taken_ns: 5,
             hash: Some(hash),
+            quick: None,
         };
         assert_eq!(fp_from_json(&fp_json(&fp)), Some(fp));
     }

@@ -448,6 +448,7 @@ fn run_processed(args: &Args, cwd: &Path, out: &mut Out) -> Result<Outcome, Stop
         stat,
         taken_ns,
         hash: Some(hash),
+        quick: None,
     };
     // Text identical to the disk is no processing at all.
     let kind = if fingerprint::hash_bytes(&text) == hash {

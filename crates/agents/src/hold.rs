@@ -136,6 +136,7 @@ fn never_fresh(disk: &Fingerprint, text: &[u8]) -> Fingerprint {
         stat,
         taken_ns: fingerprint::now_ns(),
         hash: Some(fingerprint::hash_bytes(text)),
+        quick: Some(fingerprint::quick_bytes(text)),
     }
 }
 
@@ -625,6 +626,7 @@ pub fn to_be_created(canonical: &Path, text: &str) -> Held {
         stat,
         taken_ns: fingerprint::now_ns(),
         hash: Some(fingerprint::hash_bytes(text.as_bytes())),
+        quick: Some(fingerprint::quick_bytes(text.as_bytes())),
     };
     held(canonical, text, &fp, None)
 }
@@ -640,6 +642,7 @@ fn expected(disk: &Fingerprint, text: &[u8]) -> Fingerprint {
         stat,
         taken_ns: fingerprint::now_ns(),
         hash: Some(fingerprint::hash_bytes(text)),
+        quick: Some(fingerprint::quick_bytes(text)),
     }
 }
 

@@ -50,7 +50,9 @@ use std::path::{Path, PathBuf};
 
 use fsview_store::error::quote;
 use fsview_store::events::Event;
-use fsview_store::fingerprint::{self, Change as FileChange, FileType, Fingerprint, Hash, Stat};
+use fsview_store::fingerprint::{
+    self, Change as FileChange, FileType, Fingerprint, Hash, Quick, Stat,
+};
 use fsview_store::gate::{self, Verdict as GateVerdict};
 use fsview_store::paths::{self, Resolved};
 use fsview_store::store::{FileRecord, NewView};
@@ -284,6 +286,7 @@ fn create(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Option<Re
     };
     let diff = diff::unified(None, &text, &quote(&req.path));
     let hash = fingerprint::hash_bytes(&text);
+    let quick = fingerprint::quick_bytes(&text);
     let verdict = Verdict::Gate(GateVerdict::NewFile);
     if cx.dry_run {
         let report = Report {
@@ -303,8 +306,8 @@ fn create(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Option<Re
     if !replace::create_new(&mut temp, canonical).map_err(|e| write_error(req, e))? {
         return Ok(None);
     }
-    let fp =
-        written_fingerprint(&temp.file, hash).map_err(|e| Error::io("inspect", &req.path, &e))?;
+    let fp = written_fingerprint(&temp.file, hash, quick)
+        .map_err(|e| Error::io("inspect", &req.path, &e))?;
     drop(temp);
     let message = format!("File created successfully at: {}", req.path.display());
     let report = Report {
@@ -373,6 +376,7 @@ fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, E
         )));
     };
     let hash = fingerprint::hash_bytes(&new_bytes);
+    let quick = fingerprint::quick_bytes(&new_bytes);
     let shown: &[u8] = utf16_text.as_deref().unwrap_or(&new_bytes);
     let verdict = Verdict::Gate(GateVerdict::Ok);
     let base = Report {
@@ -396,6 +400,7 @@ fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, E
             stat: locked.stat,
             taken_ns: fingerprint::now_ns(),
             hash: Some(hash),
+            quick: Some(quick),
         };
         let report = Report {
             applied: true,
@@ -448,7 +453,8 @@ fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, E
     }
     notices.extend(more);
     notices.extend(leftovers(req, canonical));
-    let fp = written_fingerprint(&file, hash).map_err(|e| Error::io("inspect", &req.path, &e))?;
+    let fp =
+        written_fingerprint(&file, hash, quick).map_err(|e| Error::io("inspect", &req.path, &e))?;
     drop(file);
     drop(locked);
     let detail = match &req.change {
@@ -513,13 +519,14 @@ fn holds_viewed(locked: &replace::Locked, bytes: &[u8], fp: &Fingerprint) -> io:
 /// The fingerprint of the file just written: its stat now, the hash of
 /// what was written. Another writer right after us moves the stat within
 /// the racy window, so the next check hashes and catches it.
-fn written_fingerprint(file: &std::fs::File, hash: Hash) -> io::Result<Fingerprint> {
+fn written_fingerprint(file: &std::fs::File, hash: Hash, quick: Quick) -> io::Result<Fingerprint> {
     let taken_ns = fingerprint::now_ns();
     let stat = Stat::of(&file.metadata()?);
     Ok(Fingerprint {
         stat,
         taken_ns,
         hash: Some(hash),
+        quick: Some(quick),
     })
 }
 

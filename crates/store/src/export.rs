@@ -171,6 +171,7 @@ pub fn document(d: &Dump, root: &Root, now_ns: i64) -> Value {
                     Some(t) => json!({
                         "change": t.change.as_str(),
                         "fingerprint": t.stat.map(|stat| fingerprint_json(&Fingerprint {
+quick: None,
                             stat,
                             taken_ns: t.taken_ns,
                             hash: t.hash,
@@ -658,6 +659,7 @@ fn doc_fingerprint(fp: &DocFingerprint, at: &str) -> Result<Fingerprint> {
         )));
     }
     Ok(Fingerprint {
+        quick: None,
         stat: Stat {
             dev: fp.dev,
             ino: fp.ino,

@@ -411,8 +411,8 @@ pub(crate) fn copy_session(
     unseen: &[String],
 ) -> rusqlite::Result<Counts> {
     let mut files = conn.execute(
-        "INSERT INTO files(sid, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns)
-         SELECT ?2, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns
+        "INSERT INTO files(sid, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns, quick)
+         SELECT ?2, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns, quick
          FROM files WHERE sid=?1 ORDER BY id",
         params![from, to],
     )?;
@@ -599,8 +599,8 @@ fn load(conn: &Connection, d: &Dump, sid: &str, budget: i64) -> rusqlite::Result
     {
         let fp = &f.fingerprint;
         conn.prepare_cached(
-            "INSERT INTO files(sid, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns)
-             VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            "INSERT INTO files(sid, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns, quick)
+             VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         )?
         .execute(params![
             sid,
@@ -614,7 +614,8 @@ fn load(conn: &Connection, d: &Dump, sid: &str, budget: i64) -> rusqlite::Result
             fp.stat.ctime_ns,
             fp.taken_ns,
             fp.hash.as_ref().map(|h| &h[..]),
-            f.viewed_ns
+            f.viewed_ns,
+            crate::store::quick_param(fp),
         ])?;
         let id = conn.last_insert_rowid();
         n.files += 1;

@@ -304,7 +304,10 @@ mod tests {
         }
         let abs = root.join("two/sub/f");
         assert_eq!(r.plain(&root.join("one"), &abs).unwrap(), abs);
-        assert_eq!(r.plain(&root.join("one"), Path::new("f")), Some(root.join("one/f")));
+        assert_eq!(
+            r.plain(&root.join("one"), Path::new("f")),
+            Some(root.join("one/f"))
+        );
         assert_eq!(r.plain(&root.join("one"), Path::new("nowhere/f")), None);
     }
 

@@ -300,6 +300,7 @@ fn read_utf16(
     let mut raw = Vec::with_capacity(stat.size as usize + 1);
     file.read_to_end(&mut raw)?;
     let hash = fingerprint::hash_bytes(&raw);
+    let quick = fingerprint::quick_bytes(&raw);
     let text = match encoding::decode(&raw) {
         Ok((e, text)) if e == enc => text.into_owned(),
         _ => return Err(ReadError::Binary),
@@ -317,6 +318,7 @@ fn read_utf16(
         stat: *stat,
         taken_ns,
         hash: Some(hash),
+        quick: Some(quick),
     };
     Ok(shown)
 }
@@ -349,6 +351,7 @@ pub fn read_written(path: &Path, keep: u64) -> Result<Written, ReadError> {
     Ok(Written {
         bytes: None,
         fingerprint: Fingerprint {
+            quick: None,
             stat,
             taken_ns,
             hash: Some(hash),
@@ -376,6 +379,7 @@ impl Written {
         let mut stat = self.fingerprint.stat;
         stat.mtime_ns = i64::MIN;
         self.fingerprint = Fingerprint {
+            quick: None,
             stat,
             taken_ns: fingerprint::now_ns(),
             hash: Some(fingerprint::hash_bytes(wrote)),
@@ -404,6 +408,17 @@ pub fn same_text(a: &[u8], b: &[u8]) -> bool {
     a == b || lf(a) == lf(b)
 }
 
+/// What a read hashes a file's bytes with: the SHA-256 that names its
+/// content, and the [`fingerprint::Quick`] hash later checks compare.
+type Hashers = (Sha256, Box<xxhash_rust::xxh3::Xxh3>);
+
+/// The hashes of a file's bytes that [`Hashers`] gave.
+#[derive(Clone, Copy)]
+struct Sums {
+    hash: fingerprint::Hash,
+    quick: fingerprint::Quick,
+}
+
 /// A chunked reader that hashes what passes through it and counts lines.
 struct Reader {
     file: Box<dyn Read>,
@@ -411,15 +426,18 @@ struct Reader {
     /// under the cap reads straight into what it keeps, [`Reader::read_into`]).
     buf: Vec<u8>,
     len: usize,
-    hasher: Option<Sha256>,
+    hasher: Option<Hashers>,
     /// Bytes from the start of the file looked at for a NUL so far.
     sniffed: usize,
 }
 
 impl Reader {
     /// The hash of everything read, if hashing.
-    fn finish(&mut self) -> Option<fingerprint::Hash> {
-        self.hasher.take().map(|h| h.finalize().into())
+    fn finish(&mut self) -> Option<Sums> {
+        self.hasher.take().map(|(sha, quick)| Sums {
+            hash: sha.finalize().into(),
+            quick: quick.digest128().to_le_bytes(),
+        })
     }
 
     /// A reader of text already in memory (decoded), hashing nothing.
@@ -442,7 +460,7 @@ impl Reader {
             file: Box::new(file),
             buf: Vec::new(),
             len,
-            hasher: hash.then(Sha256::new),
+            hasher: hash.then(|| (Sha256::new(), Box::default())),
             sniffed: 0,
         }
     }
@@ -488,7 +506,11 @@ impl Reader {
 /// Sniff the file's first [`SNIFF_LEN`] bytes for a NUL, whatever the sizes
 /// of the reads that bring them (a whole read under a small cap asks for a
 /// few bytes first), and hash bytes just read.
-fn passed(sniffed: &mut usize, hasher: &mut Option<Sha256>, chunk: &[u8]) -> Result<(), ReadError> {
+fn passed(
+    sniffed: &mut usize,
+    hasher: &mut Option<Hashers>,
+    chunk: &[u8],
+) -> Result<(), ReadError> {
     if *sniffed < SNIFF_LEN {
         let look = &chunk[..chunk.len().min(SNIFF_LEN - *sniffed)];
         *sniffed += look.len();
@@ -496,8 +518,9 @@ fn passed(sniffed: &mut usize, hasher: &mut Option<Sha256>, chunk: &[u8]) -> Res
             return Err(ReadError::Binary);
         }
     }
-    if let Some(h) = hasher {
-        h.update(chunk);
+    if let Some((sha, quick)) = hasher {
+        sha.update(chunk);
+        quick.update(chunk);
     }
     Ok(())
 }
@@ -569,7 +592,8 @@ fn read_whole(
             fingerprint: Fingerprint {
                 stat: *stat,
                 taken_ns,
-                hash,
+                hash: hash.map(|h| h.hash),
+                quick: hash.map(|h| h.quick),
             },
             capped: false,
             cut_line: false,
@@ -586,7 +610,7 @@ fn start_view(
     total: Option<u64>,
     stat: &Stat,
     taken_ns: i64,
-    hash: Option<fingerprint::Hash>,
+    hash: Option<Sums>,
 ) -> Shown {
     kept.truncate(cap as usize);
     let cut_line = cut_to_lines(&mut kept);
@@ -599,7 +623,8 @@ fn start_view(
         fingerprint: Fingerprint {
             stat: *stat,
             taken_ns,
-            hash,
+            hash: hash.map(|h| h.hash),
+            quick: hash.map(|h| h.quick),
         },
         capped: true,
         cut_line,
@@ -725,7 +750,7 @@ fn range_view(
     total: Option<u64>,
     stat: &Stat,
     taken_ns: i64,
-    hash: Option<fingerprint::Hash>,
+    hash: Option<Sums>,
     req: &Request,
 ) -> Shown {
     let mut cut_line = false;
@@ -752,7 +777,8 @@ fn range_view(
         fingerprint: Fingerprint {
             stat: *stat,
             taken_ns,
-            hash,
+            hash: hash.map(|h| h.hash),
+            quick: hash.map(|h| h.quick),
         },
         capped,
         cut_line,

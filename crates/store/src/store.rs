@@ -28,13 +28,13 @@ use std::time::{Duration, Instant};
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension};
 
 use crate::error::{quote, Error, Result};
-use crate::fingerprint::{self, FileType, Fingerprint, Hash, Stat};
+use crate::fingerprint::{self, FileType, Fingerprint, Hash, Quick, Stat};
 use crate::view::{Kind, Released, Source};
 
 /// 'FSVW': marks a SQLite file as an fsview session file.
 pub const APPLICATION_ID: i32 = 0x4653_5657;
 /// The schema this build writes. Bump it with a new entry in [`MIGRATIONS`].
-pub const SCHEMA_VERSION: i32 = 4;
+pub const SCHEMA_VERSION: i32 = 5;
 /// Default budget for kept texts.
 pub const DEFAULT_TEXT_BUDGET: i64 = 64 * 1024 * 1024;
 
@@ -192,6 +192,14 @@ CREATE TABLE transcripts(
 -- call (Store::recent_files): without this index that was a scan and a
 -- sort of the whole session (25 ms in a session of 10,000 files).
 CREATE INDEX files_recent ON files(sid, viewed_ns, id);
+"#,
+    // 5: a fast hash beside the SHA-256, for checks.
+    r#"
+-- XXH3-128 of the same bytes as `hash` (fingerprint::Quick), compared by
+-- a check instead of it: NULL where it was not computed (rows from before
+-- this column, fingerprints by stat alone), and then `hash` decides. It is
+-- set with `hash`, every time, so that it never describes other bytes.
+ALTER TABLE files ADD COLUMN quick BLOB;
 "#,
 ];
 
@@ -880,7 +888,7 @@ impl ViewsById {
 }
 
 pub(crate) const FILE_COLUMNS: &str =
-    "id, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns";
+    "id, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns, quick";
 
 pub(crate) fn file_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRecord> {
     Ok(FileRecord {
@@ -898,6 +906,7 @@ pub(crate) fn file_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRecord> {
             },
             taken_ns: r.get(9)?,
             hash: opt_hash_at(r, 10)?,
+            quick: opt_quick_at(r, 12)?,
         },
         viewed_ns: r.get(11)?,
     })
@@ -946,6 +955,14 @@ fn opt_hash_at(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<Hash>
     Ok(r.get_ref(i)?.as_blob_or_null()?.map(slice_hash))
 }
 
+/// A [`Quick`] hash column: anything but 16 bytes (never written so) reads
+/// as none, and SHA-256 then decides.
+fn opt_quick_at(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<Quick>> {
+    Ok(r.get_ref(i)?
+        .as_blob_or_null()?
+        .and_then(|b| Quick::try_from(b).ok()))
+}
+
 /// How many paths or ids one batched lookup names (a statement per chunk,
 /// well under SQLite's limit on parameters; each chunk size is a prepared
 /// statement of its own, cached).
@@ -977,9 +994,9 @@ pub(crate) fn refresh_in(
     }
     // As in update_file: the identity's index only when it changed.
     conn.prepare_cached(if same_identity(&record.fingerprint, fp) {
-        "UPDATE files SET btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, hash=COALESCE(?10, hash) WHERE id=?1"
+        "UPDATE files SET btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, quick=IIF(?10 IS NULL, quick, ?11), hash=COALESCE(?10, hash) WHERE id=?1"
     } else {
-        "UPDATE files SET dev=?2, ino=?3, btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, hash=COALESCE(?10, hash) WHERE id=?1"
+        "UPDATE files SET dev=?2, ino=?3, btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, quick=IIF(?10 IS NULL, quick, ?11), hash=COALESCE(?10, hash) WHERE id=?1"
     })?
     .execute(fingerprint_params(record.id, fp))?;
     Ok(true)
@@ -1047,6 +1064,7 @@ fn fingerprint_params(id: i64, fp: &Fingerprint) -> impl rusqlite::Params + '_ {
         fp.stat.ctime_ns,
         fp.taken_ns,
         fp.hash.as_ref().map(|h| h.to_vec()),
+        quick_param(fp),
     )
 }
 
@@ -1063,9 +1081,9 @@ fn update_file(
         // SQLite rewrites the entry of every index whose columns an
         // UPDATE sets, changed or not: a page more written (and
         // checkpointed) at every re-read of the same file.
-        "UPDATE files SET btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, hash=?10, viewed_ns=?11 WHERE id=?1"
+        "UPDATE files SET btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, hash=?10, viewed_ns=?11, quick=?12 WHERE id=?1"
     } else {
-        "UPDATE files SET dev=?2, ino=?3, btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, hash=?10, viewed_ns=?11 WHERE id=?1"
+        "UPDATE files SET dev=?2, ino=?3, btime_ns=?4, ftype=?5, size=?6, mtime_ns=?7, ctime_ns=?8, taken_ns=?9, hash=?10, viewed_ns=?11, quick=?12 WHERE id=?1"
     })?
     .execute(params![
         id,
@@ -1078,9 +1096,16 @@ fn update_file(
         fp.stat.ctime_ns,
         fp.taken_ns,
         fp.hash.as_ref().map(|h| &h[..]),
-        now
+        now,
+        quick_param(fp),
     ])?;
     Ok(())
+}
+
+/// The `quick` column of a fingerprint: none without its SHA-256 (the
+/// column is never set without `hash`).
+pub(crate) fn quick_param(fp: &Fingerprint) -> Option<&[u8]> {
+    fp.hash.and(fp.quick.as_ref()).map(|q| &q[..])
 }
 
 fn insert_file(
@@ -1091,8 +1116,8 @@ fn insert_file(
     now: i64,
 ) -> rusqlite::Result<i64> {
     conn.prepare_cached(
-        "INSERT INTO files(sid, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns)
-         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        "INSERT INTO files(sid, path, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, viewed_ns, quick)
+         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
     )?
     .execute(params![
         sid,
@@ -1106,7 +1131,8 @@ fn insert_file(
         fp.stat.ctime_ns,
         fp.taken_ns,
         fp.hash.as_ref().map(|h| &h[..]),
-        now
+        now,
+        quick_param(fp),
     ])?;
     Ok(conn.last_insert_rowid())
 }
@@ -1556,6 +1582,10 @@ mod tests {
         assert_eq!(copied, 0);
         let rec = store.file_by_path("old", &f).unwrap().unwrap();
         assert_eq!(store.views(rec.id).unwrap().len(), 1);
+        // No quick hash in a row from before it: the SHA-256 decides.
+        assert_eq!(rec.fingerprint.quick, None);
+        let gate = crate::gate::decide(Some(&store), "old", d.path(), &f, false).unwrap();
+        assert_eq!(gate.verdict, crate::gate::Verdict::Ok);
         // The same view of the same content read again is "unchanged".
         let s = crate::show::read(&f, &crate::show::Request::whole(1 << 20)).unwrap();
         let r = store
