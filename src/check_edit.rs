@@ -6,6 +6,7 @@
 //! [`LOG_EACH`] paths: its refusals and one event that counts them all).
 
 use std::borrow::Cow;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use clap::{CommandFactory, Parser};
@@ -292,8 +293,12 @@ fn print_decision(
         );
         return out.json(&Value::Object(m));
     }
-    // In pieces: a batch prints thousands of lines.
-    out.write(&common::shown(path))?;
+    // In pieces, the name as it is when it needs no escaping: a batch
+    // prints thousands of lines.
+    match fsview_store::error::plain_text(path.as_os_str().as_bytes()) {
+        Some(plain) => out.write(plain)?,
+        None => out.write(&common::shown(path))?,
+    }
     out.write(": ")?;
     match (d.verdict.allowed(), d.verdict.change()) {
         (true, _) => out.write(d.verdict.as_str())?,

@@ -717,9 +717,9 @@ fn about_to_change(
         }
     }
     Ok(match (d.verdict.allowed(), opts.allow) {
-        (true, true) => Answer::Allow(d.message),
+        (true, true) => Answer::Allow(d.message.into_owned()),
         (true, false) => Answer::Nothing,
-        (false, _) => Answer::Deny(d.message),
+        (false, _) => Answer::Deny(d.message.into_owned()),
     })
 }
 

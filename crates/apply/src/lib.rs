@@ -237,7 +237,11 @@ fn attempt(cx: &Context<'_>, req: &Request) -> Result<Option<Report>, Error> {
     // it is) gets the gate's answer, whatever else is wrong with it.
     let d = gate::decide(cx.store, cx.sid, cx.cwd, &req.path, req.whole_file())?;
     if !d.verdict.allowed() {
-        let report = Report::new(d.canonical, Verdict::Gate(d.verdict), d.message);
+        let report = Report::new(
+            d.canonical,
+            Verdict::Gate(d.verdict),
+            d.message.into_owned(),
+        );
         log(cx, req, &report, None);
         return Ok(Some(report));
     }

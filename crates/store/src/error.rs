@@ -83,17 +83,27 @@ pub fn quote_id(sid: &str) -> String {
     format!("{sid:?}")
 }
 
+/// `bytes` as they are when [`escape_bytes`] would change nothing in them
+/// (printable ASCII, no backslash).
+pub fn plain_text(bytes: &[u8]) -> Option<&str> {
+    if bytes
+        .iter()
+        .all(|&b| (b' '..=b'~').contains(&b) && b != b'\\')
+    {
+        std::str::from_utf8(bytes).ok()
+    } else {
+        None
+    }
+}
+
 /// Escape bytes for a one-line, human-readable display: printable UTF-8 is
 /// kept, `\n`, `\t`, `\r`, `\\` and other control characters become C-style
 /// escapes, and invalid UTF-8 becomes `\xNN`.
 pub fn escape_bytes(bytes: &[u8]) -> String {
     // Most names are plain ASCII with nothing to escape (a batch prints
     // thousands): copied as they are.
-    if bytes
-        .iter()
-        .all(|&b| (b' '..=b'~').contains(&b) && b != b'\\')
-    {
-        return String::from_utf8(bytes.to_vec()).unwrap_or_default();
+    if let Some(plain) = plain_text(bytes) {
+        return plain.to_string();
     }
     let mut out = String::with_capacity(bytes.len());
     for chunk in bytes.utf8_chunks() {

@@ -9,6 +9,7 @@
 //! count ([`crate::held`]). The messages keep Claude Code's wording where it
 //! has one, so an agent trained on it knows what to do.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -76,7 +77,10 @@ pub enum Want {
 pub struct Decision {
     pub verdict: Verdict,
     pub canonical: PathBuf,
-    pub message: String,
+    /// What to tell the agent: one of a few fixed sentences but for a
+    /// partial view (which lines it saw) or a released one (why it is
+    /// gone), so borrowed where it can be (a batch makes thousands).
+    pub message: Cow<'static, str>,
     /// The view that allowed the change, or the best one there was.
     pub view: Option<ViewRecord>,
     /// For a `not_read` of a file the agent was shown before: why the
@@ -243,7 +247,7 @@ impl<'a> Gate<'a> {
         let count = store.file_count(self.sid).ok();
         let mut out = Vec::with_capacity(jobs.len());
         if let Some(n) = count.filter(|n| jobs.len().saturating_mul(2) >= *n) {
-            self.decide_ahead(jobs, &plain, store, n, &mut out);
+            self.decide_ahead(jobs, plain, store, n, &mut out);
             return out;
         }
         for (jobs, plain) in jobs.chunks(LOOKUP_CHUNK).zip(plain.chunks(LOOKUP_CHUNK)) {
@@ -280,7 +284,7 @@ impl<'a> Gate<'a> {
     fn decide_ahead(
         &mut self,
         jobs: &[(PathBuf, bool)],
-        plain: &[Option<PathBuf>],
+        plain: Vec<Option<PathBuf>>,
         store: &Store,
         files: usize,
         out: &mut Vec<Result<Decision>>,
@@ -345,8 +349,8 @@ impl<'a> Gate<'a> {
                     stat.ftype == FileType::File && !known.contains(&(stat.dev, stat.ino))
                 });
                 out.push(match unknown {
-                    true => Ok(decision(Verdict::NotRead, canonical.clone(), None)),
-                    false => self.decide_resolving(path, want_of(*write), Some(canonical)),
+                    true => Ok(decision(Verdict::NotRead, canonical, None)),
+                    false => self.decide_resolving(path, want_of(*write), Some(&canonical)),
                 });
                 continue;
             };
@@ -356,7 +360,7 @@ impl<'a> Gate<'a> {
             };
             let fresh = match (record.fingerprint.stat.ftype, opened) {
                 (FileType::File, Some(opened)) => {
-                    fingerprint::freshness_ahead(canonical, &record.fingerprint, opened)
+                    fingerprint::freshness_ahead(&canonical, &record.fingerprint, opened)
                 }
                 _ => None,
             };
@@ -439,7 +443,7 @@ impl<'a> Gate<'a> {
                 out.push(self.decide(path, *write));
                 continue;
             };
-            out.push(self.judge_recorded(path, *write, canonical, record, &views, fresh));
+            out.push(self.judge_recorded(path, *write, canonical.clone(), record, &views, fresh));
         }
     }
 
@@ -449,7 +453,7 @@ impl<'a> Gate<'a> {
         &mut self,
         path: &Path,
         write: bool,
-        canonical: &Path,
+        canonical: PathBuf,
         record: &FileRecord,
         views: &ViewsById,
         fresh: std::io::Result<Freshness>,
@@ -457,7 +461,7 @@ impl<'a> Gate<'a> {
         self.judge(
             path,
             want_of(write),
-            canonical.to_path_buf(),
+            canonical,
             true,
             Some(record),
             views.get(record.id),
@@ -496,10 +500,10 @@ impl<'a> Gate<'a> {
             let mut d = decision(Verdict::NotRead, canonical, None);
             if let Some((why, _)) = all.iter().rev().find_map(|v| v.released) {
                 d.released = Some(why);
-                d.message = format!(
+                d.message = Cow::Owned(format!(
                     "{MSG_NOT_READ} (What it was shown of it is no longer in the conversation: {}.)",
                     why.as_str()
-                );
+                ));
             }
             return Ok(d);
         }
@@ -695,16 +699,16 @@ fn regular_only(path: &Path, resolved: &Resolved) -> Result<()> {
 
 fn decision(verdict: Verdict, canonical: PathBuf, view: Option<ViewRecord>) -> Decision {
     let message = match verdict {
-        Verdict::Ok => "The file may be changed.".to_string(),
-        Verdict::NewFile => "File does not exist; creating it needs no read.".to_string(),
-        Verdict::NotRead => MSG_NOT_READ.to_string(),
+        Verdict::Ok => "The file may be changed.".into(),
+        Verdict::NewFile => "File does not exist; creating it needs no read.".into(),
+        Verdict::NotRead => MSG_NOT_READ.into(),
         // A tool that renders what it reads (a notebook as its cells, lines
         // it shortened), or injected context.
-        Verdict::ProcessedView if view.as_ref().is_some_and(|v| v.source == Source::Read) => "File has only been shown processed (as its tool rendered it, such as a notebook's cells), not as it is on disk. Change only what was shown (a notebook cell by cell), or read all of its text before writing to it.".to_string(),
-        Verdict::ProcessedView => "File has only been shown processed (as injected context), not as it is on disk. Read it first before writing to it.".to_string(),
+        Verdict::ProcessedView if view.as_ref().is_some_and(|v| v.source == Source::Read) => "File has only been shown processed (as its tool rendered it, such as a notebook's cells), not as it is on disk. Change only what was shown (a notebook cell by cell), or read all of its text before writing to it.".into(),
+        Verdict::ProcessedView => "File has only been shown processed (as injected context), not as it is on disk. Read it first before writing to it.".into(),
         Verdict::StartOnly => {
             let part = match &view {
-                Some(v) if v.lines == 0 => "none of its lines".to_string(),
+                Some(v) if v.lines == 0 => "none of its lines".into(),
                 Some(v) => {
                     let last = v.offset.saturating_add(v.lines - 1);
                     match v.total_lines {
@@ -712,11 +716,11 @@ fn decision(verdict: Verdict, canonical: PathBuf, view: Option<ViewRecord>) -> D
                         None => format!("lines {}-{last}", v.offset),
                     }
                 }
-                None => "part of it".to_string(),
+                None => "part of it".into(),
             };
-            format!("File has only been read in part ({part}). Read the whole file before writing all of it.")
+            format!("File has only been read in part ({part}). Read the whole file before writing all of it.").into()
         }
-        Verdict::Modified(_) => MSG_MODIFIED.to_string(),
+        Verdict::Modified(_) => MSG_MODIFIED.into(),
     };
     Decision {
         verdict,
