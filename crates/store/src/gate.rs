@@ -297,10 +297,8 @@ impl<'a> Gate<'a> {
                 .any(|d| b.starts_with(d))
         };
         let load = || -> Result<_> {
-            Ok((
-                store.session_files(self.sid, files)?,
-                store.session_views(self.sid, files)?,
-            ))
+            let views = store.session_views(self.sid, files)?;
+            Ok((store.session_files(self.sid, files, &views)?, views))
         };
         // A session much smaller than the batch (a hook over a tree the
         // agent has barely read) is read first, at little cost: a file it
@@ -339,12 +337,13 @@ impl<'a> Gate<'a> {
                 continue;
             };
             let probe = probes.next().flatten();
-            let Some(record) = records.get(canonical.as_os_str()) else {
+            let Some((record, at)) = records.get(canonical.as_os_str()) else {
                 // A regular file at a plain name that no record names, by
                 // name or identity: never read, decided with no more system
                 // calls or statements (as decide_resolving would find).
                 let unknown = probe.as_ref().is_some_and(|p| {
-                    let known = known.get_or_insert_with(|| identities(&records));
+                    let known =
+                        known.get_or_insert_with(|| identities(records.values().map(|(r, _)| r)));
                     let stat = p.stat();
                     stat.ftype == FileType::File && !known.contains(&(stat.dev, stat.ino))
                 });
@@ -371,7 +370,8 @@ impl<'a> Gate<'a> {
                 out.push(self.decide(path, *write));
                 continue;
             };
-            out.push(self.judge_recorded(path, *write, canonical, record, &views, fresh));
+            let all = views.at(at.clone());
+            out.push(self.judge_recorded(path, *write, canonical, record, all, fresh));
         }
         if self.ending {
             std::mem::forget((records, views, known));
@@ -443,7 +443,8 @@ impl<'a> Gate<'a> {
                 out.push(self.decide(path, *write));
                 continue;
             };
-            out.push(self.judge_recorded(path, *write, canonical.clone(), record, &views, fresh));
+            let all = views.get(record.id);
+            out.push(self.judge_recorded(path, *write, canonical.clone(), record, all, fresh));
         }
     }
 
@@ -455,7 +456,7 @@ impl<'a> Gate<'a> {
         write: bool,
         canonical: PathBuf,
         record: &FileRecord,
-        views: &ViewsById,
+        all: &[ViewRecord],
         fresh: std::io::Result<Freshness>,
     ) -> Result<Decision> {
         self.judge(
@@ -464,7 +465,7 @@ impl<'a> Gate<'a> {
             canonical,
             true,
             Some(record),
-            views.get(record.id),
+            all,
             |_, _| fresh,
         )
     }
@@ -674,9 +675,8 @@ impl Probe {
 }
 
 /// The identities (device and inode) of `records`.
-fn identities(records: &FastMap<std::ffi::OsString, FileRecord>) -> HashSet<(u64, u64)> {
+fn identities<'r>(records: impl Iterator<Item = &'r FileRecord>) -> HashSet<(u64, u64)> {
     records
-        .values()
         .map(|r| (r.fingerprint.stat.dev, r.fingerprint.stat.ino))
         .collect()
 }

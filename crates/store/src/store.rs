@@ -640,14 +640,24 @@ impl Store {
     /// Every record of session `sid` (about `files` of them), by
     /// canonical path: a batch that names most of a session's files reads
     /// them in one pass rather than path by path.
-    pub fn session_files(&self, sid: &str, files: usize) -> Result<FastMap<OsString, FileRecord>> {
+    ///
+    /// With each record comes where its views are in `views` (the
+    /// session's, [`Store::session_views`]): looked up here, while the
+    /// batch's files are being hashed, not one by one as it decides.
+    pub fn session_files(
+        &self,
+        sid: &str,
+        files: usize,
+        views: &ViewsById,
+    ) -> Result<FastMap<OsString, (FileRecord, std::ops::Range<usize>)>> {
         self.read(|conn| {
             let mut out = FastMap::with_capacity_and_hasher(files, Default::default());
             let mut stmt =
                 conn.prepare_cached(&format!("SELECT {FILE_COLUMNS} FROM files WHERE sid=?1"))?;
             for r in stmt.query_map([sid], file_row)? {
                 let r = r?;
-                out.insert(r.path.clone().into_os_string(), r);
+                let at = views.range(r.id);
+                out.insert(r.path.clone().into_os_string(), (r, at));
             }
             Ok(out)
         })
@@ -883,7 +893,17 @@ impl ViewsById {
 
     /// The views of record `id`, oldest first (none when it has none).
     pub fn get(&self, id: i64) -> &[ViewRecord] {
-        self.at.get(&id).map_or(&[][..], |r| &self.all[r.clone()])
+        self.at(self.range(id))
+    }
+
+    /// Where the views of record `id` are ([`ViewsById::at`]).
+    pub fn range(&self, id: i64) -> std::ops::Range<usize> {
+        self.at.get(&id).cloned().unwrap_or(0..0)
+    }
+
+    /// The views in `range` (a [`ViewsById::range`] of these views).
+    pub fn at(&self, range: std::ops::Range<usize>) -> &[ViewRecord] {
+        self.all.get(range).unwrap_or(&[])
     }
 }
 
