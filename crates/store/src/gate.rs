@@ -296,19 +296,27 @@ impl<'a> Gate<'a> {
                 .iter()
                 .any(|d| b.starts_with(d))
         };
-        let load = || -> Result<_> {
-            let views = store.session_views(self.sid, files)?;
-            Ok((store.session_files(self.sid, files, &views)?, views))
+        let sid = self.sid;
+        let load = || -> Option<Session> {
+            let views = store.session_views(sid, files).ok()?;
+            let records = store.session_files(sid, files, &views).ok()?;
+            Some(Session { records, views })
         };
         // A session much smaller than the batch (a hook over a tree the
         // agent has barely read) is read first, at little cost: a file it
         // has no record of by name then needs its lstat only, not its bytes.
         let early = (files.saturating_mul(4) <= names.len()).then(load);
-        let unrecorded = |name: &Path| match &early {
-            Some(Ok((records, _))) => !records.contains_key(name.as_os_str()),
-            _ => false,
+        let early_index = match &early {
+            Some(Some(s)) => Some(s.index()),
+            _ => None,
         };
-        let (probes, late) = spread_while(
+        let unrecorded = |name: &Path| {
+            early_index
+                .as_ref()
+                .is_some_and(|ix| !ix.contains_key(name.as_os_str()))
+        };
+        let mut late: Option<Session> = None;
+        let (probes, read_late) = spread_while(
             &names,
             |name| {
                 if special(name) {
@@ -321,11 +329,21 @@ impl<'a> Gate<'a> {
                     fingerprint::hashed_ahead(name).map(Probe::Opened)
                 }
             },
-            || early.is_none().then(load),
+            // The index borrows the names of the records read.
+            || match early {
+                Some(_) => None,
+                None => load().map(|s| {
+                    let s: &Session = late.insert(s);
+                    (s, s.index())
+                }),
+            },
         );
-        let Some(Ok((records, views))) = early.or(late) else {
-            return self.decide_each(jobs, out);
+        let (session, index) = match (&early, early_index, read_late) {
+            (Some(Some(s)), Some(ix), _) => (s, ix),
+            (None, _, Some((s, ix))) => (s, ix),
+            _ => return self.decide_each(jobs, out),
         };
+        let views = &session.views;
         // The identities of the session's records: a file no record names
         // may be a hard link to a file the agent viewed
         // ([`Store::file_by_inode`]). Gathered at the first such file.
@@ -337,13 +355,16 @@ impl<'a> Gate<'a> {
                 continue;
             };
             let probe = probes.next().flatten();
-            let Some((record, at)) = records.get(canonical.as_os_str()) else {
+            let Some((record, at)) = index
+                .get(canonical.as_os_str())
+                .map(|&i| &session.records[i as usize])
+            else {
                 // A regular file at a plain name that no record names, by
                 // name or identity: never read, decided with no more system
                 // calls or statements (as decide_resolving would find).
                 let unknown = probe.as_ref().is_some_and(|p| {
-                    let known =
-                        known.get_or_insert_with(|| identities(records.values().map(|(r, _)| r)));
+                    let known = known
+                        .get_or_insert_with(|| identities(session.records.iter().map(|(r, _)| r)));
                     let stat = p.stat();
                     stat.ftype == FileType::File && !known.contains(&(stat.dev, stat.ino))
                 });
@@ -374,7 +395,8 @@ impl<'a> Gate<'a> {
             out.push(self.judge_recorded(path, *write, canonical, record, all, fresh));
         }
         if self.ending {
-            std::mem::forget((records, views, known));
+            std::mem::forget((index, known));
+            std::mem::forget((early, late));
         }
     }
 
@@ -671,6 +693,25 @@ impl Probe {
             Probe::Opened(a) => a.stat(),
             Probe::Stat(s) => s,
         }
+    }
+}
+
+/// What a batch read of the whole session: every record, with where its
+/// views are in `views`.
+struct Session {
+    records: Vec<(FileRecord, std::ops::Range<usize>)>,
+    views: ViewsById,
+}
+
+impl Session {
+    /// The records by canonical path: indices into `records`, keyed by
+    /// the names the records hold (no copies).
+    fn index(&self) -> FastMap<&std::ffi::OsStr, u32> {
+        let mut ix = FastMap::with_capacity_and_hasher(self.records.len(), Default::default());
+        for (i, (r, _)) in self.records.iter().enumerate() {
+            ix.insert(r.path.as_os_str(), i as u32);
+        }
+        ix
     }
 }
 

@@ -637,9 +637,9 @@ impl Store {
         })
     }
 
-    /// Every record of session `sid` (about `files` of them), by
-    /// canonical path: a batch that names most of a session's files reads
-    /// them in one pass rather than path by path.
+    /// Every record of session `sid` (about `files` of them): a batch
+    /// that names most of a session's files reads them in one pass rather
+    /// than path by path, and indexes them by the names they hold.
     ///
     /// With each record comes where its views are in `views` (the
     /// session's, [`Store::session_views`]): looked up here, while the
@@ -649,15 +649,15 @@ impl Store {
         sid: &str,
         files: usize,
         views: &ViewsById,
-    ) -> Result<FastMap<OsString, (FileRecord, std::ops::Range<usize>)>> {
+    ) -> Result<Vec<(FileRecord, std::ops::Range<usize>)>> {
         self.read(|conn| {
-            let mut out = FastMap::with_capacity_and_hasher(files, Default::default());
+            let mut out = Vec::with_capacity(files);
             let mut stmt =
                 conn.prepare_cached(&format!("SELECT {FILE_COLUMNS} FROM files WHERE sid=?1"))?;
             for r in stmt.query_map([sid], file_row)? {
                 let r = r?;
                 let at = views.range(r.id);
-                out.insert(r.path.clone().into_os_string(), (r, at));
+                out.push((r, at));
             }
             Ok(out)
         })
