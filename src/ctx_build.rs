@@ -856,12 +856,7 @@ fn source_of(f: &InjectedFile) -> Source {
 /// the build started, so a write during the build makes the stat racy and
 /// the hash decides.
 fn fingerprint_of(f: &InjectedFile, taken_ns: i64) -> Fingerprint {
-    Fingerprint {
-        stat: Stat::of(&f.meta),
-        taken_ns,
-        hash: Some(fingerprint::hash_bytes(&f.raw)),
-        quick: Some(fingerprint::quick_bytes(&f.raw)),
-    }
+    Fingerprint::of_bytes(Stat::of(&f.meta), taken_ns, &f.raw)
 }
 
 fn view_of<'a>(f: &'a InjectedFile, fp: &'a Fingerprint) -> NewView<'a> {

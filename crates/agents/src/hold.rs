@@ -132,12 +132,7 @@ fn memchr_crlf(b: &[u8]) -> bool {
 fn never_fresh(disk: &Fingerprint, text: &[u8]) -> Fingerprint {
     let mut stat = disk.stat;
     stat.mtime_ns = i64::MIN;
-    Fingerprint {
-        stat,
-        taken_ns: fingerprint::now_ns(),
-        hash: Some(fingerprint::hash_bytes(text)),
-        quick: Some(fingerprint::quick_bytes(text)),
-    }
+    Fingerprint::of_bytes(stat, fingerprint::now_ns(), text)
 }
 
 fn read_problem(path: &Path, e: ReadError) -> Problem {
@@ -622,12 +617,7 @@ pub fn to_be_created(canonical: &Path, text: &str) -> Held {
         ctime_ns: i64::MIN,
     };
     stat.forget_identity();
-    let fp = Fingerprint {
-        stat,
-        taken_ns: fingerprint::now_ns(),
-        hash: Some(fingerprint::hash_bytes(text.as_bytes())),
-        quick: Some(fingerprint::quick_bytes(text.as_bytes())),
-    };
+    let fp = Fingerprint::of_bytes(stat, fingerprint::now_ns(), text.as_bytes());
     held(canonical, text, &fp, None)
 }
 
@@ -638,12 +628,7 @@ fn expected(disk: &Fingerprint, text: &[u8]) -> Fingerprint {
     let mut stat = disk.stat;
     stat.mtime_ns = i64::MIN;
     stat.size = text.len() as u64;
-    Fingerprint {
-        stat,
-        taken_ns: fingerprint::now_ns(),
-        hash: Some(fingerprint::hash_bytes(text)),
-        quick: Some(fingerprint::quick_bytes(text)),
-    }
+    Fingerprint::of_bytes(stat, fingerprint::now_ns(), text)
 }
 
 /// A view of `text` (the whole file as `fingerprint` says it is): all of

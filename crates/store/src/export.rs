@@ -171,10 +171,10 @@ pub fn document(d: &Dump, root: &Root, now_ns: i64) -> Value {
                     Some(t) => json!({
                         "change": t.change.as_str(),
                         "fingerprint": t.stat.map(|stat| fingerprint_json(&Fingerprint {
-quick: None,
                             stat,
                             taken_ns: t.taken_ns,
                             hash: t.hash,
+                            quick: None,
                         })),
                         "text_sha256": t.text_hash.as_ref().map(fingerprint::hex),
                         "told_ns": t.told_ns,
@@ -659,7 +659,6 @@ fn doc_fingerprint(fp: &DocFingerprint, at: &str) -> Result<Fingerprint> {
         )));
     }
     Ok(Fingerprint {
-        quick: None,
         stat: Stat {
             dev: fp.dev,
             ino: fp.ino,
@@ -675,6 +674,7 @@ fn doc_fingerprint(fp: &DocFingerprint, at: &str) -> Result<Fingerprint> {
             .as_deref()
             .map(|h| hash(h, &format!("{at}.sha256")))
             .transpose()?,
+        quick: None,
     })
 }
 

@@ -236,6 +236,19 @@ pub struct Fingerprint {
     pub quick: Option<Quick>,
 }
 
+impl Fingerprint {
+    /// The fingerprint of `bytes` with `stat`, taken at `taken_ns`: both
+    /// hashes of them.
+    pub fn of_bytes(stat: Stat, taken_ns: i64, bytes: &[u8]) -> Fingerprint {
+        Fingerprint {
+            stat,
+            taken_ns,
+            hash: Some(hash_bytes(bytes)),
+            quick: Some(quick_bytes(bytes)),
+        }
+    }
+}
+
 fn to_ns(secs: i64, nsec: i64) -> i64 {
     secs.saturating_mul(1_000_000_000).saturating_add(nsec)
 }
@@ -606,30 +619,18 @@ pub fn hashed_ahead(canonical: &Path) -> Option<Ahead> {
 pub fn freshness_ahead(
     path: &Path,
     fp: &Fingerprint,
-    ahead: &Ahead,
+    ahead: Ahead,
 ) -> Option<io::Result<Freshness>> {
-    let &Ahead {
+    let Ahead {
         stat,
         taken_ns,
-        ref hash,
+        hash,
     } = ahead;
     Some(match hash {
         Some(_) if fp.quick.is_none() && fp.hash.is_some() => return None,
-        Some(hash) => freshness_hashing(path, fp, stat, || match hash {
-            Ok(sum) => Ok((*sum, stat, taken_ns)),
-            Err(e) => Err(copy_error(e)),
-        }),
+        Some(hash) => freshness_hashing(path, fp, stat, || Ok((hash?, stat, taken_ns))),
         None => freshness_stat(path, fp, stat),
     })
-}
-
-/// The same error again: its OS code where it has one, else its kind and
-/// message.
-fn copy_error(e: &io::Error) -> io::Error {
-    match e.raw_os_error() {
-        Some(code) => io::Error::from_raw_os_error(code),
-        None => io::Error::new(e.kind(), e.to_string()),
-    }
 }
 
 /// Which hash a check computes of a file's bytes.
@@ -645,6 +646,14 @@ impl Algo {
         match fp.quick {
             Some(_) => Algo::Quick,
             None => Algo::Sha,
+        }
+    }
+
+    /// The hash of `bytes`.
+    pub fn sum(self, bytes: &[u8]) -> Sum {
+        match self {
+            Algo::Sha => Sum::Sha(hash_bytes(bytes)),
+            Algo::Quick => Sum::Quick(quick_bytes(bytes)),
         }
     }
 }
@@ -802,38 +811,28 @@ pub fn sum_open(mut file: File, stat: &Stat, algo: Algo) -> io::Result<Sum> {
     })
 }
 
-impl Algo {
-    /// The hash of `bytes`.
-    pub fn sum(self, bytes: &[u8]) -> Sum {
-        match self {
-            Algo::Sha => Sum::Sha(hash_bytes(bytes)),
-            Algo::Quick => Sum::Quick(quick_bytes(bytes)),
-        }
-    }
-}
-
 /// A hash of bytes given in pieces, as [`Algo`] says.
-pub enum Hasher {
+enum Hasher {
     Sha(Box<Sha256>),
     Quick(Box<xxhash_rust::xxh3::Xxh3>),
 }
 
 impl Hasher {
-    pub fn new(algo: Algo) -> Hasher {
+    fn new(algo: Algo) -> Hasher {
         match algo {
             Algo::Sha => Hasher::Sha(Box::default()),
             Algo::Quick => Hasher::Quick(Box::default()),
         }
     }
 
-    pub fn update(&mut self, bytes: &[u8]) {
+    fn update(&mut self, bytes: &[u8]) {
         match self {
             Hasher::Sha(h) => h.update(bytes),
             Hasher::Quick(h) => h.update(bytes),
         }
     }
 
-    pub fn finish(self) -> Sum {
+    fn finish(self) -> Sum {
         match self {
             Hasher::Sha(h) => Sum::Sha((*h).finalize().into()),
             Hasher::Quick(h) => Sum::Quick(h.digest128().to_le_bytes()),

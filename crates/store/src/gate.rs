@@ -374,12 +374,8 @@ impl<'a> Gate<'a> {
                 });
                 continue;
             };
-            let opened = match &probe {
-                Some(Probe::Opened(a)) => Some(a),
-                _ => None,
-            };
-            let fresh = match (record.fingerprint.stat.ftype, opened) {
-                (FileType::File, Some(opened)) => {
+            let fresh = match (record.fingerprint.stat.ftype, probe) {
+                (FileType::File, Some(Probe::Opened(opened))) => {
                     fingerprint::freshness_ahead(&canonical, &record.fingerprint, opened)
                 }
                 _ => None,

@@ -493,10 +493,10 @@ mod tests {
         std::fs::write(&f, "x\n").unwrap();
         let (hash, stat) = fingerprint::hash_path(&f).unwrap();
         let fp = Fingerprint {
-            quick: None,
             stat,
             taken_ns: 0,
             hash: Some(hash),
+            quick: None,
         };
         let v = NewView {
             path: &f,

@@ -237,7 +237,7 @@ pub fn open_plain(canonical: &Path) -> std::io::Result<(std::fs::File, Metadata)
 
 /// Names a thread opens in one directory it keeps open
 /// ([`open_plain`]) before it opens the directory again.
-pub const DIR_USES: usize = 64;
+const DIR_USES: usize = 64;
 
 /// The canonical path a missing file would have: its deepest existing
 /// ancestor canonicalized, then the rest normalized lexically.

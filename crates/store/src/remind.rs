@@ -85,10 +85,10 @@ impl Told {
             };
         }
         let fp = Fingerprint {
-            quick: None,
             stat,
             taken_ns: self.taken_ns,
             hash: self.hash,
+            quick: None,
         };
         match self.hash {
             Some(_) => !matches!(
@@ -379,10 +379,10 @@ pub fn record(store: &Store, sid: &str, tool: &str, reminders: &[Reminder]) -> R
             if still_current(conn, sid, &r.record)? && r.whole {
                 if let (Some(text), Some(_)) = (&r.text, r.told.hash) {
                     let fp = Fingerprint {
-                        quick: None,
                         stat: r.told.stat.expect("a whole reminder is of a regular file"),
                         taken_ns: r.told.taken_ns,
                         hash: r.told.hash,
+                        quick: None,
                     };
                     let lines = crate::show::count_lines(text);
                     let view = NewView {

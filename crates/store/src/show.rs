@@ -351,10 +351,10 @@ pub fn read_written(path: &Path, keep: u64) -> Result<Written, ReadError> {
     Ok(Written {
         bytes: None,
         fingerprint: Fingerprint {
-            quick: None,
             stat,
             taken_ns,
             hash: Some(hash),
+            quick: None,
         },
         lines: shown.total_lines.unwrap_or(0),
     })
@@ -379,10 +379,10 @@ impl Written {
         let mut stat = self.fingerprint.stat;
         stat.mtime_ns = i64::MIN;
         self.fingerprint = Fingerprint {
-            quick: None,
             stat,
             taken_ns: fingerprint::now_ns(),
             hash: Some(fingerprint::hash_bytes(wrote)),
+            quick: None,
         };
         self.lines = count_lines(wrote);
         self.bytes = (wrote.len() as u64 <= keep).then(|| wrote.to_vec());
