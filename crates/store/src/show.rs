@@ -552,7 +552,15 @@ fn read_whole(
     loop {
         let room = (cap as usize + 1).saturating_sub(kept.len());
         let expected = stat.size.saturating_sub(kept.len() as u64) as usize;
-        let want = expected.saturating_add(1).max(4096).min(room);
+        let spare = kept.capacity() - kept.len();
+        // Once the stat's size is in, the end is found in the spare byte:
+        // growing `kept` for it would copy the whole file once more.
+        let want = if expected == 0 && spare > 0 {
+            spare
+        } else {
+            expected.saturating_add(1).max(4096)
+        }
+        .min(room);
         let at = kept.len();
         if reader.read_into(&mut kept, want)? == 0 {
             break;
