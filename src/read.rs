@@ -279,12 +279,15 @@ fn show_one(
     out: &mut Out,
 ) -> Result<(), Stop> {
     let canonical = existing(cwd, &job.path)?;
-    let shown = show::read(&canonical, &job.req).map_err(|e| read_error(&job.path, e))?;
+    let sid = args.common.sid();
+    // One snapshot of the session for what it knows of the file (a re-read
+    // of the same bytes takes their SHA-256 from it) and whether this is a
+    // re-read.
+    store.begin_read()?;
+    let looked = look(store, &sid, &canonical, job);
+    store.end_read();
+    let (shown, unchanged) = looked?;
     let view = NewView::of_shown(&canonical, &shown, Source::Read);
-    // A view is recorded only once its output is out in full (below): a
-    // closed pipe or an interrupt leaves no view of text nobody received.
-    // Whether it is a re-read shapes that output, so ask first.
-    let unchanged = store.seen(&args.common.sid(), &view)?;
     let notices = notices(&shown, &job.req, args.cap);
     let stub = args.stub && unchanged;
     if args.common.json {
@@ -338,6 +341,23 @@ fn show_one(
         out.notice(&format!("{}: {n}", common::shown(&job.path)));
     }
     Ok(())
+}
+
+/// Read `canonical` as `job` asks, and whether the session recorded the
+/// same view of the same content before. A view is recorded only once its
+/// output is out in full (see [`show_one`]): a closed pipe or an interrupt
+/// leaves no view of text nobody received. Whether it is a re-read shapes
+/// that output, so it is asked first.
+fn look(store: &Store, sid: &str, canonical: &Path, job: &Job) -> Result<(Shown, bool), Stop> {
+    let old = store.file_by_path(sid, canonical)?;
+    let known = old.as_ref().and_then(|r| show::Known::of(&r.fingerprint));
+    let shown =
+        show::read_known(canonical, &job.req, known).map_err(|e| read_error(&job.path, e))?;
+    let unchanged = store.seen_in(
+        old.as_ref(),
+        &NewView::of_shown(canonical, &shown, Source::Read),
+    )?;
+    Ok((shown, unchanged))
 }
 
 /// The notices a read deserves, in the words the agent will see.

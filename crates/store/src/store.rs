@@ -534,6 +534,18 @@ impl Store {
         })
     }
 
+    /// [`Store::seen`], given the session's record of the file, `old`,
+    /// read in the same transaction ([`Store::begin_read`]).
+    pub fn seen_in(&self, old: Option<&FileRecord>, v: &NewView<'_>) -> Result<bool> {
+        match old {
+            Some(old) if old.fingerprint.same_content(v.fingerprint) => {
+                let shown_hash = shown_hash_of(v);
+                self.read(|conn| view_exists(conn, old.id, v, &shown_hash))
+            }
+            _ => Ok(false),
+        }
+    }
+
     /// Store `fp`, a fingerprint of the same bytes as `record`'s (the file's
     /// new identity after a save by rename, a stat aged past the racy
     /// window), but only if the session's record of the file is still
@@ -840,8 +852,10 @@ fn view_exists(
     shown_hash: &Hash,
 ) -> rusqlite::Result<bool> {
     Ok(conn
-        .query_row(
+        .prepare_cached(
             "SELECT 1 FROM views WHERE file_id=?1 AND kind=?2 AND line_offset=?3 AND shown_hash=?4 AND copied=0 AND released IS NULL",
+        )?
+        .query_row(
             params![file_id, v.kind.as_str(), line_number(v.offset), &shown_hash[..]],
             |_| Ok(()),
         )
