@@ -19,7 +19,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use crate::error::Result;
 use crate::fingerprint::{self, Fingerprint};
 use crate::store::{
-    ensure_session, path_bytes, record_in, refresh_in, FileRecord, NewView, Recorded, Store,
+    ensure_session, path_bytes, record_in, refresh_in, Budget, FileRecord, NewView, Recorded, Store,
 };
 
 /// Most events a session keeps.
@@ -92,6 +92,16 @@ pub(crate) fn log_all(
     }
     // Every event belongs to a listed session.
     ensure_session(conn, sid, now)?;
+    insert_all(conn, sid, now, events)
+}
+
+/// [`log_all`], for a session known to be listed.
+fn insert_all(
+    conn: &Connection,
+    sid: &str,
+    now: i64,
+    events: &[Event<'_>],
+) -> rusqlite::Result<()> {
     let mut insert = conn.prepare_cached(
         "INSERT INTO events(sid, at_ns, tool, action, path, verdict, detail) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
@@ -158,10 +168,10 @@ impl Store {
         event: impl Fn(Recorded) -> Event<'e>,
     ) -> Result<Recorded> {
         self.write(|conn| {
-            let budget = crate::store::text_budget_in(conn)?;
             let now = fingerprint::now_ns();
-            let r = record_in(conn, sid, v, now, budget)?;
-            log_in(conn, sid, now, &event(r))?;
+            let r = record_in(conn, sid, v, now, &mut Budget::unread())?;
+            // record_in left the session listed.
+            insert_all(conn, sid, now, &[event(r)])?;
             Ok(r)
         })
     }

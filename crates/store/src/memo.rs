@@ -26,7 +26,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use crate::error::Result;
 use crate::events::{log_in, Event};
 use crate::fingerprint::{self, Stat};
-use crate::store::{ensure_session, path_bytes, record_in, NewView, Store};
+use crate::store::{ensure_session, path_bytes, record_in, Budget, NewView, Store};
 
 /// The tool name that invalidation events are recorded under.
 pub const INVALIDATE_TOOL: &str = "ctx-invalidate";
@@ -146,7 +146,7 @@ impl Store {
             if let Some(p) = &b.user {
                 if insert_part(conn, sid, "user", p, now)? {
                     for v in b.user_views {
-                        record_in(conn, sid, v, now, budget)?;
+                        record_in(conn, sid, v, now, &mut Budget::of(budget))?;
                         add_nested(conn, sid, v.path)?;
                     }
                 }
@@ -155,7 +155,7 @@ impl Store {
             for v in b.nested_views {
                 let fresh = add_nested(conn, sid, v.path)?;
                 if fresh {
-                    record_in(conn, sid, v, now, budget)?;
+                    record_in(conn, sid, v, now, &mut Budget::of(budget))?;
                 }
                 nested_new.push(fresh);
             }

@@ -48,7 +48,9 @@ use crate::changes::{self, Described, Limits, Now};
 use crate::error::{quote, Result};
 use crate::events::{log_in, Event};
 use crate::fingerprint::{self, Change, FileType, Fingerprint, Freshness, Hash, Stat};
-use crate::store::{blob_hash, keep_text, record_in, still_current, FileRecord, NewView, Store};
+use crate::store::{
+    blob_hash, keep_text, record_in, still_current, Budget, FileRecord, NewView, Store,
+};
 use crate::view::{Kind, Source};
 
 /// The first line of a reminder's text.
@@ -397,7 +399,7 @@ pub fn record(store: &Store, sid: &str, tool: &str, reminders: &[Reminder]) -> R
                         keep_text: true,
                         origin: None,
                     };
-                    record_in(conn, sid, &view, now, budget)?;
+                    record_in(conn, sid, &view, now, &mut Budget::of(budget))?;
                     moved += 1;
                     let e = Event::new(tool, TOLD_ACTION)
                         .path(&r.record.path)
@@ -409,9 +411,8 @@ pub fn record(store: &Store, sid: &str, tool: &str, reminders: &[Reminder]) -> R
             }
             if still_current(conn, sid, &r.record)? {
                 let text_hash = match (&r.text, r.told.hash) {
-                    (Some(text), Some(hash)) if (text.len() as i64) <= budget => {
-                        keep_text(conn, &hash, text, now, budget)?;
-                        Some(hash)
+                    (Some(text), Some(hash)) => {
+                        keep_text(conn, &hash, text, now, &mut Budget::of(budget))?.then_some(hash)
                     }
                     _ => None,
                 };

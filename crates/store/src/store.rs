@@ -528,10 +528,7 @@ impl Store {
     /// Record a view, replacing the file's earlier views when its content
     /// changed since them.
     pub fn record(&self, sid: &str, v: &NewView<'_>) -> Result<Recorded> {
-        self.write(|conn| {
-            let budget = text_budget_in(conn)?;
-            record_in(conn, sid, v, fingerprint::now_ns(), budget)
-        })
+        self.write(|conn| record_in(conn, sid, v, fingerprint::now_ns(), &mut Budget::unread()))
     }
 
     /// Whether recording `v` would find it recorded before (the same view
@@ -765,16 +762,19 @@ impl Store {
 
 /// Record a view inside a write transaction already open on `conn` (see
 /// [`Store::record`]); `budget` is the kept-text budget.
+///
+/// It leaves session `sid` listed in `sessions`: a new record lists it,
+/// and an existing one shows it is (a session's files are deleted with
+/// it, in one transaction).
 pub(crate) fn record_in(
     conn: &Connection,
     sid: &str,
     v: &NewView<'_>,
     now: i64,
-    budget: i64,
+    budget: &mut Budget,
 ) -> rusqlite::Result<Recorded> {
     let path = path_bytes(v.path);
     let shown_hash = shown_hash_of(v);
-    let keep = v.keep_text && (v.shown.len() as i64) <= budget;
     let old = file_by_path(conn, sid, &path)?;
     let mut unchanged = false;
     let file_id = match old {
@@ -805,11 +805,9 @@ pub(crate) fn record_in(
         conn.prepare_cached("DELETE FROM told WHERE file_id=?1")?
             .execute([file_id])?;
     }
-    let text_hash = if keep {
-        keep_text(conn, &shown_hash, v.shown, now, budget)?;
-        Some(shown_hash)
-    } else {
-        None
+    let text_hash = match v.keep_text {
+        true => keep_text(conn, &shown_hash, v.shown, now, budget)?.then_some(shown_hash),
+        false => None,
     };
     conn.execute(
         "INSERT INTO views(file_id, kind, line_offset, line_count, source, total_lines, shown_hash, text_hash, viewed_ns, origin)
@@ -1184,6 +1182,35 @@ fn insert_file(
     Ok(conn.last_insert_rowid())
 }
 
+/// The kept-text budget a write transaction works with: given, or read
+/// from the session file when first needed (a re-read of a text already
+/// kept needs none: one statement less in every re-read).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Budget(Option<i64>);
+
+impl Budget {
+    /// A budget already read: `bytes`.
+    pub(crate) fn of(bytes: i64) -> Budget {
+        Budget(Some(bytes))
+    }
+
+    /// The session file's budget, read inside the transaction if needed.
+    pub(crate) fn unread() -> Budget {
+        Budget(None)
+    }
+
+    fn get(&mut self, conn: &Connection) -> rusqlite::Result<i64> {
+        match self.0 {
+            Some(b) => Ok(b),
+            None => {
+                let b = text_budget_in(conn)?;
+                self.0 = Some(b);
+                Ok(b)
+            }
+        }
+    }
+}
+
 /// The budget for kept texts, read on `conn` (inside the transaction that
 /// keeps one: no read transaction of its own).
 pub(crate) fn text_budget_in(conn: &Connection) -> rusqlite::Result<i64> {
@@ -1202,17 +1229,18 @@ pub(crate) fn text_budget_in(conn: &Connection) -> rusqlite::Result<i64> {
 /// of 1,000).
 const USE_STAMP_NS: i64 = 60_000_000_000;
 
-/// Store `body` under `hash` (once), then drop the least recently used
-/// texts while the total is over `budget`. A text already kept gets its
-/// last-use stamp moved to `now` when it is older than [`USE_STAMP_NS`]
-/// (or ahead of `now`: the clock was set back).
+/// Store `body` under `hash` (once) if it fits in `budget`, then drop the
+/// least recently used texts while the total is over it; returns whether
+/// the text is kept. A text already kept gets its last-use stamp moved to
+/// `now` when it is older than [`USE_STAMP_NS`] (or ahead of `now`: the
+/// clock was set back).
 pub(crate) fn keep_text(
     conn: &Connection,
     hash: &Hash,
     body: &[u8],
     now: i64,
-    budget: i64,
-) -> rusqlite::Result<()> {
+    budget: &mut Budget,
+) -> rusqlite::Result<bool> {
     let stamp: Option<i64> = conn
         .prepare_cached("SELECT used_ns FROM text_use WHERE hash=?1")?
         .query_row([&hash[..]], |r| r.get(0))
@@ -1222,7 +1250,11 @@ pub(crate) fn keep_text(
             conn.prepare_cached("UPDATE text_use SET used_ns=?2 WHERE hash=?1")?
                 .execute(params![&hash[..], now])?;
         }
-        return Ok(());
+        return Ok(true);
+    }
+    let budget = budget.get(conn)?;
+    if body.len() as i64 > budget {
+        return Ok(false);
     }
     conn.prepare_cached("INSERT INTO texts(hash, body) VALUES(?1, ?2)")?
         .execute(params![&hash[..], body])?;
@@ -1233,7 +1265,8 @@ pub(crate) fn keep_text(
          ON CONFLICT(key) DO UPDATE SET value = value + excluded.value",
     )?
     .execute([body.len() as i64])?;
-    evict(conn, budget)
+    evict(conn, budget)?;
+    Ok(true)
 }
 
 pub(crate) fn evict(conn: &Connection, budget: i64) -> rusqlite::Result<()> {
@@ -1790,6 +1823,33 @@ mod budget_tests {
             })
             .unwrap();
         assert_eq!(total, 80);
+    }
+
+    // The budget is read only for a text not kept yet (a re-read of a kept
+    // text needs none), and then it decides.
+    #[test]
+    fn the_budget_decides_for_a_text_not_kept_yet() {
+        let d = tempfile::tempdir().unwrap();
+        let store = Store::open(&d.path().join("s.db")).unwrap();
+        let p = d.path().join("f");
+        fs::write(&p, "x".repeat(60)).unwrap();
+        let text_of = |store: &Store| {
+            let f = store.file_by_path("t", &p).unwrap().unwrap();
+            store.views(f.id).unwrap()[0].text_hash
+        };
+        record_file(&store, &p);
+        let kept = text_of(&store).unwrap();
+        record_file(&store, &p);
+        assert_eq!(text_of(&store), Some(kept));
+        // Lowering the budget evicts it; the next read does not keep it.
+        store.set_text_budget(10).unwrap();
+        assert!(store.text(&kept).unwrap().is_none());
+        record_file(&store, &p);
+        assert_eq!(text_of(&store), None);
+        store.set_text_budget(100).unwrap();
+        record_file(&store, &p);
+        assert_eq!(text_of(&store), Some(kept));
+        assert!(store.text(&kept).unwrap().is_some());
     }
 
     // A text used again is stamped again once its stamp is a minute old,
