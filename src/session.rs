@@ -149,7 +149,8 @@ pub enum Cmd {
         root: Option<PathBuf>,
     },
     /// Drop kept texts no view refers to, then checkpoint and truncate the
-    /// write-ahead log
+    /// write-ahead log (which otherwise keeps up to 256 KiB of pages
+    /// between calls, for the next call to write over)
     Gc,
 }
 

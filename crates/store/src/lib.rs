@@ -34,6 +34,7 @@ mod scan;
 pub mod show;
 pub mod store;
 pub mod transcripts;
+mod vfs;
 pub mod view;
 
 pub use error::{Error, Result};

@@ -341,15 +341,12 @@ impl Store {
     pub fn another(&self) -> Result<Store> {
         let path = &self.path;
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags).map_err(|e| db_error(path, e))?;
+        let conn = connect(path, flags)?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| db_error(path, e))?;
         persist_wal(&conn);
-        conn.execute_batch(&format!(
-            "PRAGMA synchronous={}; PRAGMA journal_size_limit=0;",
-            sync_mode()?
-        ))
-        .map_err(|e| db_error(path, e))?;
+        conn.execute_batch(&settings()?)
+            .map_err(|e| db_error(path, e))?;
         Ok(Store {
             conn,
             path: path.clone(),
@@ -378,7 +375,7 @@ impl Store {
         }
         configure_sqlite();
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags).map_err(|e| db_error(path, e))?;
+        let conn = connect(path, flags)?;
         let store = Store {
             conn,
             path: path.to_path_buf(),
@@ -391,10 +388,7 @@ impl Store {
         store.check_schema()?;
         store
             .conn
-            .execute_batch(&format!(
-                "PRAGMA synchronous={}; PRAGMA journal_size_limit=0;",
-                sync_mode()?
-            ))
+            .execute_batch(&settings()?)
             .map_err(|e| db_error(path, e))?;
         Ok(Some(store))
     }
@@ -1329,9 +1323,32 @@ fn configure_sqlite() {
     });
 }
 
-/// Keep the WAL file when the last connection closes (truncated to zero
-/// bytes, see `journal_size_limit`) instead of deleting it and creating it
-/// again in the next process. Best effort: a failure only costs speed.
+/// A connection to the session file through fsview's VFS (see
+/// [`crate::vfs`]), or SQLite's default where it is not available.
+fn connect(path: &Path, flags: OpenFlags) -> Result<Connection> {
+    let conn = if crate::vfs::register() {
+        Connection::open_with_flags_and_vfs(path, flags, crate::vfs::NAME)
+    } else {
+        Connection::open_with_flags(path, flags)
+    };
+    conn.map_err(|e| db_error(path, e))
+}
+
+/// A connection's settings: how hard writes are pushed to the disk
+/// ([`sync_mode`]), and the WAL kept up to [`crate::vfs::KEEP`] bytes
+/// between transactions (past it, truncated to that at a commit, and to
+/// zero when the last connection closes: see [`crate::vfs`]).
+fn settings() -> Result<String> {
+    Ok(format!(
+        "PRAGMA synchronous={}; PRAGMA journal_size_limit={};",
+        sync_mode()?,
+        crate::vfs::KEEP
+    ))
+}
+
+/// Keep the WAL file when the last connection closes (emptied, see
+/// [`settings`]) instead of deleting it and creating it again in the next
+/// process. Best effort: a failure only costs speed.
 fn persist_wal(conn: &Connection) {
     let mut on: std::os::raw::c_int = 1;
     // SAFETY: the handle is a live connection owned by `conn`; the op reads
