@@ -131,9 +131,9 @@ impl Store {
     /// Store a build: its parts, the views of its files and the files given
     /// to the session, in one transaction.
     pub fn store_build(&self, sid: &str, b: &Build<'_>) -> Result<Stored> {
-        let budget = self.text_budget()?;
         self.write(|conn| {
             let now = fingerprint::now_ns();
+            let mut budget = Budget::unread();
             if let Some(g) = b.generation {
                 if generation(conn, sid)? != g {
                     return Ok(Stored::Outdated);
@@ -146,7 +146,7 @@ impl Store {
             if let Some(p) = &b.user {
                 if insert_part(conn, sid, "user", p, now)? {
                     for v in b.user_views {
-                        record_in(conn, sid, v, now, &mut Budget::of(budget))?;
+                        record_in(conn, sid, v, now, &mut budget)?;
                         add_nested(conn, sid, v.path)?;
                     }
                 }
@@ -155,7 +155,7 @@ impl Store {
             for v in b.nested_views {
                 let fresh = add_nested(conn, sid, v.path)?;
                 if fresh {
-                    record_in(conn, sid, v, now, &mut Budget::of(budget))?;
+                    record_in(conn, sid, v, now, &mut budget)?;
                 }
                 nested_new.push(fresh);
             }

@@ -371,11 +371,11 @@ fn holds_whole_text(store: &Store, record: &FileRecord) -> Result<bool> {
 /// a [`Reminder::whole`] one records the file's text as a `full` view
 /// instead. Returns how many views moved so.
 pub fn record(store: &Store, sid: &str, tool: &str, reminders: &[Reminder]) -> Result<usize> {
-    let budget = store.text_budget()?;
     let summaries: Vec<String> = reminders.iter().map(Reminder::summary).collect();
     crate::pause::point("told");
     store.write(|conn| {
         let now = fingerprint::now_ns();
+        let mut budget = Budget::unread();
         let mut moved = 0;
         for (r, summary) in reminders.iter().zip(&summaries) {
             if still_current(conn, sid, &r.record)? && r.whole {
@@ -399,7 +399,7 @@ pub fn record(store: &Store, sid: &str, tool: &str, reminders: &[Reminder]) -> R
                         keep_text: true,
                         origin: None,
                     };
-                    record_in(conn, sid, &view, now, &mut Budget::of(budget))?;
+                    record_in(conn, sid, &view, now, &mut budget)?;
                     moved += 1;
                     let e = Event::new(tool, TOLD_ACTION)
                         .path(&r.record.path)
@@ -412,7 +412,7 @@ pub fn record(store: &Store, sid: &str, tool: &str, reminders: &[Reminder]) -> R
             if still_current(conn, sid, &r.record)? {
                 let text_hash = match (&r.text, r.told.hash) {
                     (Some(text), Some(hash)) => {
-                        keep_text(conn, &hash, text, now, &mut Budget::of(budget))?.then_some(hash)
+                        keep_text(conn, &hash, text, now, &mut budget)?.then_some(hash)
                     }
                     _ => None,
                 };

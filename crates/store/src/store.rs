@@ -529,25 +529,13 @@ impl Store {
     /// of the same content: [`Recorded::unchanged`]), without writing.
     pub fn seen(&self, sid: &str, v: &NewView<'_>) -> Result<bool> {
         let path = path_bytes(v.path);
-        let shown_hash = shown_hash_of(v);
-        self.read(|conn| match file_by_path(conn, sid, &path)? {
-            Some(old) if old.fingerprint.same_content(v.fingerprint) => {
-                view_exists(conn, old.id, v, &shown_hash)
-            }
-            _ => Ok(false),
-        })
+        self.read(|conn| seen_as(conn, file_by_path(conn, sid, &path)?.as_ref(), v))
     }
 
     /// [`Store::seen`], given the session's record of the file, `old`,
     /// read in the same transaction ([`Store::begin_read`]).
     pub fn seen_in(&self, old: Option<&FileRecord>, v: &NewView<'_>) -> Result<bool> {
-        match old {
-            Some(old) if old.fingerprint.same_content(v.fingerprint) => {
-                let shown_hash = shown_hash_of(v);
-                self.read(|conn| view_exists(conn, old.id, v, &shown_hash))
-            }
-            _ => Ok(false),
-        }
+        self.read(|conn| seen_as(conn, old, v))
     }
 
     /// Store `fp`, a fingerprint of the same bytes as `record`'s (the file's
@@ -799,10 +787,8 @@ pub(crate) fn record_in(
         conn.prepare_cached("DELETE FROM told WHERE file_id=?1")?
             .execute([file_id])?;
     }
-    let text_hash = match v.keep_text {
-        true => keep_text(conn, &shown_hash, v.shown, now, budget)?.then_some(shown_hash),
-        false => None,
-    };
+    let kept = v.keep_text && keep_text(conn, &shown_hash, v.shown, now, budget)?;
+    let text_hash = kept.then_some(shown_hash);
     conn.execute(
         "INSERT INTO views(file_id, kind, line_offset, line_count, source, total_lines, shown_hash, text_hash, viewed_ns, origin)
          VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
@@ -843,6 +829,17 @@ fn shown_hash_of(v: &NewView<'_>) -> Hash {
             h
         }
         _ => fingerprint::hash_bytes(v.shown),
+    }
+}
+
+/// Whether `v` was recorded before for `old`, the session's record of its
+/// file: the same content, and the same view of it (see [`view_exists`]).
+fn seen_as(conn: &Connection, old: Option<&FileRecord>, v: &NewView<'_>) -> rusqlite::Result<bool> {
+    match old {
+        Some(old) if old.fingerprint.same_content(v.fingerprint) => {
+            view_exists(conn, old.id, v, &shown_hash_of(v))
+        }
+        _ => Ok(false),
     }
 }
 
@@ -1176,18 +1173,13 @@ fn insert_file(
     Ok(conn.last_insert_rowid())
 }
 
-/// The kept-text budget a write transaction works with: given, or read
-/// from the session file when first needed (a re-read of a text already
-/// kept needs none: one statement less in every re-read).
+/// The kept-text budget of a write transaction, read from the session
+/// file when first needed (a re-read of a text already kept needs none:
+/// one statement less in every re-read).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Budget(Option<i64>);
 
 impl Budget {
-    /// A budget already read: `bytes`.
-    pub(crate) fn of(bytes: i64) -> Budget {
-        Budget(Some(bytes))
-    }
-
     /// The session file's budget, read inside the transaction if needed.
     pub(crate) fn unread() -> Budget {
         Budget(None)
