@@ -17,6 +17,11 @@
 //! size are done as SQLite asks, and `fsview-session gc` truncates
 //! ([`truncating`]).
 //!
+//! The shared-memory index (`-shm`) likewise: the first connection of a
+//! call resets it by writing zeros over its header instead of truncating
+//! it, so it is not extended again page by page at every call
+//! ([`shm_ftruncate`]).
+//!
 //! Everything else is the `unix` VFS itself: its open, locks, reads,
 //! writes and shared memory, on the same files, so processes using the
 //! plain `unix` VFS (older fsview, the `sqlite3` shell) share the file
@@ -74,9 +79,87 @@ pub(crate) fn register() -> bool {
             vfs.pAppData = unix.cast();
             vfs.xOpen = Some(open);
             let vfs = Box::leak(Box::new(vfs));
-            ffi::sqlite3_vfs_register(vfs, 0) == ffi::SQLITE_OK
+            if ffi::sqlite3_vfs_register(vfs, 0) != ffi::SQLITE_OK {
+                return false;
+            }
+            keep_shm_pages(unix);
+            true
         }
     })
+}
+
+/// The system call `ftruncate` as the `unix` VFS had it before
+/// [`keep_shm_pages`].
+static FTRUNCATE: OnceLock<Ftruncate> = OnceLock::new();
+
+type Ftruncate = unsafe extern "C" fn(c_int, libc::off_t) -> c_int;
+
+/// The size SQLite truncates a shared-memory index to when the first
+/// connection attaches: "an arbitrary small number, less than the -shm
+/// header size", used for nothing else (a database, WAL or journal is
+/// truncated to a whole number of pages, or to zero).
+const SHM_RESET: libc::off_t = 3;
+
+/// The bytes of a shared-memory index that say whether it is valid: the
+/// two copies of the WAL-index header and the checkpoint information.
+const SHM_HEADER: usize = 136;
+
+/// Reset a shared-memory index by writing zeros over its header instead of
+/// truncating it (see [`shm_ftruncate`]). The `unix` VFS calls its system
+/// calls through one table for every connection of the process, so this is
+/// set once, on that table.
+///
+/// # Safety
+///
+/// `unix` is SQLite's `unix` VFS.
+unsafe fn keep_shm_pages(unix: *mut ffi::sqlite3_vfs) {
+    // SAFETY: the `unix` VFS's own xGetSystemCall and xSetSystemCall, with
+    // a name it knows; the function set has ftruncate's signature.
+    unsafe {
+        let (Some(get), Some(set)) = ((*unix).xGetSystemCall, (*unix).xSetSystemCall) else {
+            return;
+        };
+        let Some(real) = get(unix, c"ftruncate".as_ptr()) else {
+            return;
+        };
+        let real = std::mem::transmute::<unsafe extern "C" fn(), Ftruncate>(real);
+        if FTRUNCATE.set(real).is_ok() {
+            let ours = std::mem::transmute::<Ftruncate, unsafe extern "C" fn()>(shm_ftruncate);
+            set(unix, c"ftruncate".as_ptr(), Some(ours));
+        }
+    }
+}
+
+/// `ftruncate`, except SQLite's reset of a shared-memory index.
+///
+/// The first connection to a WAL database truncates its `-shm` file (to
+/// [`SHM_RESET`] bytes) so that it holds no valid header, and the next
+/// mapping extends it again page by page: one write per 4 KiB page, and
+/// fresh pages in memory, at every fsview call. Writing zeros over the
+/// header does the same for SQLite: a header whose `isInit` is 0 is not
+/// valid, so the connection rebuilds the index from the WAL (which SQLite
+/// does whenever it finds no valid header), and the hash tables past the
+/// header are zeroed by SQLite before their first entry is written, as
+/// they are when a WAL restarts in place. The caller holds the index's
+/// exclusive "dead man switch" lock, so no other connection has it mapped.
+/// A file smaller than the header, or within [`truncating`], is truncated.
+unsafe extern "C" fn shm_ftruncate(fd: c_int, size: libc::off_t) -> c_int {
+    let real = *FTRUNCATE.get().expect("set before this is");
+    if size == SHM_RESET && !TRUNCATE.get() {
+        // SAFETY: fstat and pwrite on the descriptor SQLite passed, into
+        // and from buffers of the sizes given.
+        unsafe {
+            let mut st: libc::stat = std::mem::zeroed();
+            if libc::fstat(fd, &mut st) == 0 && st.st_size >= SHM_HEADER as libc::off_t {
+                let zeros = [0u8; SHM_HEADER];
+                if libc::pwrite(fd, zeros.as_ptr().cast(), SHM_HEADER, 0) == SHM_HEADER as isize {
+                    return 0;
+                }
+            }
+        }
+    }
+    // SAFETY: the system call itself, as SQLite would have made it.
+    unsafe { real(fd, size) }
 }
 
 /// Run `f`, in which a WAL emptied is truncated, as SQLite asks: for a
@@ -243,6 +326,50 @@ mod tests {
         drop(c);
         let again = open(&copy);
         assert_eq!(count(&again), 21);
+    }
+
+    // The first connection resets the shared-memory index by zeroing its
+    // header, not by truncating it: an index left by a killed process that
+    // says the WAL holds frames it no longer does is not trusted, and the
+    // WAL is read again.
+    #[test]
+    fn a_stale_shared_memory_index_is_reset_by_its_header() {
+        let d = tempfile::tempdir().unwrap();
+        let db = d.path().join("s.db");
+        let shm = d.path().join("s.db-shm");
+        let c = open(&db);
+        c.execute_batch("CREATE TABLE t(x)").unwrap();
+        for i in 0..20 {
+            c.execute("INSERT INTO t VALUES(?1)", [i]).unwrap();
+        }
+        // A valid index of a WAL of 21 transactions.
+        let stale = std::fs::read(&shm).unwrap();
+        assert_ne!(&stale[..SHM_HEADER], &[0u8; SHM_HEADER][..]);
+        let busy: i64 = c
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(busy, 0);
+        // The WAL starts again: one transaction, under new salts.
+        c.execute("INSERT INTO t VALUES(20)", []).unwrap();
+        let copy = d.path().join("copy.db");
+        std::fs::copy(&db, &copy).unwrap();
+        std::fs::copy(d.path().join("s.db-wal"), d.path().join("copy.db-wal")).unwrap();
+        std::fs::write(d.path().join("copy.db-shm"), &stale).unwrap();
+        drop(c);
+        let again = open(&copy);
+        assert_eq!(count(&again), 21);
+        let ok: String = again
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(ok, "ok");
+        // Reset in place: the index kept its size (a truncated one is
+        // extended again only as far as the connection maps it).
+        assert_eq!(
+            std::fs::metadata(d.path().join("copy.db-shm"))
+                .unwrap()
+                .len(),
+            stale.len() as u64
+        );
     }
 
     #[test]
