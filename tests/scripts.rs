@@ -66,3 +66,78 @@ fn install_says_how_long_and_refuses_what_it_does_not_know() {
         )
     );
 }
+
+/// scripts/hot-cc puts the functions its list names first in the binary:
+/// a C name as it is, a Rust name without its hash. Linked by rustc as
+/// scripts/build-release links (lld, the default linker of this target).
+#[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
+#[test]
+fn hot_cc_lays_out_the_listed_functions_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("prog.rs");
+    std::fs::write(
+        &src,
+        "#[inline(never)] pub fn cold_a() -> u32 { std::hint::black_box(1) }\n\
+         #[inline(never)] pub fn cold_b() -> u32 { std::hint::black_box(2) }\n\
+         #[inline(never)] pub fn hot_b() -> u32 { std::hint::black_box(3) }\n\
+         #[unsafe(no_mangle)] #[inline(never)] pub extern \"C\" fn hot_c() -> u32 { std::hint::black_box(4) }\n\
+         fn main() { println!(\"{}\", cold_a() + cold_b() + hot_b() + hot_c()); }\n",
+    )
+    .unwrap();
+    let list = dir.path().join("hot.txt");
+    // Unordered, lld puts hot_c last: each check below fails if a name
+    // is not found.
+    std::fs::write(&list, "# the hot ones\n_ZN4prog5hot_bE\nhot_c\n").unwrap();
+    let out = dir.path().join("prog");
+    let hot_cc = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/hot-cc");
+    let mut c = Command::new("rustc");
+    c.args(["--edition", "2024", "-O", "-C", "codegen-units=1", "-o"])
+        .arg(&out)
+        .arg(format!("-Clinker={}", hot_cc.display()))
+        .arg(&src)
+        .env("FSVIEW_HOT_TEXT", &list);
+    let (code, _, err) = stdout(c);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(
+        stdout(Command::new(&out)),
+        (0, "10\n".to_string(), String::new())
+    );
+    let binary = std::fs::read(&out).unwrap();
+    assert!(
+        binary.windows(12).any(|w| w == b"Linker: LLD "),
+        "linked by lld"
+    );
+    // Addresses of the four functions, by nm.
+    let mut nm = Command::new("nm");
+    nm.arg(&out);
+    let (code, syms, _) = stdout(nm);
+    assert_eq!(code, 0);
+    let at = |name: &str| -> u64 {
+        let line = syms
+            .lines()
+            .find(|l| {
+                l.ends_with(&format!(" {name}"))
+                    || l.contains(&format!("4prog{}{name}17h", name.len()))
+            })
+            .unwrap_or_else(|| panic!("{name} not in nm's output"));
+        u64::from_str_radix(line.split(' ').next().unwrap(), 16).unwrap()
+    };
+    let (hot_c, hot_b, cold_a, cold_b) = (at("hot_c"), at("hot_b"), at("cold_a"), at("cold_b"));
+    assert!(hot_b < hot_c, "in the list's order: {hot_b:x} {hot_c:x}");
+    assert!(
+        hot_c < cold_a.min(cold_b),
+        "before the rest: {hot_c:x} {cold_a:x} {cold_b:x}"
+    );
+}
+
+/// Without lld (another linker), scripts/hot-cc is the C compiler as it is.
+#[test]
+fn hot_cc_passes_another_link_through() {
+    let mut c = script("hot-cc");
+    c.args(["-o", "prog", "a.o", "-lc"])
+        .env("FSVIEW_LINK_CC", "echo");
+    assert_eq!(
+        stdout(c),
+        (0, "-o prog a.o -lc\n".to_string(), String::new())
+    );
+}
