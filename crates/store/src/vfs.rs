@@ -263,6 +263,17 @@ mod tests {
         c
     }
 
+    /// A connection to `db` with a table `t` of 20 rows, each inserted in
+    /// a transaction of its own.
+    fn filled(db: &std::path::Path) -> Connection {
+        let c = open(db);
+        c.execute_batch("CREATE TABLE t(x)").unwrap();
+        for i in 0..20 {
+            c.execute("INSERT INTO t VALUES(?1)", [i]).unwrap();
+        }
+        c
+    }
+
     fn count(c: &Connection) -> i64 {
         c.query_row("SELECT count(*) FROM t", [], |r| r.get(0))
             .unwrap()
@@ -276,13 +287,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let db = d.path().join("s.db");
         let wal = d.path().join("s.db-wal");
-        {
-            let c = open(&db);
-            c.execute_batch("CREATE TABLE t(x)").unwrap();
-            for i in 0..20 {
-                c.execute("INSERT INTO t VALUES(?1)", [i]).unwrap();
-            }
-        }
+        drop(filled(&db));
         let bytes = std::fs::read(&wal).unwrap();
         assert!(bytes.len() > 4096, "the WAL kept its pages");
         assert_eq!(&bytes[..32], &[0u8; 32], "its header invalidated");
@@ -310,13 +315,7 @@ mod tests {
     fn a_wal_left_by_a_killed_writer_is_recovered() {
         let d = tempfile::tempdir().unwrap();
         let db = d.path().join("s.db");
-        {
-            let c = open(&db);
-            c.execute_batch("CREATE TABLE t(x)").unwrap();
-            for i in 0..20 {
-                c.execute("INSERT INTO t VALUES(?1)", [i]).unwrap();
-            }
-        }
+        drop(filled(&db));
         let c = open(&db);
         c.execute("INSERT INTO t VALUES(20)", []).unwrap();
         // As if killed: the WAL holds the insert, uncheckpointed.
@@ -337,11 +336,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let db = d.path().join("s.db");
         let shm = d.path().join("s.db-shm");
-        let c = open(&db);
-        c.execute_batch("CREATE TABLE t(x)").unwrap();
-        for i in 0..20 {
-            c.execute("INSERT INTO t VALUES(?1)", [i]).unwrap();
-        }
+        let c = filled(&db);
         // A valid index of a WAL of 21 transactions.
         let stale = std::fs::read(&shm).unwrap();
         assert_ne!(&stale[..SHM_HEADER], &[0u8; SHM_HEADER][..]);
