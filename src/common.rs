@@ -334,6 +334,7 @@ pub fn exit_status(tool: &str) -> Option<&'static [(&'static str, &'static str)]
         ],
         "fsview-session" => &[
             ("0", "done; list also when there is no session file (nothing is created)"),
+            ("1", "show FILE...: a file named has no view in the session"),
             ("2", "an error: bad arguments, an unusable session file, a session that does not exist (show, events, fork, drop, export) or already exists (fork, import without --replace), a malformed export document (nothing is imported)"),
         ],
         _ => return None,

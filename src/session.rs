@@ -24,8 +24,9 @@ use unicode_width::UnicodeWidthStr;
 use fsview_store::error::{escape_bytes, quote_id};
 use fsview_store::export as export_doc;
 use fsview_store::fingerprint::{self, Freshness};
-use fsview_store::inspect::{Counts, EventRecord};
+use fsview_store::inspect::{Counts, EventRecord, Summary};
 use fsview_store::store::{FileRecord, ViewRecord};
+use fsview_store::view::{Kind, Source};
 use fsview_store::{paths, Error, Store};
 
 use crate::common::{self, Out, Outcome, SessionArgs, Stop, MAIN_AGENT};
@@ -36,6 +37,9 @@ const TOOL: &str = "fsview-session";
 const EXAMPLES: &str = "\
 Examples:
   fsview-session list                           sessions in the file, with counts and ages
+  fsview-session show                           what the agent saw: every view of the session, or
+                                                without one named \"default\", of the latest conversation
+  fsview-session show --text src/main.rs        the text it was shown of that file, numbered as it saw it
   fsview-session show --sid agent-7             every view: path, kind, fresh or not, when, source
   fsview-session show --json | jq 'select(.fresh | not)'
                                                 the views that are no longer fresh
@@ -49,7 +53,8 @@ Examples:
   fsview-session export --sid agent-7 > s.json  one self-contained JSON document
   fsview-session import < s.json                import it under its own id (--sid NEW to rename),
                                                 in this clone or another one
-  fsview-session gc                             drop texts no view needs, truncate the WAL";
+  fsview-session gc                             drop texts no view needs, truncate the WAL
+  fsview-session path                           the session file the tools use here";
 
 /// Inspect the sessions of a session file, and copy, drop, export, import
 /// or tidy them.
@@ -62,7 +67,12 @@ Examples:
 /// after it, with an AGENT column (main, or the agent's type) when there are
 /// any; `show` and `events` for a conversation include its agents' views and
 /// events, each marked with its agent, unless --agent picks one; `drop`
-/// drops a conversation with its agents. `list`, `show` and `events` only read:
+/// drops a conversation with its agents. Without --sid (or FSVIEW_SID), when
+/// the file has no session "default" (the hooks name each session by the
+/// agent's conversation id), `show` and `events` look into the latest
+/// conversation, the one most recently active among those that viewed a
+/// file of this project (else among all), and say which on stderr.
+/// `list`, `show` and `events` only read:
 /// a missing session file has no sessions and is not created. `show`,
 /// `events`, `fork --from`, `drop` and `export` need the session they name
 /// and, when it is not there, say which ids are nearest. `fork`,
@@ -74,7 +84,8 @@ Examples:
 /// maps them onto that clone, where each view gates by content (the same
 /// bytes are ok, other bytes modified).
 ///
-/// Their own options: `events --limit N`; `fork --from ID [--replace]`
+/// Their own options: `list --ids`; `show [FILE...] [--text]`; `events
+/// --limit N`; `fork --from ID [--replace]`
 /// (into --sid); `export [--root DIR]`; `import [--replace] [--root DIR]`
 /// (into the document's session, or the --sid given on the command line;
 /// relative paths onto DIR, default the top of the current work tree).
@@ -99,12 +110,26 @@ pub struct Args {
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
     /// List the sessions in the session file, with counts and ages
-    List,
+    List {
+        /// Print only the session ids, one a line (conversations and their
+        /// agents' S/A), nothing when there is no session file
+        #[arg(long)]
+        ids: bool,
+    },
     /// Show every view of the session (--sid) and of its agents (or of the
     /// one --agent names): path, kind, fresh or not, whether the
     /// conversation still holds it (no after a compaction or a rewind that
     /// dropped it), when, source and lines
-    Show,
+    Show {
+        /// Only the views of these files (exit 1 when one has none)
+        #[arg(value_name = "FILE")]
+        files: Vec<PathBuf>,
+        /// Print the text each view showed the agent, numbered as it saw
+        /// it, under a line that names the file, the kind of view, the
+        /// lines, when, the source and whether the file is still that text
+        #[arg(long)]
+        text: bool,
+    },
     /// Show the event log of the session (--sid) and of its agents (or of
     /// the one --agent names), oldest first: reads, checks, builds,
     /// invalidations, with their verdicts and reasons
@@ -148,6 +173,10 @@ pub enum Cmd {
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
     },
+    /// Print the path of the session file the tools use here (--session,
+    /// FSVIEW_SESSION, else the git directory's, else the user's state
+    /// directory's), whether or not it exists yet
+    Path,
     /// Drop kept texts no view refers to, then checkpoint and truncate the
     /// write-ahead log (which otherwise keeps up to 256 KiB of pages
     /// between calls, for the next call to write over)
@@ -181,28 +210,32 @@ pub fn main() -> u8 {
             .into()),
         );
     }
-    common::finish(TOOL, run(&args, sid_given))
+    common::finish(TOOL, run(&args, sid_given, sid_named))
 }
 
-fn run(args: &Args, sid_given: bool) -> Result<Outcome, Stop> {
+fn run(args: &Args, sid_given: bool, sid_named: bool) -> Result<Outcome, Stop> {
     let cwd = common::current_dir()?;
     // Canonical paths are shown relative to the canonical cwd.
     let cwd = cwd.canonicalize().unwrap_or(cwd);
     let mut out = Out::new(TOOL, args.common.quiet);
+    let mut outcome = Outcome::Ok;
     match &args.command {
-        Cmd::List => list(args, &cwd, &mut out),
-        Cmd::Show => show(args, &cwd, &mut out),
-        Cmd::Events { limit } => events(args, &cwd, *limit, &mut out),
+        Cmd::List { ids } => list(args, &cwd, *ids, sid_named, &mut out),
+        Cmd::Show { files, text } => {
+            show(args, &cwd, sid_named, files, *text, &mut out).map(|o| outcome = o)
+        }
+        Cmd::Events { limit } => events(args, &cwd, sid_named, *limit, &mut out),
         Cmd::Fork { from, replace } => fork(args, &cwd, from, *replace, &mut out),
         Cmd::Drop => drop_session(args, &cwd, &mut out),
         Cmd::Export { root } => export(args, &cwd, root.as_deref(), &mut out),
         Cmd::Import { replace, root } => {
             import(args, &cwd, sid_given, *replace, root.as_deref(), &mut out)
         }
+        Cmd::Path => path(args, &cwd, &mut out),
         Cmd::Gc => gc(args, &cwd, &mut out),
     }?;
     out.flush()?;
-    Ok(Outcome::Ok)
+    Ok(outcome)
 }
 
 /// The session file if it exists; `None` (after a notice) if not.
@@ -233,7 +266,16 @@ fn required(args: &Args, cwd: &Path, what: &str) -> Result<Store, Stop> {
     }
 }
 
-fn list(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
+fn list(args: &Args, cwd: &Path, ids: bool, sid_named: bool, out: &mut Out) -> Result<(), Stop> {
+    if ids {
+        // For completions and scripts: the ids alone, and no notice.
+        if let Some(store) = args.common.inspect(cwd)? {
+            for s in store.summaries()? {
+                out.write(&format!("{}\n", one_line(&s.sid)))?;
+            }
+        }
+        return Ok(());
+    }
     let Some(store) = existing(args, cwd, out)? else {
         return Ok(());
     };
@@ -242,6 +284,11 @@ fn list(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
         out.notice(&format!("no sessions in {}", common::shown(store.path())));
         return Ok(());
     }
+    let picked = if sid_named || store.has_session(&args.common.session_id)? {
+        None
+    } else {
+        latest_conversation(&store, &sessions, cwd)?
+    };
     let now = fingerprint::now_ns();
     // How many agents each conversation has.
     let mut agents: BTreeMap<&str, usize> = BTreeMap::new();
@@ -270,6 +317,7 @@ fn list(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
             m.insert("active_ns".into(), s.active_ns.into());
             out.json(&Value::Object(m))?;
         }
+        say_picked(args, picked, out);
         return Ok(());
     }
     // The AGENT column only where a conversation has agents: the main
@@ -310,16 +358,103 @@ fn list(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
     if with_agents {
         head.push(("AGENT", false));
     }
-    out.write(&table(&head, rows))
+    out.write(&table(&head, rows))?;
+    say_picked(args, picked, out);
+    Ok(())
+}
+
+/// After `list`: which conversation `show` and `events` would look into.
+fn say_picked(args: &Args, picked: Option<(String, i64)>, out: &mut Out) {
+    if let Some((sid, _)) = picked {
+        out.notice(&format!(
+            "no session {}: show and events pick the latest conversation, {}; --sid ID picks another",
+            quote_id(&args.common.session_id),
+            quote_id(&sid)
+        ));
+    }
+}
+
+/// The conversation `show` and `events` look into when no --sid (or
+/// FSVIEW_SID) names one and the file has no session of the default id,
+/// as after a hooked conversation, whose session is named by the agent's
+/// conversation id: the most recently active one (its agents' activity
+/// counts as its own) among those that viewed a file of this project (the
+/// git work tree's top, else the current directory), else among all.
+/// `None` when the file has no conversation.
+fn latest_conversation(
+    store: &Store,
+    sessions: &[Summary],
+    cwd: &Path,
+) -> Result<Option<(String, i64)>, Stop> {
+    let mut active: BTreeMap<&str, i64> = BTreeMap::new();
+    for s in sessions {
+        let conversation = match (&s.agent, &s.parent) {
+            (Some(_), Some(p)) => p.as_str(),
+            _ => s.sid.as_str(),
+        };
+        let a = active.entry(conversation).or_insert(s.active_ns);
+        *a = (*a).max(s.active_ns);
+    }
+    let top = export_doc::worktree_top(cwd)
+        .and_then(|t| t.canonicalize().ok())
+        .unwrap_or_else(|| cwd.to_path_buf());
+    let mut here = Vec::new();
+    for (&sid, &at) in &active {
+        let mut sets = vec![sid.to_string()];
+        sets.extend(store.agents(sid)?.into_iter().map(|a| a.sid));
+        for set in &sets {
+            if store.files(set)?.iter().any(|f| f.path.starts_with(&top)) {
+                here.push((sid, at));
+                break;
+            }
+        }
+    }
+    let pool: Vec<(&str, i64)> = if here.is_empty() {
+        active.into_iter().collect()
+    } else {
+        here
+    };
+    // The latest; of two equally recent, the greater id, so that the
+    // answer never depends on the order rows come in.
+    Ok(pool
+        .into_iter()
+        .max_by_key(|&(sid, at)| (at, sid))
+        .map(|(sid, at)| (sid.to_string(), at)))
+}
+
+/// The options `show` and `events` look with: as given, or, when no --sid
+/// names a session and the default one does not exist, the latest
+/// conversation's, said in a notice.
+fn looked_into(
+    args: &Args,
+    store: &Store,
+    cwd: &Path,
+    sid_named: bool,
+    out: &mut Out,
+) -> Result<SessionArgs, Stop> {
+    let mut common = args.common.clone();
+    if sid_named || store.has_session(&common.session_id)? {
+        return Ok(common);
+    }
+    if let Some((sid, at)) = latest_conversation(store, &store.summaries()?, cwd)? {
+        out.notice(&format!(
+            "no session {}: showing the latest conversation, {} (active {}); --sid ID picks another",
+            quote_id(&common.session_id),
+            quote_id(&sid),
+            age(fingerprint::now_ns(), at)
+        ));
+        common.session_id = sid;
+    }
+    Ok(common)
 }
 
 /// The view sets `show` and `events` cover: the session the options name,
 /// and without --agent its agents too, each with its agent id (`None`: the
 /// session itself).
-fn view_sets(args: &Args, store: &Store) -> Result<Vec<(String, Option<String>)>, Stop> {
-    let sid = args.common.sid();
+fn view_sets(common: &SessionArgs, store: &Store) -> Result<Vec<(String, Option<String>)>, Stop> {
+    let sid = common.sid();
     let mut sets = vec![(sid.clone(), None)];
-    if !args.common.one_agent() {
+    if !common.one_agent() {
         for a in store.agents(&sid)? {
             sets.push((a.sid, Some(a.agent)));
         }
@@ -352,10 +487,35 @@ fn lines_of(v: &ViewRecord) -> String {
     }
 }
 
-fn show(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
+/// The files `show FILE...` names: each one's canonical path, and its
+/// device and inode where it exists (a hard link is the same file).
+fn named_files(cwd: &Path, files: &[PathBuf]) -> Result<Vec<(PathBuf, Option<(u64, u64)>)>, Stop> {
+    use std::os::unix::fs::MetadataExt;
+    files
+        .iter()
+        .map(|f| match paths::resolve(cwd, f)? {
+            paths::Resolved::Existing { canonical, meta } => {
+                Ok((canonical, Some((meta.dev(), meta.ino()))))
+            }
+            paths::Resolved::Missing { canonical } => Ok((canonical, None)),
+        })
+        .collect()
+}
+
+fn show(
+    args: &Args,
+    cwd: &Path,
+    sid_named: bool,
+    files: &[PathBuf],
+    text: bool,
+    out: &mut Out,
+) -> Result<Outcome, Stop> {
     let store = required(args, cwd, "show")?;
-    store.require_session(&args.common.sid())?;
-    let sets = view_sets(args, &store)?;
+    let common = looked_into(args, &store, cwd, sid_named, out)?;
+    store.require_session(&common.sid())?;
+    let named = named_files(cwd, files)?;
+    let mut found = vec![false; named.len()];
+    let sets = view_sets(&common, &store)?;
     let with_agents = sets.len() > 1;
     let now = fingerprint::now_ns();
     let mut rows = Vec::new();
@@ -363,11 +523,32 @@ fn show(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
     for (sid, agent) in &sets {
         let told = store.told_ids(sid)?;
         for f in &store.files(sid)? {
+            if !named.is_empty() {
+                let stat = &f.fingerprint.stat;
+                let mut hit = false;
+                for (i, (canonical, id)) in named.iter().enumerate() {
+                    if *canonical == f.path || *id == Some((stat.dev, stat.ino)) {
+                        found[i] = true;
+                        hit = true;
+                    }
+                }
+                if !hit {
+                    continue;
+                }
+            }
             any = true;
             let (fresh, change) = state(f, told.contains(&f.id));
             let shown = paths::display(cwd, &f.path);
+            let state_words = match change {
+                None => "fresh".to_string(),
+                Some(c) => format!("modified ({c})"),
+            };
             for v in store.views(f.id)? {
-                if args.common.json {
+                let kept = match (&v.text_hash, text) {
+                    (Some(h), true) => store.text(h)?,
+                    _ => None,
+                };
+                if common.json {
                     let mut m = json::object("view");
                     m.insert("sid".into(), sid.clone().into());
                     m.insert("agent".into(), agent.clone().into());
@@ -395,7 +576,21 @@ fn show(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
                     );
                     m.insert("released_ns".into(), v.released.map(|(_, at)| at).into());
                     m.insert("origin".into(), v.origin.clone().into());
+                    if text {
+                        put_text(&mut m, kept.as_deref());
+                    }
                     out.json(&Value::Object(m))?;
+                    continue;
+                }
+                if text {
+                    out.write(&shown_text(
+                        agent.as_deref().filter(|_| with_agents),
+                        &common::shown(&shown),
+                        &v,
+                        &state_words,
+                        age(now, v.viewed_ns),
+                        kept.as_deref(),
+                    ))?;
                     continue;
                 }
                 let mut row = Vec::new();
@@ -405,10 +600,7 @@ fn show(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
                 row.extend([
                     common::shown(&shown),
                     v.kind.as_str().to_string(),
-                    match change {
-                        None => "fresh".to_string(),
-                        Some(c) => format!("modified ({c})"),
-                    },
+                    state_words.clone(),
                     match v.released {
                         None => "yes".to_string(),
                         Some((why, _)) => format!("no ({})", why.as_str()),
@@ -421,12 +613,25 @@ fn show(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
             }
         }
     }
-    if !any {
-        out.notice(&format!("session {} has no views", quote_id(&sets[0].0)));
-        return Ok(());
+    let mut outcome = Outcome::Ok;
+    for (file, found) in files.iter().zip(&found) {
+        if !found {
+            out.notice(&format!(
+                "{}: no view in session {}",
+                common::shown(file),
+                quote_id(&sets[0].0)
+            ));
+            outcome = Outcome::Negative;
+        }
     }
-    if args.common.json {
-        return Ok(());
+    if !any {
+        if named.is_empty() {
+            out.notice(&format!("session {} has no views", quote_id(&sets[0].0)));
+        }
+        return Ok(outcome);
+    }
+    if common.json || text {
+        return Ok(outcome);
     }
     let mut head = Vec::new();
     if with_agents {
@@ -441,14 +646,95 @@ fn show(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
         ("SOURCE", false),
         ("LINES", false),
     ]);
-    out.write(&table(&head, rows))
+    out.write(&table(&head, rows))?;
+    Ok(outcome)
 }
 
-fn events(args: &Args, cwd: &Path, limit: Option<u64>, out: &mut Out) -> Result<(), Stop> {
+/// One view as `show --text` prints it: a line that says what it is, then
+/// the text the agent was shown, numbered as a read showed it (other views
+/// as they were: what the agent wrote, what an injector gave it), and a
+/// blank line.
+fn shown_text(
+    agent: Option<&str>,
+    path: &str,
+    v: &ViewRecord,
+    state: &str,
+    when: String,
+    kept: Option<&[u8]>,
+) -> String {
+    let mut s = String::new();
+    if let Some(a) = agent {
+        s.push_str(&format!("[{}] ", one_line(a)));
+    }
+    s.push_str(&format!(
+        "{path}: {}, lines {}, {} {when}; {state}",
+        v.kind.as_str(),
+        lines_of(v),
+        v.source.as_str(),
+    ));
+    if let Some((why, _)) = v.released {
+        s.push_str(&format!("; no longer held ({})", why.as_str()));
+    }
+    s.push('\n');
+    match kept {
+        Some(bytes) if v.source == Source::Read && v.kind != Kind::Processed => {
+            s.push_str(&fsview_store::show::number_lines(bytes, v.offset.max(1)));
+        }
+        Some(bytes) => {
+            s.push_str(&String::from_utf8_lossy(bytes));
+            if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+                s.push('\n');
+            }
+        }
+        None => s.push_str("(its text was not kept)\n"),
+    }
+    if !s.ends_with('\n') {
+        s.push('\n');
+    }
+    s.push('\n');
+    s
+}
+
+/// `text` (and `text_bytes`, base64, when it is not UTF-8) of a view in
+/// `show --text --json`: null where the text was not kept.
+fn put_text(m: &mut Map<String, Value>, kept: Option<&[u8]>) {
+    use base64::Engine;
+    match kept {
+        None => {
+            m.insert("text".into(), Value::Null);
+        }
+        Some(bytes) => match std::str::from_utf8(bytes) {
+            Ok(t) => {
+                m.insert("text".into(), t.into());
+            }
+            Err(_) => {
+                m.insert(
+                    "text".into(),
+                    String::from_utf8_lossy(bytes).into_owned().into(),
+                );
+                m.insert(
+                    "text_bytes".into(),
+                    base64::engine::general_purpose::STANDARD
+                        .encode(bytes)
+                        .into(),
+                );
+            }
+        },
+    }
+}
+
+fn events(
+    args: &Args,
+    cwd: &Path,
+    sid_named: bool,
+    limit: Option<u64>,
+    out: &mut Out,
+) -> Result<(), Stop> {
     let store = required(args, cwd, "show")?;
-    let sid = args.common.sid();
+    let common = looked_into(args, &store, cwd, sid_named, out)?;
+    let sid = common.sid();
     store.require_session(&sid)?;
-    let events: Vec<(Option<String>, EventRecord)> = if args.common.one_agent() {
+    let events: Vec<(Option<String>, EventRecord)> = if common.one_agent() {
         store
             .events(&sid, limit)?
             .into_iter()
@@ -461,7 +747,7 @@ fn events(args: &Args, cwd: &Path, limit: Option<u64>, out: &mut Out) -> Result<
         out.notice(&format!("session {} has no events", quote_id(&sid)));
         return Ok(());
     }
-    if args.common.json {
+    if common.json {
         for (agent, e) in &events {
             let mut m = json::object("event");
             let of = match agent {
@@ -490,7 +776,7 @@ fn events(args: &Args, cwd: &Path, limit: Option<u64>, out: &mut Out) -> Result<
         }
         return Ok(());
     }
-    let with_agents = !args.common.one_agent() && !store.agents(&sid)?.is_empty();
+    let with_agents = !common.one_agent() && !store.agents(&sid)?.is_empty();
     let now = fingerprint::now_ns();
     let dash = |s: &Option<String>| s.as_deref().map(one_line).unwrap_or("-".into());
     let rows = events
@@ -592,6 +878,22 @@ fn describe(n: &Counts, with_events: bool) -> String {
 
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn path(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {
+    let path = args.common.session_path(cwd)?;
+    let exists = path.exists();
+    if args.common.json {
+        let mut m = json::object("session_file");
+        json::put_path(&mut m, "path", &path);
+        m.insert("exists".into(), exists.into());
+        return out.json(&Value::Object(m));
+    }
+    out.write(&format!("{}\n", common::shown(&path)))?;
+    if !exists {
+        out.notice("it does not exist yet: the first call that records something creates it");
+    }
+    Ok(())
 }
 
 fn gc(args: &Args, cwd: &Path, out: &mut Out) -> Result<(), Stop> {

@@ -1314,3 +1314,44 @@ fn install_refuses_a_settings_file_it_cannot_read_and_leaves_it_alone() {
         2
     );
 }
+
+// Issue 43: "what did my agent see?" after a hooked conversation needs no
+// --sid. The hooks name the session by the conversation's id, so there is
+// no session "default": show and events look into the latest conversation
+// and say which; show FILE limits to that file, --text gives the text the
+// agent was shown, numbered as it saw it.
+#[test]
+fn what_the_agent_saw_is_shown_without_a_sid() {
+    let a = Agent::new();
+    a.env.write("a.txt", A_TXT);
+    a.hook("post_read_range", &[]).expect(0, "");
+    let picked = "fsview-session: no session \"default\": showing the latest conversation, \"abc123\" (active just now); --sid ID picks another\n";
+    a.env
+        .run("fsview-session", &["show", "--text", "a.txt"])
+        .expect(
+            0,
+            "a.txt: range, lines 2-2 of 3, read just now; fresh\n2\ttwo\n\n",
+        )
+        .stderr_is(picked);
+    let events = a.env.run("fsview-session", &["events", "--json"]);
+    assert_eq!(events.code, 0, "{}", events.stderr);
+    assert_eq!(events.stderr, picked);
+    let e = events.json();
+    assert_eq!(
+        (
+            e.last().unwrap()["sid"].as_str(),
+            e.last().unwrap()["action"].as_str()
+        ),
+        (Some("abc123"), Some("read"))
+    );
+    // A file the agent never saw: exit 1, said.
+    a.env.write("b.txt", "b\n");
+    a.env
+        .run("fsview-session", &["show", "-q", "b.txt"])
+        .expect(1, "")
+        .stderr_is("");
+    a.env
+        .run("fsview-session", &["show", "--sid", "abc123", "b.txt"])
+        .expect(1, "")
+        .stderr_is("fsview-session: b.txt: no view in session \"abc123\"\n");
+}

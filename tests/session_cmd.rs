@@ -680,3 +680,159 @@ default       1      1       1  just now  just now  -
 ",
     );
 }
+
+// Issue 43: with no --sid and no session "default", show and events look
+// into the conversation active last (its agents' activity counts as its
+// own), among those that saw a file of this project, and say which; list
+// says which they would pick; a --sid or FSVIEW_SID is never second-guessed.
+#[test]
+fn without_a_sid_the_latest_conversation_is_shown() {
+    let env = Env::new();
+    env.write("a.rs", "fn a() {}\n");
+    env.write("b.rs", "fn b() {}\n");
+    let elsewhere = env.root().join("elsewhere.txt");
+    std::fs::write(&elsewhere, "x\n").unwrap();
+    env.run("fsview-read", &["-q", "--sid", "conv-1", "a.rs"]);
+    env.run("fsview-read", &["-q", "--sid", "conv-2", "b.rs"]);
+    env.run(
+        "fsview-read",
+        &["-q", "--sid", "conv-1", "--agent", "w1", "b.rs"],
+    );
+    // Active last, but it saw no file of this directory.
+    env.run(
+        "fsview-read",
+        &["-q", "--sid", "other-project", elsewhere.to_str().unwrap()],
+    );
+    let picked = "fsview-session: no session \"default\": showing the latest conversation, \"conv-1\" (active just now); --sid ID picks another\n";
+    env.run("fsview-session", &["show"])
+        .expect(
+            0,
+            "\
+AGENT  PATH  KIND  STATE  HELD  WHEN      SOURCE  LINES
+main   a.rs  full  fresh  yes   just now  read    1-1 of 1
+w1     b.rs  full  fresh  yes   just now  read    1-1 of 1
+",
+        )
+        .stderr_is(picked);
+    let events = env.run("fsview-session", &["events", "--agent", "main"]);
+    assert_eq!(events.stderr, picked);
+    assert_eq!(events.stdout.lines().count(), 2, "{}", events.stdout);
+    env.run("fsview-session", &["list", "--json"])
+        .stderr_is("fsview-session: no session \"default\": show and events pick the latest conversation, \"conv-1\"; --sid ID picks another\n");
+    env.run("fsview-session", &["list", "--ids"])
+        .expect(0, "conv-1\nconv-1/w1\nconv-2\nother-project\n")
+        .stderr_is("");
+    // Named: as named, and an unknown one is still an error.
+    env.run("fsview-session", &["show", "--sid", "conv-2"])
+        .stderr_is("");
+    let mut c = env.cmd(harness::bin("fsview-session"));
+    c.env("FSVIEW_SID", "nope").arg("show");
+    let r = harness::output(c, None);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    // Once there is a session "default", it is the one.
+    env.run("fsview-read", &["-q", "b.rs"]);
+    env.run("fsview-session", &["show"])
+        .expect(
+            0,
+            "\
+PATH  KIND  STATE  HELD  WHEN      SOURCE  LINES
+b.rs  full  fresh  yes   just now  read    1-1 of 1
+",
+        )
+        .stderr_is("");
+}
+
+// Issue 43: show FILE... and --text: what the agent was shown of each
+// file, numbered as it saw it (a range with its own line numbers), a
+// written file as written, a text not kept said; a hard link is the same
+// file; --json carries the text.
+#[test]
+fn show_text_prints_what_the_agent_was_shown() {
+    let env = Env::new();
+    env.write("a.rs", "fn a() {}\nfn b() {}\nfn c() {}\n");
+    env.write("log.txt", "1\n2\n3\n4\n5\n");
+    env.run(
+        "fsview-read",
+        &["-q", "--offset", "2", "--limit", "2", "a.rs"],
+    );
+    env.run("fsview-read", &["-q", "log.txt"]);
+    env.write("w.rs", "fn w() {}\n");
+    env.run("fsview-read", &["-q", "--written", "w.rs"]);
+    std::fs::hard_link(env.path("log.txt"), env.path("link.txt")).unwrap();
+    env.run(
+        "fsview-session",
+        &["show", "--text", "a.rs", "link.txt", "w.rs"],
+    )
+    .expect(
+        0,
+        "\
+a.rs: range, lines 2-3 of 3, read just now; fresh
+2\tfn b() {}
+3\tfn c() {}
+
+log.txt: full, lines 1-5 of 5, read just now; fresh
+1\t1
+2\t2
+3\t3
+4\t4
+5\t5
+
+w.rs: full, lines 1-1 of 1, write just now; fresh
+fn w() {}
+
+",
+    )
+    .stderr_is("");
+    // A change since: the text is still what was shown, and the state says.
+    env.write("a.rs", "changed\n");
+    env.run("fsview-session", &["show", "--text", "a.rs"]).expect(
+        0,
+        "a.rs: range, lines 2-3 of 3, read just now; modified (content)\n2\tfn b() {}\n3\tfn c() {}\n\n",
+    );
+    let v = env
+        .run("fsview-session", &["show", "--text", "--json", "a.rs"])
+        .json();
+    assert_eq!(
+        (v.len(), v[0]["text"].as_str(), v[0]["offset"].as_u64()),
+        (1, Some("fn b() {}\nfn c() {}\n"), Some(2))
+    );
+    // A name that is not in the session: exit 1, the others still shown.
+    env.write("never.rs", "x\n");
+    env.run("fsview-session", &["show", "w.rs", "never.rs"])
+        .expect(
+            1,
+            "PATH  KIND  STATE  HELD  WHEN      SOURCE  LINES\nw.rs  full  fresh  yes   just now  write   1-1 of 1\n",
+        )
+        .stderr_is("fsview-session: never.rs: no view in session \"default\"\n");
+}
+
+// Issue 43: which session file the tools use here.
+#[test]
+fn path_prints_the_session_file_in_use() {
+    let env = Env::new();
+    env.run("fsview-session", &["path"])
+        .expect(0, &format!("{}\n", env.session.display()))
+        .stderr_is("fsview-session: it does not exist yet: the first call that records something creates it\n");
+    assert!(!env.session.exists());
+    env.write("a.rs", "x\n");
+    env.run("fsview-read", &["-q", "a.rs"]);
+    let v = env.run("fsview-session", &["path", "--json"]).json();
+    assert_eq!(
+        v,
+        vec![
+            json!({"v": 1, "type": "session_file", "path": env.session.to_str().unwrap(), "exists": true})
+        ]
+    );
+    // Without FSVIEW_SESSION, in a git work tree: the git directory's.
+    env.sh("git init -q").expect(0, "");
+    let mut c = env.cmd(harness::bin("fsview-session"));
+    c.env_remove("FSVIEW_SESSION").arg("path");
+    let r = harness::output(c, None);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (
+            0,
+            format!("{}\n", env.path(".git/fsview/session.db").display()).as_str()
+        )
+    );
+}
