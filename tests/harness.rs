@@ -303,3 +303,39 @@ pub fn sids(env: &Env) -> Vec<String> {
         .map(|s| s["sid"].as_str().unwrap().to_string())
         .collect()
 }
+
+/// Whether a test may go on without what this machine lacks: `missing` is
+/// `None` when it has it. Where it does not, the test is skipped, said on
+/// stderr with the reason, so that the README's `cargo test --workspace`
+/// passes on a machine with only Rust and git; CI (.ci/run sets
+/// FSVIEW_TESTS_STRICT=1) installs everything, and there a missing piece
+/// fails the test instead of skipping it.
+pub fn can_run(missing: Option<String>) -> bool {
+    let Some(why) = missing else {
+        return true;
+    };
+    // The test harness names each test's thread after the test.
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    if std::env::var_os("FSVIEW_TESTS_STRICT").is_some_and(|v| v == "1") {
+        panic!("{test} needs {why} (FSVIEW_TESTS_STRICT=1: CI runs every test)");
+    }
+    eprintln!("skipped: {test} needs {why}");
+    false
+}
+
+/// `None` when `tool` is on PATH (or in /usr/sbin, /sbin); else what is
+/// missing, with the Debian package that has it.
+pub fn tool(tool: &str, package: &str) -> Option<String> {
+    let found = std::process::Command::new("sh")
+        .args([
+            "-c",
+            &format!("PATH=\"$PATH:/usr/sbin:/sbin\" command -v {tool}"),
+        ])
+        .stdout(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    (!found).then(|| format!("{tool} (Debian's {package} package)"))
+}
