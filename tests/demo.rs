@@ -94,3 +94,68 @@ fn demo_usage_errors_are_one_line_and_help_gives_exit_codes() {
         h.stdout
     );
 }
+
+// Issue 43: run by `cargo run`, which builds only the demo, it builds the
+// other tools first. That takes minutes the first time: it says so before
+// cargo starts, lets cargo show its progress (no --quiet), and says how
+// long it took before the demo plays. A cargo that fails is one line.
+#[test]
+fn the_demo_says_it_builds_the_tools_first_and_shows_cargos_progress() {
+    let env = Env::new();
+    let dir = env.root().join("bin");
+    std::fs::create_dir(&dir).unwrap();
+    let demo = dir.join("fsview-demo");
+    std::fs::copy(env!("CARGO_BIN_EXE_fsview-demo"), &demo).unwrap();
+    // A stand-in cargo: logs its arguments, prints progress as cargo does
+    // on stderr, and "builds" by copying the real tools next to the demo.
+    let real = crate::harness::bin_dir();
+    let cargo = env.write(
+        "cargo",
+        format!(
+            "#!/bin/sh\necho \"$@\" > '{log}'\necho '   Compiling fsview v0.1.0' >&2\nfor t in fsview-read fsview-check-edit fsview-edit ctx-build ctx-invalidate fsview-hook fsview-mcp; do cp '{real}'/$t '{dir}'/; done\n",
+            log = env.root().join("cargo.log").display(),
+            real = real.display(),
+            dir = dir.display()
+        ),
+    );
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&cargo, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut c = env.cmd(&demo);
+    c.env("CARGO", &cargo).env("TMPDIR", env.root());
+    let r = output(c, None);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        std::fs::read_to_string(env.root().join("cargo.log")).unwrap(),
+        "build --bins -p fsview -p fsview-mcp\n"
+    );
+    let lines: Vec<&str> = r.stderr.lines().collect();
+    assert_eq!(lines.len(), 3, "{}", r.stderr);
+    assert_eq!(
+        lines[0],
+        "fsview-demo: building the tools it plays first (fsview-read, fsview-check-edit, fsview-edit, ctx-build, ctx-invalidate, fsview-hook, fsview-mcp); the first time this takes about 2 minutes on 2 cores, cargo's progress below"
+    );
+    assert_eq!(lines[1], "   Compiling fsview v0.1.0");
+    assert!(
+        lines[2].starts_with("fsview-demo: built in 0m 0")
+            && lines[2].ends_with("s; the demo follows"),
+        "{}",
+        lines[2]
+    );
+    assert!(r
+        .stdout
+        .contains("Done: every verdict above came from the real binaries"));
+    // A failed build: one line, exit 2.
+    for t in ["fsview-read", "fsview-mcp"] {
+        std::fs::remove_file(dir.join(t)).unwrap();
+    }
+    std::fs::write(&cargo, "#!/bin/sh\nexit 101\n").unwrap();
+    let mut c = env.cmd(&demo);
+    c.env("CARGO", &cargo).env("TMPDIR", env.root());
+    let r = output(c, None);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.ends_with("\nfsview-demo: building the fsview tools failed; run `cargo build --workspace --bins`\n"),
+        "{}",
+        r.stderr
+    );
+}

@@ -426,24 +426,30 @@ fn tools_dir() -> Result<PathBuf, String> {
             "the fsview tools are not next to fsview-demo; build them with `cargo build --workspace --bins`",
         )?;
         let mut c = Command::new(cargo);
-        c.args([
-            "build",
-            "--quiet",
-            "--bins",
-            "-p",
-            "fsview",
-            "-p",
-            "fsview-mcp",
-        ]);
+        c.args(["build", "--bins", "-p", "fsview", "-p", "fsview-mcp"]);
         if dir.ends_with("release") {
             c.arg("--release");
         }
+        // The first build takes minutes: say so at once, and let cargo
+        // show its progress, so that nobody takes it for a hang.
+        eprintln!(
+            "fsview-demo: building the tools it plays first ({}); the first time this takes about \
+             2 minutes on 2 cores, cargo's progress below",
+            TOOLS.join(", ")
+        );
+        let started = std::time::Instant::now();
         let status = c.status().map_err(|e| format!("cannot run cargo: {e}"))?;
         if !status.success() || missing(&dir) {
             return Err(
                 "building the fsview tools failed; run `cargo build --workspace --bins`".into(),
             );
         }
+        let secs = started.elapsed().as_secs();
+        eprintln!(
+            "fsview-demo: built in {}m {:02}s; the demo follows",
+            secs / 60,
+            secs % 60
+        );
     }
     Ok(dir)
 }
