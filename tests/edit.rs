@@ -606,12 +606,24 @@ fn bad_input_is_one_line_exit_2_and_the_file_untouched() {
     env.run("fsview-edit", &["dir", "--old", "a", "--new", "b"])
         .expect(2, "")
         .stderr_is("fsview-edit: dir is a directory; fsview-edit changes regular files only\n");
-    // The gate comes first: a binary file no one read is not_read (issue
-    // 22, fault 18), not "looks binary".
-    env.run("fsview-edit", &["bin.dat", "--old", "ELF", "--new", "FLE"])
+    // A binary file is an error before the gate's answer: no read can
+    // show it, so "read it first" would be a dead end (issue 43).
+    for tool in ["fsview-edit", "fsview-write"] {
+        let args: &[&str] = match tool {
+            "fsview-edit" => &["bin.dat", "--old", "ELF", "--new", "FLE"],
+            _ => &["bin.dat"],
+        };
+        env.run_stdin(tool, args, b"text\n")
+            .expect(2, "")
+            .stderr_is(&format!("{tool}: bin.dat looks binary (a NUL byte in its first 8 KiB, or broken UTF-16); {tool} changes text files only\n"));
+    }
+    assert_eq!(body(&env, "bin.dat"), b"\x7fELF\0\0\x01");
+    // One that cannot be read (as another user) gets the gate's answer.
+    std::fs::set_permissions(env.path("bin.dat"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    as_user(&env, &["fsview-edit", "bin.dat", "--old", "ELF", "--new", "FLE"])
         .expect(1, "")
         .stderr_is("fsview-edit: bin.dat: not_read: File has not been read yet. Read it first before writing to it.\n");
-    assert_eq!(body(&env, "bin.dat"), b"\x7fELF\0\0\x01");
+    std::fs::set_permissions(env.path("bin.dat"), std::fs::Permissions::from_mode(0o644)).unwrap();
     env.run_stdin("fsview-write", &["new.txt"], b"a\0b")
         .expect(2, "")
         .stderr_is("fsview-write: the new content for new.txt has a NUL byte (binary data); fsview-write writes text only\n");

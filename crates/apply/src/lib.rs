@@ -224,13 +224,19 @@ fn attempt(cx: &Context<'_>, req: &Request) -> Result<Option<Report>, Error> {
     let p = quote(&req.path);
     let tool = cx.tool;
     let resolved = paths::resolve(cx.cwd, &req.path)?;
-    if let Resolved::Existing { meta, .. } = &resolved {
+    if let Resolved::Existing { canonical, meta } = &resolved {
         let ft = FileType::of(meta);
         if ft != FileType::File {
             return Err(Error::new(format!(
                 "{p} is {}; {tool} changes regular files only",
                 ft.describe()
             )));
+        }
+        // A binary file, before the gate: no read ever shows one, so the
+        // gate's "read it first" would send the agent round in a circle.
+        // (A file that cannot be read here gets the gate's answer.)
+        if inspect(canonical).is_ok_and(|(head, _)| encoding::sniff(&head).is_err()) {
+            return Err(binary(&req.path, tool));
         }
     }
     // The gate first: a file the agent has not seen (or no longer sees as
