@@ -24,6 +24,7 @@
 //! once per session.
 
 use std::collections::HashSet;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use base64::Engine;
@@ -225,6 +226,16 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
         memoized(args, &setup, &store)?
     };
     print(args, &mut out, &result)?;
+    // On a terminal, a person cannot tell a build from a reuse by the
+    // text, which is the same bytes either way: say which it was. Scripts
+    // read `cache` in --json, and their stderr stays as it was.
+    if !args.common.json && std::io::stderr().is_terminal() {
+        out.notice(match (args.no_cache, result.cache_hit) {
+            (true, _) => "previewed the context from disk (--no-cache): nothing stored",
+            (false, true) => "reused the context built before (cache hit): the same bytes until ctx-invalidate clears it",
+            (false, false) => "built the context (cache miss): the next calls return these same bytes until ctx-invalidate clears it",
+        });
+    }
     Ok(Outcome::Ok)
 }
 

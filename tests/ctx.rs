@@ -1517,3 +1517,85 @@ fn all_sessions_names_each_session_quoted() {
         "session \"a b\": cleared the system context\nsession \"c\": cleared the system context\n",
     );
 }
+
+/// Run `args` of `name` in `repo` with stderr on a new pseudo-terminal;
+/// what the terminal got, and the exit code.
+fn on_a_terminal(repo: &Repo, name: &str, args: &[&str]) -> (String, i32) {
+    use std::io::Read;
+    use std::os::fd::FromRawFd;
+    // SAFETY: posix_openpt and friends on a descriptor we own; ptsname's
+    // string is copied before any other call.
+    let (master, slave) = unsafe {
+        let m = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
+        assert!(m >= 0, "posix_openpt: {}", std::io::Error::last_os_error());
+        assert_eq!(libc::grantpt(m), 0);
+        assert_eq!(libc::unlockpt(m), 0);
+        let name = std::ffi::CStr::from_ptr(libc::ptsname(m)).to_owned();
+        let s = libc::open(name.as_ptr(), libc::O_RDWR | libc::O_NOCTTY);
+        assert!(
+            s >= 0,
+            "open the terminal: {}",
+            std::io::Error::last_os_error()
+        );
+        (std::fs::File::from_raw_fd(m), std::fs::File::from_raw_fd(s))
+    };
+    let mut c = repo.cmd(harness::bin(name));
+    c.args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(slave);
+    let code = harness::spawn(&mut c).wait().unwrap().code().unwrap();
+    drop(c);
+    // Everything written is in the terminal's buffer by now; read it until
+    // it is empty (EIO once no one has the other side open).
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    let mut master = master;
+    loop {
+        match master.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+        }
+    }
+    (String::from_utf8_lossy(&got).replace("\r\n", "\n"), code)
+}
+
+// Issue 43: the text of a build and of a reuse are the same bytes, so on
+// a terminal ctx-build says on stderr which it was; off one (scripts,
+// hooks) its stderr stays as it was.
+#[test]
+fn on_a_terminal_ctx_build_says_whether_it_built_or_reused() {
+    let repo = Repo::new();
+    std::fs::write(repo.p("CLAUDE.md"), "Be brief.\n").unwrap();
+    assert_eq!(
+        on_a_terminal(&repo, "ctx-build", &[]),
+        (
+            "ctx-build: built the context (cache miss): the next calls return these same bytes until ctx-invalidate clears it\n".to_string(),
+            0
+        )
+    );
+    assert_eq!(
+        on_a_terminal(&repo, "ctx-build", &[]),
+        (
+            "ctx-build: reused the context built before (cache hit): the same bytes until ctx-invalidate clears it\n".to_string(),
+            0
+        )
+    );
+    assert_eq!(
+        on_a_terminal(&repo, "ctx-build", &["--no-cache"]),
+        (
+            "ctx-build: previewed the context from disk (--no-cache): nothing stored\n".to_string(),
+            0
+        )
+    );
+    assert_eq!(
+        on_a_terminal(&repo, "ctx-build", &["--json"]),
+        (String::new(), 0)
+    );
+    assert_eq!(
+        on_a_terminal(&repo, "ctx-build", &["-q"]),
+        (String::new(), 0)
+    );
+    let r = repo.run("ctx-build", &[]);
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""));
+}
