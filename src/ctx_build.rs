@@ -80,7 +80,7 @@ Environment:
 /// Build the session's fixed context once, then return the same bytes.
 ///
 /// The context is what Claude Code 2.1.332 gives a conversation, byte for
-/// byte (checked against the real binary, see the README): the git facts
+/// byte (checked against the real binary, see docs/context.md): the git facts
 /// (current and default branch, short status cut at 2,000 characters, the
 /// last 5 commits, user.name; git runs with --no-optional-locks and without
 /// filter drivers), the instruction files in Claude Code's order (managed,
