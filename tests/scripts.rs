@@ -1,9 +1,10 @@
 //! The build scripts find what cargo built where cargo built it: a global
 //! CARGO_TARGET_DIR (or cargo's build.target-dir) must not send them to an
-//! empty target/. And scripts/install says what it does and how long it
-//! takes before it starts.
+//! empty target/, and scripts/build-release says where the binaries are
+//! (not target/release). And scripts/install says what it does and how long
+//! it takes before it starts.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn script(name: &str) -> Command {
@@ -139,5 +140,94 @@ fn hot_cc_passes_another_link_through() {
     assert_eq!(
         stdout(c),
         (0, "-o prog a.o -lc\n".to_string(), String::new())
+    );
+}
+
+/// Make `text` an executable at `path`. Made executable by another
+/// process: a thread of this one that forks meanwhile holds no descriptor
+/// of it open for writing (its exec would fail with ETXTBSY).
+fn executable(path: &Path, text: &str) {
+    let source = path.with_extension("text");
+    std::fs::write(&source, text).unwrap();
+    let mut c = Command::new("install");
+    c.arg("-m755").arg(&source).arg(path);
+    assert_eq!(stdout(c), (0, String::new(), String::new()));
+    std::fs::remove_file(&source).unwrap();
+}
+
+fn root() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::create_dir(root.join("home")).unwrap();
+    (dir, root)
+}
+
+/// scripts/build-release says where the binaries are when it is done (on
+/// Linux with glibc not in target/release) and prints that directory, the
+/// only thing on stdout. Run with stand-ins of cargo and rustc.
+#[test]
+fn build_release_says_where_the_binaries_are() {
+    let (_dir, root) = root();
+    let stubs = root.join("stubs");
+    std::fs::create_dir(&stubs).unwrap();
+    let target = root.join("tgt");
+    let t = target.display().to_string();
+    executable(
+        &stubs.join("cargo"),
+        &format!(
+            "#!/bin/sh\ncase $1 in\n  metadata) echo '{{\"packages\":[],\"target_directory\":\"{t}\",\"version\":1}}' ;;\n  build) ;;\n  *) exit 3 ;;\nesac\n"
+        ),
+    );
+    executable(
+        &stubs.join("rustc"),
+        "#!/bin/sh\necho \"host: $STUB_HOST\"\n",
+    );
+    let run = |host: &str| -> (i32, String, Vec<String>) {
+        let mut c = script("build-release");
+        c.env_clear()
+            .env("PATH", format!("{}:/usr/bin:/bin", stubs.display()))
+            .env("HOME", root.join("home"))
+            .env("STUB_HOST", host);
+        let (code, out, err) = stdout(c);
+        // The seconds it took, whatever they were.
+        let err = err
+            .lines()
+            .map(|l| match l.split_once("built in ") {
+                Some((a, rest)) => {
+                    let n = rest.find(' ').unwrap();
+                    assert!(rest[..n].chars().all(|c| c.is_ascii_digit()), "{l}");
+                    format!("{a}built in N{}", &rest[n..])
+                }
+                None => l.to_string(),
+            })
+            .collect();
+        (code, out, err)
+    };
+    let building = format!(
+        "build-release: building the release binaries into {t} (7.5 minutes of CPU time: about 10 on a busy 2-core machine, less with more cores; cargo's progress follows)"
+    );
+    assert_eq!(
+        run("x86_64-unknown-linux-gnu"),
+        (
+            0,
+            format!("{t}/x86_64-unknown-linux-gnu/release\n"),
+            vec![
+                building.clone(),
+                format!(
+                    "build-release: built in N s; the binaries are in {t}/x86_64-unknown-linux-gnu/release (not {t}/release: cargo puts a build for --target x86_64-unknown-linux-gnu in a folder of that name)"
+                ),
+            ]
+        )
+    );
+    assert_eq!(
+        run("aarch64-apple-darwin"),
+        (
+            0,
+            format!("{t}/release\n"),
+            vec![
+                building,
+                format!("build-release: built in N s; the binaries are in {t}/release")
+            ]
+        )
     );
 }
