@@ -1,9 +1,14 @@
 //! The build scripts find what cargo built where cargo built it: a global
 //! CARGO_TARGET_DIR (or cargo's build.target-dir) must not send them to an
 //! empty target/, and scripts/build-release says where the binaries are
-//! (not target/release). And scripts/install says what it does and how long
-//! it takes before it starts.
+//! (not target/release). scripts/install says what it does and how long it
+//! takes before it starts, and what zsh needs to find the completions;
+//! --uninstall leaves the prefix as it was before the install,
+//! the directories the install made gone, those that were there kept.
+//! (Installed here from stand-ins of the binaries, with --from: no release
+//! build.)
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -155,11 +160,256 @@ fn executable(path: &Path, text: &str) {
     std::fs::remove_file(&source).unwrap();
 }
 
+/// A stand-in for each tool's binary, as scripts/install wants them (it
+/// only copies them).
+fn stand_in_build(dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    for t in tools() {
+        let path = dir.join(&t);
+        std::fs::write(&path, format!("#!/bin/sh\necho {t}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    dir.to_path_buf()
+}
+
+/// The tools scripts/install installs (those with a man page), in its order.
+fn tools() -> Vec<String> {
+    let mut t: Vec<String> = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("man"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter_map(|n| n.strip_suffix(".1").map(String::from))
+        .collect();
+    t.sort();
+    t
+}
+
+/// How many files an install puts in: per tool its binary, man page and
+/// three completions; the section 7 pages; the manifest.
+fn installed_files() -> usize {
+    let man7 = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("man"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".7")
+        })
+        .count();
+    tools().len() * 5 + man7 + 1
+}
+
+/// Every path under `root`, with each file's content and each one's mode.
+fn tree(root: &Path) -> Vec<(String, Option<Vec<u8>>, u32)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            let rel = path.strip_prefix(root).unwrap().display().to_string();
+            let mode = meta.permissions().mode();
+            if meta.is_dir() {
+                stack.push(path);
+                out.push((rel, None, mode));
+            } else {
+                out.push((rel, Some(std::fs::read(&path).unwrap()), mode));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// scripts/install with `args`, HOME in `root`, a plain PATH and `env`.
+fn install(root: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut c = script("install");
+    c.args(args)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", root.join("home"))
+        .envs(env.iter().copied());
+    stdout(c)
+}
+
 fn root() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();
     std::fs::create_dir(root.join("home")).unwrap();
     (dir, root)
+}
+
+/// What scripts/install says after installing into `prefix`, the binaries
+/// into `bin`, from `built`.
+fn installed(prefix: &Path, bin: &Path, built: &Path) -> String {
+    let (p, b) = (prefix.display(), bin.display());
+    format!(
+        "install: {} (built in {}) into {b}; man pages into {p}/share/man; completions under {p}/share\n\
+         install: {b} is not on your PATH; add it (export PATH=\"{b}:$PATH\")\n\
+         install: for zsh completions, add fpath=({p}/share/zsh/site-functions $fpath) to ~/.zshrc before compinit\n",
+        tools().join(" "),
+        built.display(),
+    )
+}
+
+/// The manifest of an install into `prefix`, `bin`, that made `made`.
+fn manifest(bin: &Path, made: &[PathBuf]) -> String {
+    let mut m = format!(
+        "# Written by fsview's scripts/install: scripts/install --uninstall removes\n\
+         # fsview's files and then each directory below that is empty (the install\n\
+         # made them; a directory that was there before is never listed).\n\
+         bin-dir {}\n",
+        bin.display()
+    );
+    for d in made {
+        m.push_str(&format!("dir {}\n", d.display()));
+    }
+    m
+}
+
+/// Install and uninstall: the prefix is as it was, the directories the
+/// install made gone, the one of the user's (empty) still there. Twice
+/// installed (an upgrade) as well.
+#[test]
+fn install_then_uninstall_leaves_the_prefix_as_it_was() {
+    let (_dir, root) = root();
+    let built = stand_in_build(&root.join("built"));
+    let p = root.join("p");
+    std::fs::create_dir_all(p.join("share/man")).unwrap();
+    let before = tree(&root);
+    let args = [
+        "--prefix",
+        p.to_str().unwrap(),
+        "--from",
+        built.to_str().unwrap(),
+    ];
+    let made: Vec<PathBuf> = [
+        "share/fsview",
+        "bin",
+        "share/man/man1",
+        "share/man/man7",
+        "share/bash-completion",
+        "share/bash-completion/completions",
+        "share/zsh",
+        "share/zsh/site-functions",
+        "share/fish",
+        "share/fish/vendor_completions.d",
+    ]
+    .iter()
+    .map(|d| p.join(d))
+    .collect();
+    for _ in 0..2 {
+        assert_eq!(
+            install(&root, &args, &[]),
+            (0, installed(&p, &p.join("bin"), &built), String::new())
+        );
+        assert_eq!(
+            std::fs::read_to_string(p.join("share/fsview/install-manifest")).unwrap(),
+            manifest(&p.join("bin"), &made)
+        );
+    }
+    assert_eq!(
+        std::fs::read(p.join("bin/fsview-read")).unwrap(),
+        b"#!/bin/sh\necho fsview-read\n"
+    );
+    assert_eq!(
+        std::fs::read(p.join("share/bash-completion/completions/fsview-read")).unwrap(),
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("completions/fsview-read.bash"))
+            .unwrap()
+    );
+    assert_eq!(
+        install(
+            &root,
+            &["--prefix", p.to_str().unwrap(), "--uninstall"],
+            &[]
+        ),
+        (
+            0,
+            format!(
+                "install: removed {} files of fsview from {}\n\
+                 install: removed the 10 directories the install made\n",
+                installed_files(),
+                p.display()
+            ),
+            String::new()
+        )
+    );
+    assert_eq!(tree(&root), before);
+}
+
+/// A directory the install made that holds something of the user's now
+/// stays, and says so; the --bin-dir of the install is the one uninstalled
+/// from. Without a manifest (an older install's), the files go and the
+/// directories stay, as it says.
+#[test]
+fn uninstall_keeps_what_holds_something_and_says_without_a_manifest() {
+    let (_dir, root) = root();
+    let built = stand_in_build(&root.join("built"));
+    let before = tree(&root);
+    let (q, b) = (root.join("q"), root.join("b"));
+    let (qs, bs) = (q.to_str().unwrap(), b.to_str().unwrap());
+    let args = [
+        "--prefix",
+        qs,
+        "--bin-dir",
+        bs,
+        "--from",
+        built.to_str().unwrap(),
+    ];
+    assert_eq!(
+        install(&root, &args, &[]),
+        (0, installed(&q, &b, &built), String::new())
+    );
+    std::fs::write(q.join("share/notes.txt"), "mine\n").unwrap();
+    assert_eq!(
+        install(&root, &["--prefix", qs, "--uninstall"], &[]),
+        (
+            0,
+            format!(
+                "install: removed {} files of fsview from {qs} and {bs}\n\
+                 install: removed 11 of the 13 directories the install made; kept, not empty: {qs}/share, {qs}\n",
+                installed_files()
+            ),
+            String::new()
+        )
+    );
+    std::fs::remove_file(q.join("share/notes.txt")).unwrap();
+    std::fs::remove_dir(q.join("share")).unwrap();
+    std::fs::remove_dir(&q).unwrap();
+    assert_eq!(tree(&root), before);
+
+    install(&root, &args, &[]);
+    std::fs::remove_file(q.join("share/fsview/install-manifest")).unwrap();
+    assert_eq!(
+        install(
+            &root,
+            &["--prefix", qs, "--bin-dir", bs, "--uninstall"],
+            &[]
+        ),
+        (
+            0,
+            format!(
+                "install: removed {} files of fsview from {qs} and {bs}\n\
+                 install: no {qs}/share/fsview/install-manifest (an older scripts/install wrote none), so the directories the install made stay\n",
+                installed_files() - 1
+            ),
+            String::new()
+        )
+    );
+    assert!(q.join("share/man/man1").is_dir() && b.is_dir());
+    // Nothing left to remove: nothing more to say.
+    assert_eq!(
+        install(
+            &root,
+            &["--prefix", qs, "--bin-dir", bs, "--uninstall"],
+            &[]
+        ),
+        (
+            0,
+            format!("install: removed 0 files of fsview from {qs} and {bs}\n"),
+            String::new()
+        )
+    );
 }
 
 /// scripts/build-release says where the binaries are when it is done (on
