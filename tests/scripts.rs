@@ -2,8 +2,8 @@
 //! CARGO_TARGET_DIR (or cargo's build.target-dir) must not send them to an
 //! empty target/, and scripts/build-release says where the binaries are
 //! (not target/release). scripts/install says what it does and how long it
-//! takes before it starts, and what zsh needs to find the completions;
-//! --uninstall leaves the prefix as it was before the install,
+//! takes before it starts, and what bash and zsh need to find the
+//! completions; --uninstall leaves the prefix as it was before the install,
 //! the directories the install made gone, those that were there kept.
 //! (Installed here from stand-ins of the binaries, with --from: no release
 //! build.)
@@ -243,9 +243,15 @@ fn root() -> (tempfile::TempDir, PathBuf) {
 /// into `bin`, from `built`.
 fn installed(prefix: &Path, bin: &Path, built: &Path) -> String {
     let (p, b) = (prefix.display(), bin.display());
+    let newer = if *bin == prefix.join("bin") {
+        " (bash-completion 2.12 or newer finds them without it)"
+    } else {
+        ""
+    };
     format!(
         "install: {} (built in {}) into {b}; man pages into {p}/share/man; completions under {p}/share\n\
          install: {b} is not on your PATH; add it (export PATH=\"{b}:$PATH\")\n\
+         install: for bash completions, add this line to ~/.bashrc{newer}: for f in {p}/share/bash-completion/completions/*; do . \"$f\"; done\n\
          install: for zsh completions, add fpath=({p}/share/zsh/site-functions $fpath) to ~/.zshrc before compinit\n",
         tools().join(" "),
         built.display(),
@@ -408,6 +414,94 @@ fn uninstall_keeps_what_holds_something_and_says_without_a_manifest() {
             0,
             format!("install: removed 0 files of fsview from {qs} and {bs}\n"),
             String::new()
+        )
+    );
+}
+
+/// The line for bash is there only when bash-completion would not look in
+/// PREFIX/share/bash-completion/completions: its user directory
+/// (BASH_COMPLETION_USER_DIR, else XDG_DATA_HOME's, else ~/.local/share's)
+/// and the system data directories (XDG_DATA_DIRS) are searched.
+#[test]
+fn install_tells_bash_where_the_completions_are_only_when_it_does_not_look() {
+    let (_dir, root) = root();
+    let built = stand_in_build(&root.join("built"));
+    let from = built.to_str().unwrap();
+    let bash_lines = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter(|l| l.starts_with("install: for bash"))
+            .map(String::from)
+            .collect()
+    };
+    // The default prefix, ~/.local.
+    let (code, out, err) = install(&root, &["--from", from], &[]);
+    assert_eq!((code, err.as_str(), bash_lines(&out)), (0, "", vec![]));
+    assert!(root
+        .join("home/.local/share/bash-completion/completions/fsview-read")
+        .is_file());
+    let p = root.join("p");
+    let share = p.join("share");
+    let ps = p.to_str().unwrap();
+    for env in [
+        ("XDG_DATA_HOME", share.display().to_string()),
+        ("XDG_DATA_DIRS", format!("/usr/share:{}/", share.display())),
+        (
+            "BASH_COMPLETION_USER_DIR",
+            share.join("bash-completion").display().to_string(),
+        ),
+    ] {
+        let (code, out, err) =
+            install(&root, &["--prefix", ps, "--from", from], &[(env.0, &env.1)]);
+        assert_eq!(
+            (code, err.as_str(), bash_lines(&out)),
+            (0, "", vec![]),
+            "{env:?}"
+        );
+    }
+    // Elsewhere it is needed; a user directory of another place is no help.
+    let (code, out, err) = install(
+        &root,
+        &["--prefix", ps, "--from", from],
+        &[(
+            "XDG_DATA_HOME",
+            root.join("home/.local/share").to_str().unwrap(),
+        )],
+    );
+    assert_eq!(
+        (code, err.as_str(), bash_lines(&out)),
+        (
+            0,
+            "",
+            vec![format!(
+                "install: for bash completions, add this line to ~/.bashrc (bash-completion 2.12 or newer finds them without it): for f in {ps}/share/bash-completion/completions/*; do . \"$f\"; done"
+            )]
+        )
+    );
+    // The line sources each file, whatever the directory's name.
+    let odd = root.join("my prefix");
+    let (code, out, _) = install(
+        &root,
+        &["--prefix", odd.to_str().unwrap(), "--from", from],
+        &[],
+    );
+    assert_eq!(code, 0);
+    let line = bash_lines(&out).remove(0);
+    let loop_ = line.split_once("it): ").unwrap().1;
+    let mut c = Command::new("bash");
+    c.arg("-c")
+        .arg(format!("{loop_}\ncomplete -p fsview-read"))
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin");
+    let (code, out, err) = stdout(c);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert!(out.contains(" fsview-read\n"), "{out}");
+    assert_eq!(
+        install(&root, &["--from", from, "--portable"], &[]),
+        (
+            2,
+            String::new(),
+            "install: --portable is for the build; --from installs binaries built already\n"
+                .to_string()
         )
     );
 }
