@@ -1,3 +1,27 @@
+# The ids of the sessions in the session file (a --session FILE typed on
+# the line names it), for --sid: `fsview-session list --ids`.
+_fsview_session_ids() {
+    local i id file=""
+    local -a args=(list --ids)
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case "${COMP_WORDS[i]}" in
+            --session)
+                file="${COMP_WORDS[i + 1]}"
+                [[ "${file}" == "=" ]] && file="${COMP_WORDS[i + 2]}"
+                ;;
+            --session=*)
+                file="${COMP_WORDS[i]#--session=}"
+                ;;
+        esac
+    done
+    [[ "${file}" == "~/"* ]] && file="${HOME}/${file#"~/"}"
+    [[ -n "${file}" ]] && args+=(--session "${file}")
+    COMPREPLY=()
+    while IFS= read -r id; do
+        [[ -n "${id}" && "${id}" == "${cur}"* ]] && COMPREPLY+=("${id}")
+    done < <(fsview-session "${args[@]}" 2>/dev/null)
+}
+
 _ctx__build() {
     local i cur prev opts cmd
     COMPREPLY=()
@@ -50,7 +74,7 @@ _ctx__build() {
                     return 0
                     ;;
                 --sid)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _fsview_session_ids
                     return 0
                     ;;
                 --agent)

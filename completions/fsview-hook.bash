@@ -1,3 +1,27 @@
+# The ids of the sessions in the session file (a --session FILE typed on
+# the line names it), for --sid: `fsview-session list --ids`.
+_fsview_session_ids() {
+    local i id file=""
+    local -a args=(list --ids)
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case "${COMP_WORDS[i]}" in
+            --session)
+                file="${COMP_WORDS[i + 1]}"
+                [[ "${file}" == "=" ]] && file="${COMP_WORDS[i + 2]}"
+                ;;
+            --session=*)
+                file="${COMP_WORDS[i]#--session=}"
+                ;;
+        esac
+    done
+    [[ "${file}" == "~/"* ]] && file="${HOME}/${file#"~/"}"
+    [[ -n "${file}" ]] && args+=(--session "${file}")
+    COMPREPLY=()
+    while IFS= read -r id; do
+        [[ -n "${id}" && "${id}" == "${cur}"* ]] && COMPREPLY+=("${id}")
+    done < <(fsview-session "${args[@]}" 2>/dev/null)
+}
+
 _fsview__hook() {
     local i cur prev opts cmd
     COMPREPLY=()
@@ -114,7 +138,7 @@ _fsview__hook() {
                     return 0
                     ;;
                 --sid)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _fsview_session_ids
                     return 0
                     ;;
                 --on-error)
@@ -160,7 +184,7 @@ _fsview__hook() {
                     return 0
                     ;;
                 --sid)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _fsview_session_ids
                     return 0
                     ;;
                 --on-error)
@@ -210,7 +234,7 @@ _fsview__hook() {
                     return 0
                     ;;
                 --sid)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _fsview_session_ids
                     return 0
                     ;;
                 --on-error)
@@ -256,7 +280,7 @@ _fsview__hook() {
                     return 0
                     ;;
                 --sid)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _fsview_session_ids
                     return 0
                     ;;
                 --on-error)
@@ -302,7 +326,7 @@ _fsview__hook() {
                     return 0
                     ;;
                 --sid)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _fsview_session_ids
                     return 0
                     ;;
                 --on-error)
@@ -542,7 +566,7 @@ _fsview__hook() {
                     return 0
                     ;;
                 --sid)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _fsview_session_ids
                     return 0
                     ;;
                 --on-error)
@@ -588,7 +612,7 @@ _fsview__hook() {
                     return 0
                     ;;
                 --sid)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _fsview_session_ids
                     return 0
                     ;;
                 --on-error)
@@ -634,7 +658,7 @@ _fsview__hook() {
                     return 0
                     ;;
                 --sid)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _fsview_session_ids
                     return 0
                     ;;
                 --on-error)
@@ -680,7 +704,7 @@ _fsview__hook() {
                     return 0
                     ;;
                 --sid)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _fsview_session_ids
                     return 0
                     ;;
                 --on-error)

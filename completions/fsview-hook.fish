@@ -1,3 +1,21 @@
+# The ids of the sessions in the session file (a --session FILE typed on
+# the line names it), for --sid: `fsview-session list --ids`.
+function __fsview_session_ids
+    set -l tokens (commandline -opc)
+    set -l args list --ids
+    for i in (seq (count $tokens))
+        switch $tokens[$i]
+            case --session
+                if test $i -lt (count $tokens)
+                    set args list --ids --session (string replace -r '^~/' ~/ -- $tokens[(math $i + 1)])
+                end
+            case '--session=*'
+                set args list --ids --session (string replace -r '^--session=~/' ~/ -- $tokens[$i] | string replace -r '^--session=' '')
+        end
+    end
+    fsview-session $args 2>/dev/null
+end
+
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_fsview_hook_global_optspecs
     string join \n h/help V/version
@@ -38,7 +56,7 @@ complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "droid" -d '
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "install" -d 'Wire fsview-hook into an agent\'s settings, by its absolute path'
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r -f -a '(__fsview_session_ids)'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
 closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l also -d 'SessionStart: another instruction file name for ctx-build to read' -r
@@ -53,7 +71,7 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l gate 
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r -f -a '(__fsview_session_ids)'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
 closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l also -d 'SessionStart: another instruction file name for ctx-build to read' -r
@@ -68,7 +86,7 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l gate 
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r -f -a '(__fsview_session_ids)'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
 closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l also -d 'SessionStart: another instruction file name for ctx-build to read' -r
@@ -83,7 +101,7 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l gate -
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r -f -a '(__fsview_session_ids)'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
 closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l also -d 'SessionStart: another instruction file name for ctx-build to read' -r
@@ -98,7 +116,7 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l gate -d
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r -f -a '(__fsview_session_ids)'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
 closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l also -d 'SessionStart: another instruction file name for ctx-build to read' -r
@@ -113,7 +131,7 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l gat
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r -f -a '(__fsview_session_ids)'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
 closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l also -d 'SessionStart: another instruction file name for ctx-build to read' -r
@@ -128,7 +146,7 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l gate -d
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r -f -a '(__fsview_session_ids)'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
 closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l also -d 'SessionStart: another instruction file name for ctx-build to read' -r
@@ -146,7 +164,7 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l even
 postToolUse\t''
 userPromptSubmitted\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r -f -a '(__fsview_session_ids)'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
 closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l also -d 'SessionStart: another instruction file name for ctx-build to read' -r
@@ -161,7 +179,7 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l gate
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r -f -a '(__fsview_session_ids)'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
 closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l also -d 'SessionStart: another instruction file name for ctx-build to read' -r

@@ -1,3 +1,27 @@
+# The ids of the sessions in the session file (a --session FILE typed on
+# the line names it), for --sid: `fsview-session list --ids`.
+_fsview_session_ids() {
+    local i id file=""
+    local -a args=(list --ids)
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case "${COMP_WORDS[i]}" in
+            --session)
+                file="${COMP_WORDS[i + 1]}"
+                [[ "${file}" == "=" ]] && file="${COMP_WORDS[i + 2]}"
+                ;;
+            --session=*)
+                file="${COMP_WORDS[i]#--session=}"
+                ;;
+        esac
+    done
+    [[ "${file}" == "~/"* ]] && file="${HOME}/${file#"~/"}"
+    [[ -n "${file}" ]] && args+=(--session "${file}")
+    COMPREPLY=()
+    while IFS= read -r id; do
+        [[ -n "${id}" && "${id}" == "${cur}"* ]] && COMPREPLY+=("${id}")
+    done < <(fsview-session "${args[@]}" 2>/dev/null)
+}
+
 _fsview__session() {
     local i cur prev opts cmd
     COMPREPLY=()
@@ -40,6 +64,9 @@ _fsview__session() {
             fsview__session,list)
                 cmd="fsview__session__subcmd__list"
                 ;;
+            fsview__session,path)
+                cmd="fsview__session__subcmd__path"
+                ;;
             fsview__session,show)
                 cmd="fsview__session__subcmd__show"
                 ;;
@@ -67,6 +94,9 @@ _fsview__session() {
             fsview__session__subcmd__help,list)
                 cmd="fsview__session__subcmd__help__subcmd__list"
                 ;;
+            fsview__session__subcmd__help,path)
+                cmd="fsview__session__subcmd__help__subcmd__path"
+                ;;
             fsview__session__subcmd__help,show)
                 cmd="fsview__session__subcmd__help__subcmd__show"
                 ;;
@@ -77,7 +107,7 @@ _fsview__session() {
 
     case "${cmd}" in
         fsview__session)
-            opts="-q -h -V --session --sid --agent --json --quiet --help --version list show events fork drop export import gc help"
+            opts="-q -h -V --session --sid --agent --json --quiet --help --version list show events fork drop export import path gc help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -88,7 +118,7 @@ _fsview__session() {
                     return 0
                     ;;
                 --sid)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _fsview_session_ids
                     return 0
                     ;;
                 --agent)
@@ -114,7 +144,7 @@ _fsview__session() {
                     return 0
                     ;;
                 --sid)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _fsview_session_ids
                     return 0
                     ;;
                 --agent)
@@ -144,7 +174,7 @@ _fsview__session() {
                     return 0
                     ;;
                 --sid)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _fsview_session_ids
                     return 0
                     ;;
                 --agent)
@@ -174,7 +204,7 @@ _fsview__session() {
                     return 0
                     ;;
                 --sid)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _fsview_session_ids
                     return 0
                     ;;
                 --agent)
@@ -196,7 +226,7 @@ _fsview__session() {
             fi
             case "${prev}" in
                 --from)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _fsview_session_ids
                     return 0
                     ;;
                 --session)
@@ -204,7 +234,7 @@ _fsview__session() {
                     return 0
                     ;;
                 --sid)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _fsview_session_ids
                     return 0
                     ;;
                 --agent)
@@ -230,7 +260,7 @@ _fsview__session() {
                     return 0
                     ;;
                 --sid)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _fsview_session_ids
                     return 0
                     ;;
                 --agent)
@@ -245,7 +275,7 @@ _fsview__session() {
             return 0
             ;;
         fsview__session__subcmd__help)
-            opts="list show events fork drop export import gc help"
+            opts="list show events fork drop export import path gc help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -370,6 +400,20 @@ _fsview__session() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        fsview__session__subcmd__help__subcmd__path)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         fsview__session__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -400,7 +444,7 @@ _fsview__session() {
                     return 0
                     ;;
                 --sid)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _fsview_session_ids
                     return 0
                     ;;
                 --agent)
@@ -415,6 +459,32 @@ _fsview__session() {
             return 0
             ;;
         fsview__session__subcmd__list)
+            opts="-q -h --ids --session --sid --agent --json --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sid)
+                    _fsview_session_ids
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__session__subcmd__path)
             opts="-q -h --session --sid --agent --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -426,7 +496,7 @@ _fsview__session() {
                     return 0
                     ;;
                 --sid)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _fsview_session_ids
                     return 0
                     ;;
                 --agent)
@@ -441,7 +511,7 @@ _fsview__session() {
             return 0
             ;;
         fsview__session__subcmd__show)
-            opts="-q -h --session --sid --agent --json --quiet --help"
+            opts="-q -h --text --session --sid --agent --json --quiet --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -452,7 +522,7 @@ _fsview__session() {
                     return 0
                     ;;
                 --sid)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _fsview_session_ids
                     return 0
                     ;;
                 --agent)

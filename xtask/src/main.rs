@@ -5,7 +5,8 @@
 //! not know (EXIT STATUS, ENVIRONMENT, FILES, EXAMPLES). `cargo xtask man
 //! --check` fails when `man/` is not what the code would write, so CI keeps
 //! the pages honest. The same run writes shell completions (bash, zsh,
-//! fish) for every tool into `completions/`, from the same definitions.
+//! fish) for every tool into `completions/`, from the same definitions;
+//! after `--sid` they offer the ids of the sessions in the session file.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -53,6 +54,7 @@ fn write_man(dir: &Path, check: bool) -> ExitCode {
             if shell == clap_complete::Shell::Bash {
                 text = fix_bash(&name, &text);
             }
+            text = complete_session_ids(shell, &name, &text, &cmd);
             pages.push((comp.join(file), text));
         }
     }
@@ -113,6 +115,211 @@ fn fix_bash(bin: &str, text: &str) -> String {
         );
     }
     fixed
+}
+
+/// The options whose value is a session id: `--sid` (of every tool, or of
+/// each of its commands) and `fsview-session fork --from`.
+const SESSION_ID_OPTIONS: [&str; 2] = ["sid", "from"];
+
+/// How many places (the tool, each of its commands) take one of
+/// SESSION_ID_OPTIONS: as many as each shell's completion must have
+/// rewritten.
+fn session_id_options(cmd: &clap::Command) -> usize {
+    fn count(cmd: &clap::Command) -> usize {
+        let here = cmd
+            .get_arguments()
+            .filter(|a| !a.is_hide_set())
+            .filter(|a| {
+                a.get_long()
+                    .is_some_and(|l| SESSION_ID_OPTIONS.contains(&l))
+            })
+            .count();
+        here + cmd
+            .get_subcommands()
+            .filter(|s| s.get_name() != "help")
+            .map(count)
+            .sum::<usize>()
+    }
+    let mut cmd = cmd.clone();
+    cmd.build();
+    count(&cmd)
+}
+
+/// The bash function that lists the session ids, for `--sid <TAB>`: what
+/// `fsview-session list --ids` prints (nothing without a session file),
+/// of the session file a `--session FILE` typed before names. Each id is
+/// matched against the word as text (never expanded as `compgen -W`
+/// would: an id is data).
+const BASH_SESSION_IDS: &str = r#"# The ids of the sessions in the session file (a --session FILE typed on
+# the line names it), for --sid: `fsview-session list --ids`.
+_fsview_session_ids() {
+    local i id file=""
+    local -a args=(list --ids)
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case "${COMP_WORDS[i]}" in
+            --session)
+                file="${COMP_WORDS[i + 1]}"
+                [[ "${file}" == "=" ]] && file="${COMP_WORDS[i + 2]}"
+                ;;
+            --session=*)
+                file="${COMP_WORDS[i]#--session=}"
+                ;;
+        esac
+    done
+    [[ "${file}" == "~/"* ]] && file="${HOME}/${file#"~/"}"
+    [[ -n "${file}" ]] && args+=(--session "${file}")
+    COMPREPLY=()
+    while IFS= read -r id; do
+        [[ -n "${id}" && "${id}" == "${cur}"* ]] && COMPREPLY+=("${id}")
+    done < <(fsview-session "${args[@]}" 2>/dev/null)
+}
+
+"#;
+
+/// The same for zsh: `_arguments` calls it with compadd's options, and
+/// `opt_args` holds a --session given.
+const ZSH_SESSION_IDS: &str = r#"
+# The ids of the sessions in the session file (a --session FILE typed on
+# the line names it), for --sid: `fsview-session list --ids`.
+(( $+functions[_fsview_session_ids] )) ||
+_fsview_session_ids() {
+    local -a args ids
+    args=(list --ids)
+    [[ -n ${opt_args[--session]} ]] && args+=(--session ${~${(Q)opt_args[--session]}})
+    ids=(${(f)"$(fsview-session $args 2>/dev/null)"})
+    compadd "$@" -a ids
+}
+"#;
+
+/// The same for fish.
+const FISH_SESSION_IDS: &str = r#"# The ids of the sessions in the session file (a --session FILE typed on
+# the line names it), for --sid: `fsview-session list --ids`.
+function __fsview_session_ids
+    set -l tokens (commandline -opc)
+    set -l args list --ids
+    for i in (seq (count $tokens))
+        switch $tokens[$i]
+            case --session
+                if test $i -lt (count $tokens)
+                    set args list --ids --session (string replace -r '^~/' ~/ -- $tokens[(math $i + 1)])
+                end
+            case '--session=*'
+                set args list --ids --session (string replace -r '^--session=~/' ~/ -- $tokens[$i] | string replace -r '^--session=' '')
+        end
+    end
+    fsview-session $args 2>/dev/null
+end
+
+"#;
+
+/// A rule for fish that stands in for `--sid`'s own where clap's condition
+/// fails: before a command (`ctx-invalidate --sid <TAB>`), its argparse
+/// refuses an option whose value is not typed yet. For a tool that takes
+/// `--sid` itself, after its rules.
+const FISH_AFTER_SID: &str = r#"
+# A session id after --sid, also where the rule of --sid above does not
+# apply (before a command, whose test refuses --sid without its value yet).
+function __fsview_completing_session_id
+    set -l tokens (commandline -opc)
+    test "$tokens[-1]" = --sid
+end
+complete -c BIN -n __fsview_completing_session_id -f -a '(__fsview_session_ids)' -d 'A session id'
+"#;
+
+/// clap_complete offers file names for `--sid`: offer the session ids
+/// instead, each shell asking `fsview-session list --ids`. Each place
+/// (the tool, each of its commands) that takes such an option must be
+/// rewritten, from the exact text clap_complete writes there (a change of
+/// it fails here).
+fn complete_session_ids(
+    shell: clap_complete::Shell,
+    bin: &str,
+    text: &str,
+    cmd: &clap::Command,
+) -> String {
+    use clap_complete::Shell;
+    let expected = session_id_options(cmd);
+    let top_level_sid = cmd.get_arguments().any(|a| a.get_long() == Some("sid"));
+    let mut out = String::new();
+    let mut rewritten = 0;
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        let trimmed = line.trim_start();
+        match shell {
+            Shell::Bash
+                if SESSION_ID_OPTIONS
+                    .iter()
+                    .any(|o| trimmed == format!("--{o})")) =>
+            {
+                let next = lines.next().unwrap_or_default();
+                assert_eq!(
+                    next.trim_start(),
+                    r#"COMPREPLY=($(compgen -f "${cur}"))"#,
+                    "bash completion for {bin}: {trimmed} completes otherwise; clap_complete changed, fix complete_session_ids"
+                );
+                out.push_str(line);
+                out.push('\n');
+                out.push_str(&next[..next.len() - next.trim_start().len()]);
+                out.push_str("_fsview_session_ids\n");
+                rewritten += 1;
+                continue;
+            }
+            Shell::Zsh
+                if SESSION_ID_OPTIONS
+                    .iter()
+                    .any(|o| trimmed.starts_with(&format!("'--{o}=["))) =>
+            {
+                let kept = line
+                    .strip_suffix(":ID:_default' \\")
+                    .unwrap_or_else(|| panic!("zsh completion for {bin}: {line} completes otherwise; clap_complete changed, fix complete_session_ids"));
+                out.push_str(kept);
+                out.push_str(":ID:_fsview_session_ids' \\\n");
+                rewritten += 1;
+                continue;
+            }
+            Shell::Fish
+                if SESSION_ID_OPTIONS
+                    .iter()
+                    .any(|o| trimmed.contains(&format!(" -l {o} -d "))) =>
+            {
+                assert!(
+                    line.ends_with(" -r"),
+                    "fish completion for {bin}: {line} completes otherwise; clap_complete changed, fix complete_session_ids"
+                );
+                out.push_str(line);
+                out.push_str(" -f -a '(__fsview_session_ids)'\n");
+                rewritten += 1;
+                continue;
+            }
+            _ => {}
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    assert_eq!(
+        rewritten, expected,
+        "{shell} completion for {bin}: {rewritten} of the {expected} session id options found; clap_complete changed, fix complete_session_ids"
+    );
+    if rewritten == 0 {
+        return text.to_string();
+    }
+    match shell {
+        Shell::Bash => format!("{BASH_SESSION_IDS}{out}"),
+        Shell::Fish if top_level_sid => format!(
+            "{FISH_SESSION_IDS}{out}{}",
+            FISH_AFTER_SID.replace("BIN", bin)
+        ),
+        Shell::Fish => format!("{FISH_SESSION_IDS}{out}"),
+        Shell::Zsh => {
+            // After the tool's function, before the lines that call it
+            // when the file is autoloaded.
+            let at = out
+                .find("\nif [ \"$funcstack[1]\" = ")
+                .unwrap_or_else(|| panic!("zsh completion for {bin}: no funcstack test; clap_complete changed, fix complete_session_ids"));
+            format!("{}{ZSH_SESSION_IDS}{}", &out[..at], &out[at..])
+        }
+        _ => out,
+    }
 }
 
 /// What clap does not know about a tool. Exit codes are in
