@@ -528,3 +528,79 @@ fn kilo_background_process_start_is_gated() {
     stop["output"]["args"] = json!({"action": "stop", "id": "bgp1"});
     a.send(&stop, &[]).expect(0, "");
 }
+
+/// Every agent, with its refusal's words.
+fn every_agent() -> Vec<(Agent, fn(&str) -> String)> {
+    vec![
+        (claude(), claude_deny as fn(&str) -> String),
+        (codex(), claude_deny),
+        (gemini(), gemini_deny),
+        (qwen(), claude_deny),
+        (opencode(), opencode_deny),
+        (copilot(), copilot_deny),
+        (droid(), claude_deny),
+        (pi(), opencode_deny),
+        (kilo(), opencode_deny),
+    ]
+}
+
+/// The hook run on `payload` with its standard error going to `stderr`,
+/// a file: its exit code and stdout.
+fn with_stderr_in(a: &Agent, payload: &Value, stderr: &std::path::Path) -> (i32, String) {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let mut c = a.cmd(crate::harness::bin("fsview-hook"));
+    c.arg(a.name)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(stderr).unwrap());
+    let mut child = crate::harness::spawn(&mut c);
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+/// A name that is no file is never gated (issue 39, item 2), whatever the
+/// hook's own descriptors are: with its standard error in a file of the
+/// work tree that was never read, `>/dev/stderr`, `/dev/fd/2` and
+/// `/proc/self/fd/2` name the command's standard error, not that file.
+#[test]
+fn names_that_are_no_file_are_never_gated() {
+    for (a, deny) in every_agent() {
+        files(&a);
+        let log = a.env.path("hook-stderr.log");
+        for command in [
+            "echo x >/dev/stderr",
+            "echo x > /dev/fd/2",
+            "echo x >/proc/self/fd/2",
+            "echo x >/proc/thread-self/fd/2",
+            "cargo build 2>/dev/stdout | tee /dev/tty",
+            "echo x > /dev/null; echo y >| /dev/stdout",
+            "cd /tmp && echo x > ../dev/stderr",
+        ] {
+            let p = with_command(&a, "pre_shell_heredoc_write", command);
+            assert_eq!(
+                with_stderr_in(&a, &p, &log),
+                (0, String::new()),
+                "{}: {command}",
+                a.name
+            );
+        }
+        // The file itself, by its name: gated as ever.
+        let p = with_command(&a, "pre_shell_heredoc_write", "echo x > hook-stderr.log");
+        assert_eq!(
+            with_stderr_in(&a, &p, &log),
+            (0, deny(NOT_READ)),
+            "{}",
+            a.name
+        );
+    }
+}

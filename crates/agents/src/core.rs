@@ -826,6 +826,10 @@ fn shell_write(
     s: &Session<'_>,
     w: &ShellWrite,
 ) -> Result<Answer, Problem> {
+    // Never resolved here: `/dev/stderr` is the hook's own.
+    if crate::shell::not_a_file(&s.cwd().join(&w.path)) {
+        return Ok(Answer::Nothing);
+    }
     let mut path = w.path.clone();
     for _ in 0..2 {
         match paths::resolve(s.cwd(), &path) {
@@ -848,6 +852,9 @@ fn shell_write(
 /// something else changed the file after it: the views it had stay as they
 /// were, and the next check finds whatever changed.
 fn shell_wrote(s: &Session<'_>, c: &Changed) -> Result<(), Problem> {
+    if crate::shell::not_a_file(&s.cwd().join(&c.path)) {
+        return Ok(());
+    }
     let Ok(Resolved::Existing { meta, canonical }) = paths::resolve(s.cwd(), &c.path) else {
         return Ok(());
     };

@@ -795,7 +795,8 @@ pub struct Write {
     pub text: Option<String>,
 }
 
-/// The files a command line writes, as far as it names them literally.
+/// The files a command line writes, as far as it names them literally;
+/// never a name that is no file ([`not_a_file`]).
 pub fn writes(command: &str) -> Vec<Write> {
     let Some(p) = program(command) else {
         return Vec::new();
@@ -804,6 +805,7 @@ pub fn writes(command: &str) -> Vec<Write> {
     for cmd in flatten(&p, &Dir::Known(PathBuf::new())) {
         command_writes(&cmd, &mut out);
     }
+    out.retain(|w| !not_a_file(&w.path));
     // A text is what the file holds only when nothing else writes it.
     let paths: Vec<PathBuf> = out.iter().map(|w| w.path.clone()).collect();
     for w in &mut out {
@@ -820,6 +822,39 @@ pub fn writes(command: &str) -> Vec<Write> {
         new
     });
     out
+}
+
+/// Whether `path` (absolute, or relative to where the command runs) names
+/// no file of anyone's: `/dev/null`, the command's own standard streams and
+/// descriptors (`/dev/stdout`, `/dev/stderr`, `/dev/stdin`, `/dev/fd/N`,
+/// `/proc/self/fd/N`, `/proc/thread-self/fd/N`), its terminal (`/dev/tty`)
+/// and bash's network names (`/dev/tcp/...`, `/dev/udp/...`).
+///
+/// Answered by the name as written (`..` taken away by the letter), never
+/// by resolving it: in the hook's process `/dev/stderr` is the hook's own
+/// standard error, which may be a file, and not what the command writes.
+pub fn not_a_file(path: &Path) -> bool {
+    let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::RootDir => parts.clear(),
+            std::path::Component::ParentDir => {
+                parts.pop();
+            }
+            std::path::Component::Normal(n) => parts.push(n),
+            _ => {}
+        }
+    }
+    if !path.is_absolute() {
+        return false;
+    }
+    let parts: Vec<&str> = parts.iter().filter_map(|p| p.to_str()).collect();
+    match parts.as_slice() {
+        ["dev", "null" | "stdin" | "stdout" | "stderr" | "tty"] => true,
+        ["dev", "fd" | "tcp" | "udp", ..] => true,
+        ["proc", "self" | "thread-self", "fd", ..] => true,
+        _ => false,
+    }
 }
 
 fn command_writes(cmd: &Simple, out: &mut Vec<Write>) {
@@ -1729,9 +1764,20 @@ mod tests {
             ("echo x > $OUT", vec![]),
             ("echo x > *.txt", vec![]),
             ("echo x > ~/f", vec![]),
+            ("echo x > /dev/null", vec![]),
             (
-                "echo x > /dev/null",
-                vec![with_text(w("/dev/null", Whole), "x\n")],
+                "make 2>/dev/stderr >/dev/fd/1 | tee /dev/tty /proc/self/fd/2",
+                vec![],
+            ),
+            ("cd /tmp && echo x > ../dev/stdout", vec![]),
+            ("echo x > /dev/tcp/localhost/80", vec![]),
+            (
+                "echo x > /proc/1/fd/1",
+                vec![with_text(w("/proc/1/fd/1", Whole), "x\n")],
+            ),
+            (
+                "echo x > /dev/stdout.txt",
+                vec![with_text(w("/dev/stdout.txt", Whole), "x\n")],
             ),
             (
                 "cat > f <<'EOF'\napply_patch <<'X'\n*** Begin Patch\nX\nEOF",
