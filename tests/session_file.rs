@@ -72,7 +72,7 @@ fn newer_schema_is_refused() {
     let c = rusqlite::Connection::open(&env.session).unwrap();
     c.execute_batch("PRAGMA user_version = 7;").unwrap();
     drop(c);
-    refused(&env, &format!("session file {} was written by a newer fsview (schema 7, this one knows 5); upgrade fsview or pass another --session", env.session.display()));
+    refused(&env, &format!("session file {} was written by a newer fsview (schema 7, this one knows 6); upgrade fsview or pass another --session", env.session.display()));
 }
 
 #[test]

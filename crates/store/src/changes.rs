@@ -364,7 +364,7 @@ pub(crate) fn slice_lines(bytes: &[u8], offset: u64, count: u64) -> &[u8] {
 
 /// The file's text, or `None` when it is too large to diff. A UTF-16
 /// file's is its text in UTF-8, as a read shows it and keeps it.
-fn read_capped(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
+pub(crate) fn read_capped(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
     let f = fingerprint::open_nonblocking(path)?;
     if f.metadata()?.len() > MAX_DIFF_FILE {
         return Ok(None);

@@ -58,6 +58,15 @@ impl Verdict {
 
 pub const MSG_NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
 pub const MSG_MODIFIED: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
+/// A shell command may write again what the agent's own commands wrote
+/// ([`crate::own`]).
+pub const MSG_OWN_OUTPUT: &str =
+    "The file is your own command's output, unchanged since: it may be written again.";
+/// A shell command's scratch file in the system's temporary directory.
+pub const MSG_SCRATCH: &str =
+    "The file is scratch in the system's temporary directory, outside any project: it may be written.";
+/// The agent's own output that someone else changed since.
+pub const MSG_OWN_CHANGED: &str = "File has been changed since your own command last wrote it, by the user or another program. Read it first before writing to it.";
 
 /// What change the gate is asked about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -323,7 +323,8 @@ impl Store {
         let wal_before = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
         let (texts, bytes) = self.write(|conn| {
             let orphan = "hash NOT IN (SELECT text_hash FROM views WHERE text_hash IS NOT NULL)
-                 AND hash NOT IN (SELECT text_hash FROM told WHERE text_hash IS NOT NULL)";
+                 AND hash NOT IN (SELECT text_hash FROM told WHERE text_hash IS NOT NULL)
+                 AND hash NOT IN (SELECT text_hash FROM own WHERE text_hash IS NOT NULL)";
             let (n, bytes): (i64, i64) = conn.query_row(
                 &format!("SELECT count(*), coalesce(sum(length(body)), 0) FROM texts WHERE {orphan}"),
                 [],
@@ -468,6 +469,7 @@ fn delete_session(conn: &Connection, sid: &str) -> rusqlite::Result<Counts> {
     let nested = conn.execute("DELETE FROM nested WHERE sid=?1", [sid])?;
     let events = conn.execute("DELETE FROM events WHERE sid=?1", [sid])?;
     conn.execute("DELETE FROM transcripts WHERE sid=?1", [sid])?;
+    conn.execute("DELETE FROM own WHERE sid=?1", [sid])?;
     conn.execute("DELETE FROM sessions WHERE sid=?1", [sid])?;
     Ok(Counts {
         files,

@@ -11,8 +11,8 @@
 //! agent of those changes ([`remind`]), the session's event log
 //! ([`events`]), what `fsview-session` does to whole sessions
 //! ([`inspect`]), the export document that moves a session to another
-//! clone or machine ([`export`]) and the view sets of a conversation's agents
-//! ([`agents`]).
+//! clone or machine ([`export`]), the view sets of a conversation's agents
+//! ([`agents`]) and what the agent's own shell commands wrote ([`own`]).
 
 pub mod agents;
 pub mod changes;
@@ -26,6 +26,7 @@ pub mod held;
 pub mod inspect;
 pub mod location;
 pub mod memo;
+pub mod own;
 pub mod paths;
 #[doc(hidden)]
 pub mod pause;

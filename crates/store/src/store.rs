@@ -34,7 +34,7 @@ use crate::view::{Kind, Released, Source};
 /// 'FSVW': marks a SQLite file as an fsview session file.
 pub const APPLICATION_ID: i32 = 0x4653_5657;
 /// The schema this build writes. Bump it with a new entry in [`MIGRATIONS`].
-pub const SCHEMA_VERSION: i32 = 5;
+pub const SCHEMA_VERSION: i32 = 6;
 /// Default budget for kept texts.
 pub const DEFAULT_TEXT_BUDGET: i64 = 64 * 1024 * 1024;
 
@@ -200,6 +200,35 @@ CREATE INDEX files_recent ON files(sid, viewed_ns, id);
 -- this column, fingerprints by stat alone), and then `hash` decides. It is
 -- set with `hash`, every time, so that it never describes other bytes.
 ALTER TABLE files ADD COLUMN quick BLOB;
+"#,
+    // 6: what the agent's own shell commands wrote (crate::own).
+    r#"
+-- A file a shell command of the conversation `sid` created or last wrote
+-- whole, as the command left it: its fingerprint (NULL columns: nothing
+-- recorded yet), and its text when small, kept for the diff of a change
+-- someone else makes to it. Not a view: the model was not shown it. While
+-- a command that writes the file runs, `before` says what the path held
+-- just before it ('new': nothing, 'own': this same output, 'other':
+-- anything else); NULL otherwise. `live`: that command runs on in the
+-- background, writing as it goes.
+CREATE TABLE own(
+    sid        TEXT NOT NULL,
+    path       BLOB NOT NULL,
+    dev        INTEGER,
+    ino        INTEGER,
+    btime_ns   INTEGER,
+    size       INTEGER,
+    mtime_ns   INTEGER,
+    ctime_ns   INTEGER,
+    taken_ns   INTEGER,
+    hash       BLOB,
+    quick      BLOB,
+    text_hash  BLOB,
+    before     TEXT,
+    live       INTEGER NOT NULL DEFAULT 0,
+    written_ns INTEGER NOT NULL,
+    PRIMARY KEY(sid, path)
+) WITHOUT ROWID;
 "#,
 ];
 
