@@ -1036,7 +1036,7 @@ fn malformed_payloads_fail_open_or_closed() {
     let mut end = a.payload("user_prompt_submit");
     end["hook_event_name"] = json!("SessionEnd");
     a.send(&end, &[]).expect(0, "").stderr_is(
-        "fsview-hook: hook event \"SessionEnd\" is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, InstructionsLoaded, SubagentStart and Stop only\n",
+        "fsview-hook: hook event \"SessionEnd\" is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, PostToolUseFailure, SessionStart, UserPromptSubmit, InstructionsLoaded, SubagentStart and Stop only\n",
     );
     // Tools fsview does not gate or record get no opinion, and no message.
     let mut other = a.payload("pre_edit");
@@ -1146,6 +1146,8 @@ fn wired(exe: &str) -> Value {
             "hooks": [{"type": "command", "command": format!("{exe} claude --gate || exit 2")}]}],
         "PostToolUse": [{
             "hooks": [{"type": "command", "command": format!("{exe} claude")}]}],
+        "PostToolUseFailure": [{"matcher": "Bash",
+            "hooks": [{"type": "command", "command": format!("{exe} claude")}]}],
         "SessionStart": [{"hooks": [{"type": "command", "command": format!("{exe} claude")}]}],
         "UserPromptSubmit": [{"hooks": [{"type": "command", "command": format!("{exe} claude")}]}],
         "InstructionsLoaded": [{"hooks": [{"type": "command", "command": format!("{exe} claude")}]}],
@@ -1163,7 +1165,7 @@ fn install_wires_every_event_by_absolute_path_once() {
     let env = Env::new();
     let exe = hook_path();
     let events =
-        "PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, InstructionsLoaded, SubagentStart, Stop";
+        "PreToolUse, PostToolUse, PostToolUseFailure, SessionStart, UserPromptSubmit, InstructionsLoaded, SubagentStart, Stop";
     let file = env.path(".claude/settings.local.json");
     let shown = file.display();
     env.run("fsview-hook", &["install", "claude"])
@@ -1183,7 +1185,7 @@ fn install_wires_every_event_by_absolute_path_once() {
         [json!({"v": 1, "type": "install", "agent": "claude",
             "file": file.display().to_string(), "action": "install", "changed": false,
             "command": format!("{exe} claude"),
-            "events": ["PreToolUse", "PostToolUse", "SessionStart", "UserPromptSubmit", "InstructionsLoaded", "SubagentStart", "Stop"],
+            "events": ["PreToolUse", "PostToolUse", "PostToolUseFailure", "SessionStart", "UserPromptSubmit", "InstructionsLoaded", "SubagentStart", "Stop"],
             "files": [{"path": file.display().to_string(), "done": "unchanged"}],
             "dirs_removed": []})]
     );
@@ -1208,7 +1210,7 @@ fn install_keeps_everything_else_and_uninstall_removes_only_its_own() {
     env.run("fsview-hook", &["install", "claude", "--project", "--also", "AGENTS.md"])
         .expect(
             0,
-            &format!("{shown}: PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, InstructionsLoaded, SubagentStart, Stop now run {exe} claude --also AGENTS.md\n"),
+            &format!("{shown}: PreToolUse, PostToolUse, PostToolUseFailure, SessionStart, UserPromptSubmit, InstructionsLoaded, SubagentStart, Stop now run {exe} claude --also AGENTS.md\n"),
         );
     let after = read_json(&file);
     assert_eq!(after["model"], "opus");

@@ -604,3 +604,223 @@ fn names_that_are_no_file_are_never_gated() {
         );
     }
 }
+
+/// Stand-ins for the build tools the tests' commands run, first on PATH:
+/// each prints what the real one would, `cargo` fails its build as a real
+/// one often does.
+fn stand_ins(a: &Agent) -> std::path::PathBuf {
+    let bin = a.env.root().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for (name, body) in [
+        (
+            "cargo",
+            "echo '   Compiling demo v0.1.0'\necho 'error[E0308]: mismatched types' >&2\nexit 101\n",
+        ),
+        ("pytest", "echo '3 passed in 0.01s'\n"),
+    ] {
+        let p = bin.join(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{body}")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    bin
+}
+
+/// The hook after a command, as `a`'s agent sends it: Claude Code sends
+/// PostToolUseFailure for a command that exited non-zero.
+fn after(a: &Agent, command: &str, failed: bool) -> Value {
+    let mut p = with_command(a, "post_shell_other", command);
+    if failed && a.name == "claude" {
+        let o = p.as_object_mut().unwrap();
+        o.remove("tool_response");
+        o.remove("duration_ms");
+        o.insert("hook_event_name".into(), json!("PostToolUseFailure"));
+        o.insert("error".into(), json!("Exit code 1"));
+        o.insert("is_interrupt".into(), json!(false));
+    }
+    p
+}
+
+/// A command as the agent runs it: the hook before, and when it lets the
+/// command through (answers nothing), the command run for real in the work
+/// tree (the stand-in tools first on PATH), then the hook after it.
+/// Returns the answer before.
+fn agent_runs(a: &Agent, bin: &std::path::Path, command: &str) -> String {
+    let pre = a.send(&with_command(a, "pre_shell_heredoc_write", command), &[]);
+    assert_eq!(pre.code, 0, "{command}: {}", pre.stderr);
+    if !pre.stdout.is_empty() {
+        return pre.stdout.clone();
+    }
+    let ran = a
+        .env
+        .sh(&format!("PATH={}:$PATH\n{command}", bin.display()));
+    let post = a.send(&after(a, command, ran.code != 0), &[]);
+    assert_eq!(post.code, 0, "{command}: {}", post.stderr);
+    String::new()
+}
+
+/// The refusal of the agent's own output that someone else changed since.
+fn own_changed(diff: &str) -> String {
+    format!("File has been changed since your own command last wrote it, by the user or another program. Read it first before writing to it. The change since your command wrote it:\n\n{diff}")
+}
+
+/// Issue 39, item 1: a file the agent's own command created or last wrote,
+/// unchanged since, may be written again by its later commands, whatever
+/// the command; not a view; once someone else changes it, refused with the
+/// change.
+fn own_output_is_its_own(a: &Agent, deny: fn(&str) -> String) {
+    files(a);
+    let bin = stand_ins(a);
+    for cmd in [
+        "cargo build > build.log 2>&1",
+        "cargo test 2>&1 | tee test.log",
+        "cargo build &> all.log",
+        "cargo build 2> err.log",
+        "cargo build >| clobber.log",
+        "git diff > x.patch",
+        "exec 3> lock; echo locked >&3",
+        ": > scratch.log",
+        "printf '%s\\n' a b > list.txt",
+        "cat > env.txt <<EOF\n$PWD\nEOF",
+        "python3 -c \"open('gen.txt', 'w').write('x')\"",
+        "node -e \"require('fs').writeFileSync('gen.json', '{}')\"",
+        "echo -e 'a\\tb' > tabs.txt",
+        "cp a.txt copy.txt",
+    ] {
+        assert_eq!(agent_runs(a, &bin, cmd), "", "{}: {cmd}", a.name);
+        assert_eq!(agent_runs(a, &bin, cmd), "", "{} again: {cmd}", a.name);
+    }
+    // Whatever the command: an edit in place of its own output.
+    assert_eq!(agent_runs(a, &bin, "sed -i s/x/y/ gen.txt"), "");
+    assert_eq!(agent_runs(a, &bin, "perl -pi -e s/y/z/ gen.txt"), "");
+    // Not a view: the model was shown none of it.
+    assert_eq!(a.views("build.log"), []);
+    assert_eq!(a.views("list.txt"), []);
+    // Someone else changes one: somebody's text again, refused with the
+    // change.
+    a.env.write("list.txt", "a\nb\nthe user's line\n");
+    assert_eq!(
+        agent_runs(a, &bin, "printf '%s\\n' a b > list.txt"),
+        deny(&own_changed(
+            "--- list.txt (as your command wrote it)\n+++ list.txt (now)\n@@ -1,2 +1,3 @@\n a\n b\n+the user's line\n"
+        )),
+        "{}",
+        a.name
+    );
+    assert_eq!(agent_runs(a, &bin, "sed -i s/a/A/ list.txt"), deny(&own_changed(
+        "--- list.txt (as your command wrote it)\n+++ list.txt (now)\n@@ -1,2 +1,3 @@\n a\n b\n+the user's line\n"
+    )));
+    // An append to somebody's file does not make it the agent's.
+    a.env.write("notes.txt", "the user's notes\n");
+    assert_eq!(agent_runs(a, &bin, "echo more >> notes.txt"), "");
+    assert_eq!(
+        agent_runs(a, &bin, "echo x > notes.txt"),
+        deny(NOT_READ),
+        "{}",
+        a.name
+    );
+    // An append to its own output keeps it its own; so does one that
+    // creates the file.
+    assert_eq!(agent_runs(a, &bin, "cargo test >> build.log 2>&1"), "");
+    assert_eq!(agent_runs(a, &bin, "echo a >> new.log"), "");
+    assert_eq!(
+        agent_runs(
+            a,
+            &bin,
+            "cargo build > build.log 2>&1; cargo build > new.log"
+        ),
+        ""
+    );
+}
+
+/// What a command copies from a file the agent holds whole, and an empty
+/// file, are known text: views, so the agent's edit tool may change them.
+/// Anything else of its own is no view.
+fn known_text_of_its_own(a: &Agent) {
+    files(a);
+    let bin = stand_ins(a);
+    a.hook("post_shell_cat", &[]).expect(0, "");
+    assert_eq!(agent_runs(a, &bin, "cp a.txt copy.txt"), "");
+    assert_eq!(a.view("copy.txt"), view("full", "write", 1, 3, true));
+    assert_eq!(agent_runs(a, &bin, "touch new-note.txt"), "");
+    assert_eq!(a.view("new-note.txt"), view("full", "write", 1, 0, true));
+    assert_eq!(
+        agent_runs(a, &bin, "cat > new-note.txt <<EOF\n$HOME\nEOF"),
+        ""
+    );
+    // Its own command rewrote the file with a text it was not shown: the
+    // view of what was there is gone, not told back to it as a change.
+    assert_eq!(a.views("new-note.txt"), []);
+    // Not from a file it does not hold whole.
+    a.env.write("unread.txt", "never read\n");
+    assert_eq!(agent_runs(a, &bin, "cp unread.txt copy2.txt"), "");
+    assert_eq!(a.views("copy2.txt"), []);
+    // A touch of somebody's file makes it no one's but theirs.
+    assert_eq!(agent_runs(a, &bin, "touch unread.txt"), "");
+    assert_eq!(agent_runs(a, &bin, "echo x > unread.txt"), {
+        let deny = every_agent()
+            .into_iter()
+            .find(|(b, _)| b.name == a.name)
+            .unwrap()
+            .1;
+        deny(NOT_READ)
+    });
+}
+
+#[test]
+fn the_agents_own_output_is_its_own() {
+    for (a, deny) in every_agent() {
+        own_output_is_its_own(&a, deny);
+    }
+}
+
+#[test]
+fn a_copy_of_what_it_holds_and_an_empty_file_are_known() {
+    for (a, _) in every_agent() {
+        known_text_of_its_own(&a);
+    }
+}
+
+/// The agent's own output is the shell's to write again, never a view: the
+/// agent's edit tool still needs a read of text the model never saw.
+#[test]
+fn claude_own_output_lets_no_edit_tool_through() {
+    let a = claude();
+    files(&a);
+    let bin = stand_ins(&a);
+    assert_eq!(agent_runs(&a, &bin, "cargo build > build.log 2>&1"), "");
+    let mut edit = a.payload("pre_edit");
+    edit["tool_input"]["file_path"] = json!(a.env.path("build.log"));
+    a.send(&edit, &[]).expect(0, &claude_deny(NOT_READ));
+}
+
+/// The system's temporary directory is scratch (issue 39, item 1): a file
+/// an earlier session or program left there may be written, outside the
+/// work tree and any git work tree; a project there is gated as any other.
+#[test]
+fn scratch_in_the_temporary_directory_is_not_gated() {
+    for (a, deny) in every_agent() {
+        files(&a);
+        let bin = stand_ins(&a);
+        let tmp = tempfile::Builder::new()
+            .prefix("fsview-scratch")
+            .tempdir_in("/tmp")
+            .unwrap();
+        let tmp = std::fs::canonicalize(tmp.path()).unwrap();
+        std::fs::write(tmp.join("pytest.log"), "an earlier session's log\n").unwrap();
+        let cmd = format!("pytest > {}/pytest.log 2>&1", tmp.display());
+        assert_eq!(agent_runs(&a, &bin, &cmd), "", "{}", a.name);
+        std::fs::create_dir_all(tmp.join("clone/.git")).unwrap();
+        std::fs::write(tmp.join("clone/notes.txt"), "the user's notes\n").unwrap();
+        let cmd = format!("echo x > {}/clone/notes.txt", tmp.display());
+        assert_eq!(agent_runs(&a, &bin, &cmd), deny(NOT_READ), "{}", a.name);
+        // The work tree itself is never scratch, wherever it lies.
+        a.env.write("kept.txt", "the user's\n");
+        assert_eq!(
+            agent_runs(&a, &bin, "echo x > kept.txt"),
+            deny(NOT_READ),
+            "{}",
+            a.name
+        );
+    }
+}

@@ -122,6 +122,9 @@ impl Agent for Claude {
         let stage = match name {
             "PreToolUse" => Stage::AboutToChange,
             "PostToolUse" => Stage::Shown,
+            // A Bash command that failed (a non-zero exit) fires this, not
+            // PostToolUse: what it wrote is recorded all the same.
+            "PostToolUseFailure" => Stage::Changed,
             "SessionStart" => Stage::SessionStart,
             "UserPromptSubmit" => Stage::Prompt,
             "InstructionsLoaded" => Stage::Shown,
@@ -132,7 +135,7 @@ impl Agent for Claude {
             other => {
                 return Err(problem(
                     Stage::Other,
-                    format!("hook event {other:?} is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, SessionStart, UserPromptSubmit, InstructionsLoaded, SubagentStart and Stop only"),
+                    format!("hook event {other:?} is not one fsview-hook answers; wire it to PreToolUse, PostToolUse, PostToolUseFailure, SessionStart, UserPromptSubmit, InstructionsLoaded, SubagentStart and Stop only"),
                 ))
             }
         };
@@ -157,6 +160,7 @@ impl Agent for Claude {
                     _ => Start::Startup,
                 },
             )),
+            Stage::Changed => post_tool_use_failure(&payload),
             Stage::Other if name == "Stop" => Ok(Event::Ignored),
             Stage::Other => Ok(subagent_start(&payload)),
             _ => Ok(Event::Prompt),
@@ -406,6 +410,10 @@ fn command(input: &Value) -> Result<&str, Problem> {
 /// which the model got a preview the payload does not hold).
 fn bash(input: &Value, response: &Value) -> Result<Event, Problem> {
     let command = command(input)?;
+    // Still running: what it writes is being written.
+    if response.get("backgroundTaskId").is_some() {
+        return Ok(Event::all(shell::started(command, None)));
+    }
     let stdout = string(response, "stdout")
         .filter(|o| o.len() < BASH_SHOWN_WHOLE)
         .filter(|_| {
@@ -420,6 +428,17 @@ fn bash(input: &Value, response: &Value) -> Result<Event, Problem> {
         None,
         stdout.map(Output::Trimmed),
     )))
+}
+
+/// A Bash command that failed: the files it wrote (its output is not
+/// given, and nothing is answered: the event has an output of its own).
+fn post_tool_use_failure(payload: &Value) -> Result<Event, Problem> {
+    let tool = tool_name(payload)?;
+    if tool != "Bash" {
+        return Ok(Event::Ignored);
+    }
+    let command = command(tool_input(payload, tool)?)?;
+    Ok(Event::all(shell::ran(command, None, None)))
 }
 
 /// Claude Code shows a Bash output whole below this many characters, and
@@ -735,6 +754,12 @@ pub const HOOKS: &[Hook] = &[
         event: "PostToolUse",
         // Every tool: after any call, what changed meanwhile is told.
         matcher: None,
+        fail_closed: false,
+    },
+    Hook {
+        event: "PostToolUseFailure",
+        // A Bash command that failed: what it wrote.
+        matcher: Some("Bash"),
         fail_closed: false,
     },
     Hook {

@@ -46,17 +46,18 @@ use fsview_store::agents::{self, Start as AgentViews};
 use fsview_store::changes::Limits;
 use fsview_store::error::{plain_io, quote};
 use fsview_store::events::Event as LogEvent;
-use fsview_store::gate::{Verdict, Want};
+use fsview_store::gate::{Verdict, Want, MSG_OWN_CHANGED, MSG_OWN_OUTPUT, MSG_SCRATCH};
 use fsview_store::held;
 use fsview_store::memo::ForgetPath;
+use fsview_store::own::{self, Before, Own};
 use fsview_store::paths::{self, Resolved};
 use fsview_store::view::Released;
 use fsview_store::{fingerprint, gate, location, Kind, Source, Store};
 use serde_json::Value;
 
 use crate::event::{
-    AgentStart, Answer, Changed, Edited, Event, Extent, Patched, ShellWrite, Short, Shown,
-    ShownText, Stage, Start, Who,
+    AgentStart, Answer, Changed, Edited, Event, Extent, OwnWrite, Patched, ShellWrite, Short,
+    Shown, ShownText, Stage, Start, Who,
 };
 use crate::hold::{self, Held};
 use crate::{Agent, Problem};
@@ -167,6 +168,8 @@ pub fn handle(
         Event::AboutToEditCells(path) => about_to_change(agent, opts, &session, path, Want::Cells),
         Event::ShellWrite(w) => shell_write(agent, opts, &session, w),
         Event::ShellWrote(c) => shell_wrote(&session, c).map(|()| Answer::Nothing),
+        Event::ShellWriting(w) => shell_writing(&session, w).map(|()| Answer::Nothing),
+        Event::ShellWritten(w) => shell_written(&session, w).map(|()| Answer::Nothing),
         Event::Changed(c) => changed(&session, c).map(|()| Answer::Nothing),
         Event::InstructionsFor(path) => {
             instructions_for(opts, &session, path).map(|()| Answer::Nothing)
@@ -815,35 +818,330 @@ fn given_again(
     Ok(Some(message))
 }
 
+/// Where a shell command's write of `path` lands: the regular file there
+/// (`true`), or the path where no file is yet (`false`); the file named
+/// `into` inside, where a directory stands and the command writes into it.
+/// `None` for anything else there, a path that cannot be resolved, and a
+/// name that is no file ([`crate::shell::not_a_file`]): the command's own
+/// business.
+fn shell_target(cwd: &Path, path: &Path, into: Option<&str>) -> Option<(PathBuf, bool)> {
+    if crate::shell::not_a_file(&cwd.join(path)) {
+        return None;
+    }
+    let mut at = path.to_path_buf();
+    for _ in 0..2 {
+        match paths::resolve(cwd, &at) {
+            Ok(Resolved::Existing { meta, canonical }) if meta.is_file() => {
+                return Some((canonical, true))
+            }
+            Ok(Resolved::Existing { meta, .. }) if meta.is_dir() => match into {
+                Some(name) if at == path => at = at.join(name),
+                _ => return None,
+            },
+            Ok(Resolved::Missing { canonical }) => return Some((canonical, false)),
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// A file a shell command is about to write: the gate, for a regular file
-/// or a path with no file yet (the file named `into` inside, where a
-/// directory stands and the command writes into it). Anything else there,
-/// or a path that cannot be resolved, is the command's business: a command
-/// fsview cannot read is allowed.
+/// or a path with no file yet ([`shell_target`]). The agent's own output,
+/// unchanged since its command wrote it, and scratch in the system's
+/// temporary directory may be written whatever the views; a file of the
+/// agent's own that someone else changed since is refused with that
+/// change.
 fn shell_write(
     agent: &dyn Agent,
     opts: &Options,
     s: &Session<'_>,
     w: &ShellWrite,
 ) -> Result<Answer, Problem> {
-    // Never resolved here: `/dev/stderr` is the hook's own.
-    if crate::shell::not_a_file(&s.cwd().join(&w.path)) {
+    let Some((canonical, exists)) = shell_target(s.cwd(), &w.path, w.into.as_deref()) else {
         return Ok(Answer::Nothing);
-    }
-    let mut path = w.path.clone();
-    for _ in 0..2 {
-        match paths::resolve(s.cwd(), &path) {
-            Ok(Resolved::Existing { meta, .. }) if meta.is_file() => break,
-            Ok(Resolved::Existing { meta, .. }) if meta.is_dir() => match &w.into {
-                Some(name) if path == w.path => path = path.join(name),
-                _ => return Ok(Answer::Nothing),
-            },
-            Ok(Resolved::Missing { .. }) => break,
-            _ => return Ok(Answer::Nothing),
+    };
+    let want = if w.whole { Want::Write } else { Want::Edit };
+    let mut changed_own = None;
+    if exists {
+        let store = s.open_existing()?;
+        if let Some(store) = &store {
+            let (own, row) = own_now(store, &s.conversation, &canonical)?;
+            if own {
+                return Ok(passed(
+                    opts,
+                    s,
+                    store,
+                    &canonical,
+                    want,
+                    "own",
+                    MSG_OWN_OUTPUT,
+                ));
+            }
+            changed_own = row.filter(|r| r.fingerprint.is_some() && r.before.is_none());
+        }
+        if scratch(&canonical, s.cwd()) {
+            if let Some(store) = &store {
+                return Ok(passed(
+                    opts,
+                    s,
+                    store,
+                    &canonical,
+                    want,
+                    "scratch",
+                    MSG_SCRATCH,
+                ));
+            }
+            return Ok(allowed(opts, MSG_SCRATCH));
         }
     }
-    let want = if w.whole { Want::Write } else { Want::Edit };
-    about_to_change(agent, opts, s, &path, want)
+    let answer = about_to_change(agent, opts, s, &canonical, want)?;
+    Ok(match (answer, changed_own) {
+        (Answer::Deny(m), Some(row)) if m == gate::MSG_NOT_READ => {
+            let store = s.open_existing()?;
+            let diff = match &store {
+                Some(store) => store.own_changed(&row, &canonical, s.cwd())?,
+                None => None,
+            };
+            Answer::Deny(match diff {
+                Some(d) => {
+                    format!("{MSG_OWN_CHANGED} The change since your command wrote it:\n\n{d}")
+                }
+                None => MSG_OWN_CHANGED.to_string(),
+            })
+        }
+        (a, _) => a,
+    })
+}
+
+/// A change the gate lets through, as `fsview-check-edit` answers it.
+fn allowed(opts: &Options, message: &str) -> Answer {
+    match opts.allow {
+        true => Answer::Allow(message.to_string()),
+        false => Answer::Nothing,
+    }
+}
+
+/// A shell write let through for what the path is (`verdict`: `own`,
+/// `scratch`), logged as the gate's checks are.
+fn passed(
+    opts: &Options,
+    s: &Session<'_>,
+    store: &Store,
+    canonical: &Path,
+    want: Want,
+    verdict: &str,
+    message: &str,
+) -> Answer {
+    let detail = match want {
+        Want::Write => "write",
+        _ => "edit",
+    };
+    if s.ensure_agent(store).is_ok() {
+        let _ = store.log(
+            &s.sid,
+            &[LogEvent::new(TOOL, "check")
+                .path(canonical)
+                .verdict(verdict)
+                .detail(Some(detail))],
+        );
+    }
+    allowed(opts, message)
+}
+
+/// Whether the file at `canonical` is conversation `sid`'s own output now
+/// ([`fsview_store::own`]), with the record of it: what one of its
+/// commands left there, unchanged since. A command the agent runs on in
+/// the background (its hook after came when it started) owns whatever it
+/// writes, where the path held nothing or the agent's own output before.
+/// A command whose end no hook reported left nothing of the agent's own:
+/// nothing says it ran, so what is there may be anyone's.
+fn own_now(store: &Store, sid: &str, canonical: &Path) -> Result<(bool, Option<Own>), Problem> {
+    let Some(row) = store.own(sid, canonical)? else {
+        return Ok((false, None));
+    };
+    let own = match row.before {
+        Some(Before::New | Before::Own) if row.live => true,
+        _ => row.holds(canonical),
+    };
+    Ok((own, Some(row)))
+}
+
+/// The system's temporary directories: `/tmp`, `/var/tmp`, `/dev/shm` and
+/// `$TMPDIR`. A file in one of them, outside the agent's working directory
+/// and outside any git work tree, is scratch that programs and earlier
+/// sessions leave and share (`pytest > /tmp/pytest.log`): nobody's text
+/// is kept there. A project there (a clone in `mktemp -d`) is gated as
+/// any other.
+fn scratch(canonical: &Path, cwd: &Path) -> bool {
+    let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    if canonical.starts_with(&cwd) {
+        return false;
+    }
+    let mut roots = vec![
+        PathBuf::from("/tmp"),
+        PathBuf::from("/var/tmp"),
+        PathBuf::from("/dev/shm"),
+    ];
+    if let Some(t) = std::env::var_os("TMPDIR").map(PathBuf::from) {
+        if t.is_absolute() {
+            roots.push(t);
+        }
+    }
+    for root in roots {
+        let Ok(root) = std::fs::canonicalize(&root) else {
+            continue;
+        };
+        if canonical == root || !canonical.starts_with(&root) {
+            continue;
+        }
+        let mut dir = canonical.parent();
+        while let Some(d) = dir.filter(|d| *d != root) {
+            if std::fs::symlink_metadata(d.join(".git")).is_ok() {
+                return false;
+            }
+            dir = d.parent();
+        }
+        return true;
+    }
+    false
+}
+
+/// A shell command is about to write these files: what each holds now
+/// decides whether what it leaves there is the agent's own
+/// ([`shell_written`]).
+fn shell_writing(s: &Session<'_>, writes: &[OwnWrite]) -> Result<(), Problem> {
+    let mut store = None;
+    for w in writes {
+        let Some((canonical, exists)) = shell_target(s.cwd(), &w.path, w.into.as_deref()) else {
+            continue;
+        };
+        let store = match &store {
+            Some(st) => st,
+            None => store.insert(s.open()?),
+        };
+        let before = if !exists {
+            Before::New
+        } else if own_now(store, &s.conversation, &canonical)?.0 {
+            Before::Own
+        } else {
+            Before::Other
+        };
+        store.own_before(&s.conversation, &canonical, before)?;
+    }
+    Ok(())
+}
+
+/// A shell command that wrote these files has finished: what it left is
+/// the agent's own where the path held nothing or the agent's own output
+/// before, or the command wrote all of it; else the file holds somebody's
+/// text too, and is not. After a whole-file write the agent knows its
+/// command replaced the file: a view of what was there before is
+/// forgotten (nothing to tell it), and the text it now holds is a view
+/// where it is known: a copy of a file it holds whole (`cp`), an empty
+/// file.
+fn shell_written(s: &Session<'_>, writes: &[OwnWrite]) -> Result<(), Problem> {
+    let Some(store) = s.open_existing()? else {
+        return Ok(());
+    };
+    let mut targets: Vec<(PathBuf, bool, Option<&Path>, bool)> = Vec::new();
+    for w in writes {
+        let Some((canonical, _)) = shell_target(s.cwd(), &w.path, w.into.as_deref()) else {
+            continue;
+        };
+        let whole = w.how == crate::shell::How::Whole;
+        match targets.iter_mut().find(|t| t.0 == canonical) {
+            Some(t) => {
+                t.1 |= whole;
+                t.2 = t.2.or(w.from.as_deref());
+                t.3 |= w.live;
+            }
+            None => targets.push((canonical, whole, w.from.as_deref(), w.live)),
+        }
+    }
+    for (canonical, whole, from, live) in targets {
+        let Some(row) = store.own(&s.conversation, &canonical)? else {
+            continue;
+        };
+        let Some(before) = row.before else {
+            continue; // no command of this conversation was about to write it
+        };
+        if live {
+            store.own_live(&s.conversation, &canonical)?;
+            continue;
+        }
+        if !whole && before == Before::Other {
+            store.own_forget(&s.conversation, &canonical)?;
+            continue;
+        }
+        let Ok((fp, bytes)) = own::take(&canonical) else {
+            store.own_forget(&s.conversation, &canonical)?;
+            continue;
+        };
+        store.own_wrote(&s.conversation, &canonical, &fp, bytes.as_deref())?;
+        let known = match (from, &bytes) {
+            (Some(from), Some(bytes)) if whole => copied_text(s, &store, from, bytes)?,
+            _ => None,
+        };
+        match known.or_else(|| bytes.filter(|b| b.is_empty()).map(|_| String::new())) {
+            Some(text) => changed(
+                s,
+                &Changed {
+                    path: canonical,
+                    text,
+                    before: None,
+                    whole: true,
+                },
+            )?,
+            None if whole => forget_replaced(s, &store, &canonical)?,
+            None => {}
+        }
+    }
+    Ok(())
+}
+
+/// The text of `from` when the agent holds all of it (a fresh `full` view
+/// whose text was kept) and `bytes` are exactly those.
+fn copied_text(
+    s: &Session<'_>,
+    store: &Store,
+    from: &Path,
+    bytes: &[u8],
+) -> Result<Option<String>, Problem> {
+    let Ok(Resolved::Existing { canonical, .. }) = paths::resolve(s.cwd(), from) else {
+        return Ok(None);
+    };
+    let Some(kept) = full_text(store, &s.sid, &canonical)? else {
+        return Ok(None);
+    };
+    if kept != bytes {
+        return Ok(None);
+    }
+    Ok(String::from_utf8(kept).ok())
+}
+
+/// The agent's command replaced the whole file with what the agent was not
+/// shown: its views of what was there are of a text gone by its own doing,
+/// forgotten rather than told back to it as a change.
+fn forget_replaced(s: &Session<'_>, store: &Store, canonical: &Path) -> Result<(), Problem> {
+    let Some(record) = store.file_by_path(&s.sid, canonical)? else {
+        return Ok(());
+    };
+    if matches!(
+        fingerprint::freshness(canonical, &record.fingerprint),
+        Ok(fingerprint::Freshness::Fresh { .. })
+    ) {
+        return Ok(());
+    }
+    let which = [ForgetPath {
+        path: canonical,
+        stat: None,
+    }];
+    store.forget(
+        &s.sid,
+        Some(&which),
+        Some("the agent's own command rewrote it"),
+    )?;
+    Ok(())
 }
 
 /// A shell command wrote a file with a text it spelled out: what the agent

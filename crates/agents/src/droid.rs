@@ -434,15 +434,17 @@ mod tests {
         let input =
             |c: &str| json!({"command": c, "riskLevelReason": "it edits", "riskLevel": "low"});
         assert_eq!(
-            pre(input("sed -i 's/one/ONE/' a.txt")).unwrap(),
+            pre(input("sed -i 's/one/ONE/' a.txt")).unwrap().gates(),
             Event::Each(vec![Event::shell_write("a.txt", false)])
         );
         assert_eq!(
-            pre(input("cat > new.txt <<'EOF'\nnew file\nEOF")).unwrap(),
+            pre(input("cat > new.txt <<'EOF'\nnew file\nEOF"))
+                .unwrap()
+                .gates(),
             Event::Each(vec![Event::shell_write("new.txt", true)])
         );
         assert_eq!(
-            pre(input("echo x | tee a.txt b.txt")).unwrap(),
+            pre(input("echo x | tee a.txt b.txt")).unwrap().gates(),
             Event::Each(vec![
                 Event::shell_write("a.txt", true),
                 Event::shell_write("b.txt", true)
@@ -455,7 +457,7 @@ mod tests {
             "cargo build",
             "make \"$T\" > \"$OUT\"",
         ] {
-            assert_eq!(pre(input(c)).unwrap(), Event::Ignored, "{c}");
+            assert_eq!(pre(input(c)).unwrap().gates(), Event::Ignored, "{c}");
         }
         assert_eq!(
             pre(json!({"riskLevel": "low"})).unwrap_err().0,

@@ -61,6 +61,15 @@ pub enum Event {
     /// A shell command wrote a file with a text it spelled out: recorded
     /// as [`Changed`](Event::Changed), when a regular file is there.
     ShellWrote(Changed),
+    /// A shell command is about to write these files (the gate let it, or
+    /// does not ask: an append): what each path holds now, which decides
+    /// whether the command's output is the agent's own
+    /// ([`fsview_store::own`]).
+    ShellWriting(Vec<OwnWrite>),
+    /// A shell command that wrote these files has finished: what it left
+    /// in each is the agent's own output, where it was nothing or the
+    /// agent's own before, or the command wrote all of it.
+    ShellWritten(Vec<OwnWrite>),
     /// The agent changed a file, and now believes it holds a known text.
     Changed(Changed),
     /// The agent put the instruction files that apply to a path into its
@@ -217,6 +226,22 @@ pub struct ShellWrite {
     pub into: Option<String>,
 }
 
+/// A file a shell command writes, as the reader of its command line finds
+/// it ([`crate::shell::writes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnWrite {
+    pub path: PathBuf,
+    /// When `path` is a directory, the file written is the one of this
+    /// name in it (`cp a.txt dir`).
+    pub into: Option<String>,
+    pub how: crate::shell::How,
+    /// The file whose bytes it copies there (`cp SRC DEST`).
+    pub from: Option<PathBuf>,
+    /// It runs in the background: it may go on writing after the hook that
+    /// follows the command.
+    pub live: bool,
+}
+
 /// A change the agent made, as its tool reports it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Changed {
@@ -359,6 +384,15 @@ impl Event {
         })
     }
 
+    /// Only the gate's questions of several events (tests).
+    #[cfg(test)]
+    pub(crate) fn gates(self) -> Event {
+        match self {
+            Event::Each(events) => Event::all(events.into_iter().filter(Event::is_gate).collect()),
+            e => e,
+        }
+    }
+
     /// A question for the gate.
     pub fn is_gate(&self) -> bool {
         matches!(
@@ -376,7 +410,8 @@ impl Event {
             Event::Changed(_)
             | Event::Patched(Patched { applied: true, .. })
             | Event::Removed(_)
-            | Event::ShellWrote(_) => Stage::Changed,
+            | Event::ShellWrote(_)
+            | Event::ShellWritten(_) => Stage::Changed,
             Event::Patched(_) => Stage::AboutToChange,
             Event::Each(events) => events.first().map_or(Stage::Other, Event::stage),
             Event::Edited(_) => Stage::Changed,
@@ -395,6 +430,7 @@ impl Event {
             Event::AgentStart(_)
             | Event::Launching { .. }
             | Event::Delegating { .. }
+            | Event::ShellWriting(_)
             | Event::Ignored => Stage::Other,
         }
     }

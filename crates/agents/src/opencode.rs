@@ -577,12 +577,15 @@ mod tests {
                 "output": {"args": args}}))
         };
         assert_eq!(
-            call(json!({"action": "start", "command": "node gen.js > out.json"})).unwrap(),
+            call(json!({"action": "start", "command": "node gen.js > out.json"}))
+                .unwrap()
+                .gates(),
             Event::Each(vec![Event::shell_write("out.json", true)])
         );
         assert_eq!(
             call(json!({"action": "start", "command": "sed -i s/a/b/ a.txt", "workdir": "/w/sub"}))
-                .unwrap(),
+                .unwrap()
+                .gates(),
             Event::Each(vec![Event::shell_write("/w/sub/a.txt", false)])
         );
         assert_eq!(

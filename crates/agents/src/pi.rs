@@ -598,16 +598,20 @@ mod tests {
             )
         };
         assert_eq!(
-            call(json!({"command": "sed -i 's/one/ONE/' a.txt"})).unwrap(),
+            call(json!({"command": "sed -i 's/one/ONE/' a.txt"}))
+                .unwrap()
+                .gates(),
             Event::Each(vec![Event::shell_write("a.txt", false)])
         );
         assert_eq!(
-            call(json!({"command": "printf 'x\\n' > unread.txt", "timeout": 30})).unwrap(),
+            call(json!({"command": "printf 'x\\n' > unread.txt", "timeout": 30}))
+                .unwrap()
+                .gates(),
             Event::Each(vec![Event::shell_write("unread.txt", true)])
         );
         for c in ["echo x >> log.txt", "cat a.txt", "npm test"] {
             assert_eq!(
-                call(json!({ "command": c })).unwrap(),
+                call(json!({ "command": c })).unwrap().gates(),
                 Event::Ignored,
                 "{c}"
             );

@@ -46,7 +46,7 @@ use brush_parser::ast;
 use brush_parser::word::{self, WordPiece, WordPieceWithSource};
 use brush_parser::ParserOptions;
 
-use crate::event::{Changed, Event, Extent, Printed, Shown, ShownText};
+use crate::event::{Changed, Event, Extent, OwnWrite, Printed, Shown, ShownText};
 
 /// The command line as bash parses it; `None` when it does not parse.
 fn program(command: &str) -> Option<ast::Program> {
@@ -138,6 +138,9 @@ struct Simple {
     words: Vec<Option<String>>,
     redirects: Vec<Redirect>,
     dir: Dir,
+    /// It runs in the background (`&`): the command line may return before
+    /// it has written what it writes.
+    background: bool,
 }
 
 impl Simple {
@@ -172,11 +175,17 @@ fn compound_list(
     outer: &[Redirect],
     out: &mut Vec<Simple>,
 ) {
-    for ast::CompoundListItem(and_or, _) in &list.0 {
+    for ast::CompoundListItem(and_or, sep) in &list.0 {
+        let from = out.len();
         pipeline(&and_or.first, dir, outer, out);
         for next in &and_or.additional {
             let (ast::AndOr::And(p) | ast::AndOr::Or(p)) = next;
             pipeline(p, dir, outer, out);
+        }
+        if matches!(sep, ast::SeparatorOperator::Async) {
+            for c in &mut out[from..] {
+                c.background = true;
+            }
         }
     }
 }
@@ -311,6 +320,7 @@ fn simple(s: &ast::SimpleCommand, dir: &mut Dir, outer: &[Redirect], out: &mut V
         words,
         redirects,
         dir: dir.clone(),
+        background: false,
     };
     match cmd.name() {
         Some("cd" | "pushd") => *dir = dir.cd(cmd.words.get(1).and_then(|w| w.as_deref())),
@@ -640,42 +650,83 @@ pub enum Output<'a> {
     Head { text: &'a str, trimmed: bool },
 }
 
-/// What a command the agent ran showed it of a file, and the files it
-/// wrote with a text it spelled out: the events to record once the command
-/// has run (its output as `output` says, when the agent reports it).
-/// `dir`: where the command ran, when not the agent's working directory.
+/// What a command the agent ran showed it of a file, the files it wrote
+/// with a text it spelled out, and every file it wrote (what it left there
+/// is the agent's own output: [`fsview_store::own`]): the events to record
+/// once the command has run (its output as `output` says, when the agent
+/// reports it). `dir`: where the command ran, when not the agent's working
+/// directory.
 pub fn ran(command: &str, dir: Option<&Path>, output: Option<Output<'_>>) -> Vec<Event> {
+    ran_as(command, dir, output, false)
+}
+
+/// [`ran`] for a command the agent runs on in the background (Claude
+/// Code's `run_in_background`): the hook after it comes when it started,
+/// and what it writes is still being written.
+pub fn started(command: &str, dir: Option<&Path>) -> Vec<Event> {
+    ran_as(command, dir, None, true)
+}
+
+fn ran_as(
+    command: &str,
+    dir: Option<&Path>,
+    output: Option<Output<'_>>,
+    background: bool,
+) -> Vec<Event> {
     let mut events = Vec::new();
     if let Some(read) = output.and_then(|o| read(command).and_then(|r| shown(r, o))) {
         events.push(Event::Shown(under(dir, read)));
     }
-    for w in writes(command) {
-        if let (How::Whole, Some(text), None) = (w.how, w.text, &w.into) {
+    let writes = writes(command);
+    for w in &writes {
+        if let (How::Whole, Some(text), None, false) = (w.how, &w.text, &w.into, background) {
             events.push(Event::ShellWrote(Changed {
                 path: join(dir, &w.path),
-                text,
+                text: text.clone(),
                 before: None,
                 whole: true,
             }));
         }
     }
+    if !writes.is_empty() {
+        events.push(Event::ShellWritten(own_writes(&writes, dir, background)));
+    }
     events
 }
 
+fn own_writes(writes: &[Write], dir: Option<&Path>, background: bool) -> Vec<OwnWrite> {
+    writes
+        .iter()
+        .map(|w| OwnWrite {
+            path: join(dir, &w.path),
+            into: w.into.clone(),
+            how: w.how,
+            from: w.from.as_deref().map(|f| join(dir, f)),
+            live: background || w.background,
+        })
+        .collect()
+}
+
 /// The gate's questions for the files a command is about to write (see
-/// [`writes`]); an append is no question (see [`How::Append`]).
+/// [`writes`]; an append is no question, see [`How::Append`]), then what
+/// each of them holds before it runs ([`Event::ShellWriting`]).
 pub fn about_to_run(command: &str, dir: Option<&Path>) -> Vec<Event> {
-    writes(command)
-        .into_iter()
+    let writes = writes(command);
+    let mut events: Vec<Event> = writes
+        .iter()
         .filter(|w| w.how != How::Append)
         .map(|w| {
             Event::ShellWrite(crate::event::ShellWrite {
                 path: join(dir, &w.path),
                 whole: w.how == How::Whole,
-                into: w.into,
+                into: w.into.clone(),
             })
         })
-        .collect()
+        .collect();
+    if !writes.is_empty() {
+        events.push(Event::ShellWriting(own_writes(&writes, dir, false)));
+    }
+    events
 }
 
 fn join(dir: Option<&Path>, path: &Path) -> PathBuf {
@@ -793,6 +844,12 @@ pub struct Write {
     /// What a whole-file write puts in the file, when the command spells
     /// it out and writes the file only once.
     pub text: Option<String>,
+    /// The file whose bytes it copies there (`cp SRC DEST`, `install`,
+    /// `mv`), from where the command line starts.
+    pub from: Option<PathBuf>,
+    /// The command runs in the background (`&`): it may go on writing the
+    /// file after the command line returns.
+    pub background: bool,
 }
 
 /// The files a command line writes, as far as it names them literally;
@@ -858,6 +915,8 @@ pub fn not_a_file(path: &Path) -> bool {
 }
 
 fn command_writes(cmd: &Simple, out: &mut Vec<Write>) {
+    // The source of the copy `push` is given next.
+    let from = std::cell::Cell::new(None);
     let mut push = |name: &str, how: How, into: Option<String>, text: Option<String>| {
         if let Some(path) = cmd.dir.join(name) {
             out.push(Write {
@@ -865,6 +924,8 @@ fn command_writes(cmd: &Simple, out: &mut Vec<Write>) {
                 how,
                 into,
                 text: text.filter(|_| how == How::Whole),
+                from: from.take(),
+                background: cmd.background,
             });
         }
     };
@@ -919,8 +980,26 @@ fn command_writes(cmd: &Simple, out: &mut Vec<Write>) {
             }
         }
         "cp" | "mv" | "install" | "ln" => {
-            for (dest, into) in copies(base, &args) {
+            for (dest, into, source) in copies(base, &args) {
+                from.set(source.and_then(|f| cmd.dir.join(f)));
                 push(dest, How::Whole, into, None);
+            }
+        }
+        "touch" => {
+            // It creates a file or sets its times: nothing that was there
+            // is lost, as with an append.
+            let mut it = args.iter();
+            let mut opts = true;
+            while let Some(a) = it.next() {
+                match a {
+                    Some("--") if opts => opts = false,
+                    Some("-d" | "-r" | "-t") if opts => {
+                        it.next();
+                    }
+                    Some(o) if opts && o.starts_with('-') && o.len() > 1 => {}
+                    Some(f) => push(f, How::Append, None, None),
+                    None => {}
+                }
             }
         }
         "truncate" => {
@@ -1175,8 +1254,13 @@ fn in_place_files<'a>(args: &[Option<&'a str>], option: fn(&str) -> Option<Opt>)
 
 /// The destinations of `cp`, `mv`, `install` or `ln` that it overwrites:
 /// each with the name of the file it becomes when the destination is a
-/// directory.
-fn copies<'a>(name: &str, args: &[Option<&'a str>]) -> Vec<(&'a str, Option<String>)> {
+/// directory, and the file it copies there when the command names one
+/// source (never for `ln`, whose link is no copy).
+#[allow(clippy::type_complexity)]
+fn copies<'a>(
+    name: &str,
+    args: &[Option<&'a str>],
+) -> Vec<(&'a str, Option<String>, Option<&'a str>)> {
     let with_arg: &[&str] = match name {
         "install" => &[
             "-m",
@@ -1269,10 +1353,11 @@ fn copies<'a>(name: &str, args: &[Option<&'a str>]) -> Vec<(&'a str, Option<Stri
         s.and_then(|s| Path::new(s.trim_end_matches('/')).file_name())
             .map(|n| n.to_string_lossy().into_owned())
     };
+    let copied = |s: Option<&'a str>| s.filter(|_| name != "ln");
     match target_dir {
         Some(Some(dir)) => operands
             .iter()
-            .filter_map(|s| base_of(*s).map(|n| (dir, Some(n))))
+            .filter_map(|s| base_of(*s).map(|n| (dir, Some(n), copied(*s))))
             .collect(),
         Some(None) => Vec::new(),
         None => {
@@ -1286,7 +1371,7 @@ fn copies<'a>(name: &str, args: &[Option<&'a str>]) -> Vec<(&'a str, Option<Stri
                 // Several sources: the destination is a directory.
                 return sources
                     .iter()
-                    .filter_map(|s| base_of(*s).map(|n| (*dest, Some(n))))
+                    .filter_map(|s| base_of(*s).map(|n| (*dest, Some(n), copied(*s))))
                     .collect();
             }
             let into = if no_target_dir {
@@ -1294,7 +1379,7 @@ fn copies<'a>(name: &str, args: &[Option<&'a str>]) -> Vec<(&'a str, Option<Stri
             } else {
                 sources.first().copied().and_then(base_of)
             };
-            vec![(*dest, into)]
+            vec![(*dest, into, copied(sources.first().copied().flatten()))]
         }
     }
 }
@@ -1600,14 +1685,28 @@ mod tests {
             how,
             into: None,
             text: None,
+            from: None,
+            background: false,
         }
     }
 
+    /// A copy of the file `name` onto `path`.
     fn into(path: &str, name: &str) -> Write {
         Write {
             into: Some(name.into()),
+            from: Some(name.into()),
             ..w(path, How::Whole)
         }
+    }
+
+    fn from(mut w: Write, source: &str) -> Write {
+        w.from = Some(source.into());
+        w
+    }
+
+    fn background(mut w: Write) -> Write {
+        w.background = true;
+        w
     }
 
     fn with_text(mut w: Write, text: &str) -> Write {
@@ -1677,7 +1776,14 @@ mod tests {
             ("perl -i.bak -pe 's/a/b/' f.txt", vec![w("f.txt", Edit)]),
             ("perl -ne 'print' f.txt", vec![]),
             ("cp a.txt b.txt", vec![into("b.txt", "a.txt")]),
-            ("cp -T a.txt b.txt", vec![w("b.txt", Whole)]),
+            ("cp -T a.txt b.txt", vec![from(w("b.txt", Whole), "a.txt")]),
+            (
+                "cd sub && cp ../example.json config.json",
+                vec![Write {
+                    into: Some("example.json".into()),
+                    ..from(w("sub/config.json", Whole), "sub/../example.json")
+                }],
+            ),
             ("cp -r src dest", vec![into("dest", "src")]),
             (
                 "cp a.txt b.txt dir/",
@@ -1692,7 +1798,25 @@ mod tests {
                 vec![into("/opt/b.txt", "a.txt")],
             ),
             ("install -d build", vec![]),
-            ("ln -sf target link", vec![into("link", "target")]),
+            (
+                "ln -sf target link",
+                vec![Write {
+                    into: Some("target".into()),
+                    ..w("link", Whole)
+                }],
+            ),
+            (
+                "touch a.txt -d yesterday b.txt; touch -r ref c",
+                vec![w("a.txt", Append), w("b.txt", Append), w("c", Append)],
+            ),
+            (
+                "npm run dev > dev.log 2>&1 & sleep 1; cat dev.log > copy.txt",
+                vec![background(w("dev.log", Whole)), w("copy.txt", Whole)],
+            ),
+            (
+                "(cd web && npm start > ../web.log) & wait",
+                vec![background(w("web/../web.log", Whole))],
+            ),
             ("ln -s target link", vec![]),
             ("truncate -s 0 big.log", vec![w("big.log", Whole)]),
             ("truncate -s +1M big.log", vec![]),
