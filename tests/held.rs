@@ -197,8 +197,13 @@ fn append_lines(path: &std::path::Path, lines: &[String]) {
 /// [`append_lines`] 200 ms from now, on another thread: the agent writing
 /// its transcript after the hook ran.
 fn append_later(path: PathBuf, lines: Vec<String>) -> std::thread::JoinHandle<()> {
+    append_after(path, lines, 200)
+}
+
+/// [`append_lines`] `ms` milliseconds from now, on another thread.
+fn append_after(path: PathBuf, lines: Vec<String>, ms: u64) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
-        std::thread::sleep(std::time::Duration::from_millis(200));
+        std::thread::sleep(std::time::Duration::from_millis(ms));
         append_lines(&path, &lines);
     })
 }
@@ -267,15 +272,6 @@ fn a_refusal_waits_for_the_transcript_to_reach_its_call() {
     c.f.send(&edit, &[]).expect(0, "");
     writer.join().unwrap();
     assert_eq!(c.views(), [view("notes.txt", "full", "read", true)]);
-    // The same when the transcript is not even created yet (the first
-    // call of a conversation).
-    let d = Conversation::new("mention_compact");
-    d.f.env.write("notes.txt", "alpha\nbeta\n");
-    let mut edit = d.about("pre_edit", "notes.txt");
-    edit["tool_use_id"] = json!("toolu_e2e_0002");
-    let writer = append_later(d.path(), d.lines[..through].to_vec());
-    d.f.send(&edit, &[]).expect(0, "");
-    writer.join().unwrap();
     // The prompt's lines written late, the call's own never: what was
     // written while the refusal waited is caught up with all the same.
     let mut e = Conversation::new("mention_compact");
@@ -662,4 +658,220 @@ fn an_unreadable_transcript_is_said_once() {
     );
     assert_eq!(c.prompt(), "");
     assert_eq!(c.gate("a.txt", false), NOT_READ);
+}
+
+/// The `wait` events of the session: (verdict, detail).
+fn waits(c: &Conversation) -> Vec<(String, String)> {
+    let events =
+        c.f.env
+            .run("fsview-session", &["events", "--sid", c.f.sid, "--json"]);
+    events
+        .json()
+        .into_iter()
+        .filter(|e| e["action"] == "wait")
+        .map(|e| {
+            (
+                e["verdict"].as_str().unwrap().to_string(),
+                e["detail"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+// A hook waits for the transcript only where the call's line will come:
+// one that exists and names this conversation. A transcript not created
+// yet (an agent that keeps none names one all the same), an empty one, or
+// another conversation's is not waited for: the refusal comes at once,
+// and the next hook reads what was written since.
+#[test]
+fn a_call_waits_only_for_a_transcript_that_names_its_conversation() {
+    let through = Conversation::new("mention_compact").through("\"toolu_e2e_0002\"");
+    for case in ["missing", "empty", "another conversation's"] {
+        let mut c = Conversation::new("mention_compact");
+        c.f.env.write("notes.txt", "alpha\nbeta\n");
+        if case == "another conversation's" {
+            for l in &mut c.lines {
+                *l = l.replace(c.f.sid, "another-conversation");
+            }
+            c.write_until(Some("\"type\":\"file\""));
+        }
+        if case == "empty" {
+            append_lines(&c.path(), &[]);
+        }
+        let mut edit = c.about("pre_edit", "notes.txt");
+        edit["tool_use_id"] = json!("toolu_e2e_0002");
+        // Written a second after the hook started: a hook that waited
+        // (up to 3 s) would see the attachment and let the edit through.
+        let writer = append_after(c.path(), c.lines[c.written..through].to_vec(), 1000);
+        assert_eq!(c.decide(&edit), NOT_READ, "{case}");
+        writer.join().unwrap();
+        assert_eq!(c.decide(&edit), "", "{case}");
+        assert_eq!(waits(&c), [], "{case}");
+    }
+}
+
+// Every wait of a conversation counts: they add up to at most 10 s, and
+// a wait that gave up is logged with what it waited for.
+#[test]
+fn a_conversations_waits_are_bounded_and_one_that_gave_up_is_logged() {
+    let c = before_the_rewound_prompt();
+    c.f.env.write("other.txt", "x\n");
+    let mut edit = c.about("pre_edit", "other.txt");
+    edit["tool_use_id"] = json!("toolu_never_1");
+    assert_eq!(c.decide(&edit), NOT_READ);
+    let w = waits(&c);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w[0].0, "gave up");
+    let prefix = "call toolu_never_1: not in the transcript after 3";
+    assert!(w[0].1.starts_with(prefix), "{}", w[0].1);
+    assert!(
+        w[0].1.contains(" ms; this conversation has waited 3"),
+        "{}",
+        w[0].1
+    );
+    assert!(w[0].1.ends_with(" ms of 10000"), "{}", w[0].1);
+    // As if it had waited three times already: what is left (10 ms) is
+    // waited once more, and then never.
+    let db = rusqlite::Connection::open(&c.f.env.session).unwrap();
+    let state: String = db
+        .query_row(
+            "SELECT state FROM transcripts WHERE sid = ?1",
+            [c.f.sid],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let mut state: Value = serde_json::from_str(&state).unwrap();
+    state["waited_ms"] = json!(9990);
+    db.execute(
+        "UPDATE transcripts SET state = ?2 WHERE sid = ?1",
+        rusqlite::params![c.f.sid, state.to_string()],
+    )
+    .unwrap();
+    edit["tool_use_id"] = json!("toolu_never_2");
+    assert_eq!(c.decide(&edit), NOT_READ);
+    let w = waits(&c);
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(
+        w[1].1
+            .starts_with("call toolu_never_2: not in the transcript after "),
+        "{}",
+        w[1].1
+    );
+    assert!(
+        w[1].1
+            .ends_with(" ms; this conversation has waited 10000 ms of 10000, and waits no more"),
+        "{}",
+        w[1].1
+    );
+    edit["tool_use_id"] = json!("toolu_never_3");
+    assert_eq!(c.decide(&edit), NOT_READ);
+    assert_eq!(waits(&c).len(), 2, "no wait any more");
+}
+
+// A FIFO at the transcript's path is never opened: its open would block
+// the hook (the gate included) until a writer came. It is said once, and
+// the hooks answer as if there were no transcript. (A writer keeps trying
+// to open it, which succeeds only while a reader has it open: it unblocks
+// a hook that did open it, and tells.)
+#[test]
+fn a_fifo_as_the_transcript_is_never_opened() {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::OpenOptionsExt;
+    let c = Conversation::new("rewind");
+    c.f.env.write("a.txt", A_TXT);
+    let path = c.path();
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let name = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let opened = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer = {
+        let (done, opened, path) = (done.clone(), opened.clone(), path.clone());
+        std::thread::spawn(move || {
+            while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                let w = std::fs::OpenOptions::new()
+                    .write(true)
+                    .custom_flags(libc::O_NONBLOCK)
+                    .open(&path);
+                if w.is_ok() {
+                    opened.store(true, std::sync::atomic::Ordering::SeqCst);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        })
+    };
+    assert_eq!(
+        c.prompt(),
+        format!(
+            "fsview-hook: the transcript {} is not a regular file\n",
+            path.display()
+        )
+    );
+    let mut edit = c.about("pre_edit", "a.txt");
+    edit["tool_use_id"] = json!("toolu_never_written");
+    edit["prompt_id"] = json!("prompt-never-written");
+    assert_eq!(c.decide(&edit), NOT_READ);
+    assert_eq!(c.prompt(), "");
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    writer.join().unwrap();
+    assert!(
+        !opened.load(std::sync::atomic::Ordering::SeqCst),
+        "a hook opened the FIFO"
+    );
+}
+
+// A transcript whose last line is never finished (here 2 GiB of it, sparse)
+// is read in chunks, never whole: every hook runs within 256 MiB of
+// address space. The lines before it are read; once its newline comes,
+// the line (longer than any entry) is skipped and the lines after it read.
+#[test]
+fn a_transcript_without_a_newline_is_read_in_bounded_memory() {
+    let mut c = before_the_rewound_prompt();
+    let cut = std::fs::OpenOptions::new()
+        .write(true)
+        .open(c.path())
+        .unwrap();
+    let len = cut.metadata().unwrap().len();
+    cut.set_len(len + (2 << 30)).unwrap();
+    assert_eq!(limited(&c, &c.about("pre_edit", "b.txt")), "");
+    assert_eq!(limited(&c, &c.about("pre_edit", "b.txt")), "");
+    // The rewound prompt comes after the cut line's newline: the branch it
+    // abandons is read, and b.txt's read with it.
+    append_lines(&c.path(), &[String::new()]);
+    c.write_until(Some("toolu_e2e_0006\",\"type\":\"tool_result"));
+    assert_eq!(
+        limited(&c, &c.about("pre_edit", "b.txt")),
+        given_after("rewind", "bee\n")
+    );
+}
+
+/// The gate's answer to `payload` (as [`Conversation::decide`]), from a
+/// hook that may use at most 256 MiB of address space.
+fn limited(c: &Conversation, payload: &Value) -> String {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = c.f.env.cmd(crate::harness::bin("fsview-hook"));
+    cmd.arg("claude");
+    unsafe {
+        cmd.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: 256 << 20,
+                rlim_max: 256 << 20,
+            };
+            match libc::setrlimit(libc::RLIMIT_AS, &lim) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let r = crate::harness::output(cmd, Some(payload.to_string().as_bytes()));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stderr, "");
+    if r.stdout.is_empty() {
+        return String::new();
+    }
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    v["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }

@@ -214,7 +214,7 @@ pub fn handle(
             // the transcript does not say which they are (not written
             // that far yet), none whose message is not written.
             use crate::transcript::{self, Siblings};
-            let (unseen, known) = match transcript::siblings(agent, who) {
+            let (unseen, known) = match transcript::siblings(agent, opts, who) {
                 Siblings::Known(calls) => (calls, true),
                 Siblings::Unwritten(all) => {
                     let mut origins: Vec<String> =
@@ -669,7 +669,10 @@ fn about_to_change(
 ) -> Result<Answer, Problem> {
     let mut store = s.open_existing()?;
     let mut d = gate::decide_for(store.as_ref(), &s.sid, s.cwd(), path, want)?;
-    if !d.verdict.allowed() && !s.replaying && crate::transcript::waited_for_call(agent, s.who) {
+    if !d.verdict.allowed()
+        && !s.replaying
+        && crate::transcript::waited_for_call(agent, opts, s.who)
+    {
         // The agent had not written its transcript up to this call when
         // the hook caught up with it (Claude Code writes it a little
         // later): what the call's message came after (a file attached to

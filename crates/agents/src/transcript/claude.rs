@@ -51,7 +51,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::{Format, Found, Holding, Step};
+use super::{Format, Found, Holding, Located, Resync, Step};
 use crate::claude;
 use crate::event::Event;
 
@@ -393,27 +393,92 @@ impl Format for ClaudeCode {
         serde_json::to_string(&st).ok()
     }
 
-    fn resync(&self, all: &[u8]) -> Holding {
-        struct Node<'a> {
-            line: &'a [u8],
-            entry: Entry,
+    fn resync(&self) -> Box<dyn Resync> {
+        Box::new(Whole::default())
+    }
+
+    fn located(&self, line: &[u8], how: &str) -> Option<Event> {
+        match how {
+            ATTACHED => attached(line),
+            call => resulted(line, &serde_json::from_str(call).ok()?),
         }
-        let mut nodes: Vec<Node<'_>> = Vec::new();
-        let mut prompt = None;
-        for line in all.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
-            if let Some(entry) = parse(line) {
-                if entry.prompt.is_some() {
-                    prompt.clone_from(&entry.prompt);
-                }
-                if entry.in_chain() {
-                    nodes.push(Node { line, entry });
-                }
+    }
+
+    fn names(&self, session: &str) -> Option<String> {
+        // Claude Code writes every entry as compact JSON, each with the
+        // conversation's id.
+        Some(format!("\"sessionId\":{}", Value::from(session)))
+    }
+}
+
+/// How a [`Located`] from an attachment is read ([`Format::located`]);
+/// one from a call's result is the call, as JSON.
+const ATTACHED: &str = "attachment";
+
+/// An entry of the conversation as a whole re-read keeps it: its ids, and
+/// where its line is.
+struct Node {
+    uuid: String,
+    parent: Option<String>,
+    /// Where its line starts.
+    at: u64,
+    /// A file attachment's entry.
+    file: bool,
+    /// A compaction's boundary: the messages it kept.
+    boundary: Option<Vec<String>>,
+    /// The calls it makes.
+    calls: Vec<(String, Call)>,
+    /// The calls whose results it holds.
+    results: Vec<String>,
+}
+
+/// A whole re-read of Claude Code's transcript ([`Format::resync`]).
+#[derive(Default)]
+struct Whole {
+    nodes: Vec<Node>,
+    /// The `promptId` of the last line that has one.
+    prompt: Option<String>,
+}
+
+impl Resync for Whole {
+    fn lines(&mut self, lines: &[(u64, &[u8])]) {
+        for (at, line) in lines {
+            let Some(e) = parse(line) else {
+                continue;
+            };
+            if e.prompt.is_some() {
+                self.prompt.clone_from(&e.prompt);
             }
+            if !e.in_chain() {
+                continue;
+            }
+            let Some(uuid) = e.uuid.clone() else {
+                continue;
+            };
+            self.nodes.push(Node {
+                boundary: e.is_boundary().then(|| {
+                    e.compact
+                        .as_ref()
+                        .and_then(|c| c.preserved.as_ref())
+                        .map(|p| p.uuids.clone())
+                        .unwrap_or_default()
+                }),
+                file: e.is_file_attachment(),
+                calls: e.calls().map(|(id, c)| (id.to_string(), c)).collect(),
+                results: e.results().map(String::from).collect(),
+                parent: e.parent,
+                uuid,
+                at: *at,
+            });
         }
+    }
+
+    fn finish(self: Box<Self>) -> Holding {
+        let nodes = self.nodes;
         let index: HashMap<&str, usize> = nodes
             .iter()
             .enumerate()
-            .filter_map(|(i, n)| Some((n.entry.uuid.as_deref()?, i)))
+            .map(|(i, n)| (n.uuid.as_str(), i))
             .collect();
         // The live chain: up from the last entry to the first, or to a
         // compaction's boundary and what it kept.
@@ -424,15 +489,9 @@ impl Format for ClaudeCode {
             if !live_nodes.insert(i) {
                 break; // a cycle: stop
             }
-            let e = &nodes[i].entry;
-            if e.is_boundary() {
+            let n = &nodes[i];
+            if let Some(kept) = &n.boundary {
                 boundary = Some(i);
-                let kept = e
-                    .compact
-                    .as_ref()
-                    .and_then(|c| c.preserved.as_ref())
-                    .map(|p| p.uuids.as_slice())
-                    .unwrap_or_default();
                 for u in kept {
                     if let Some(&k) = index.get(u.as_str()) {
                         live_nodes.insert(k);
@@ -440,19 +499,18 @@ impl Format for ClaudeCode {
                 }
                 break;
             }
-            at = e.parent.as_deref().and_then(|p| index.get(p).copied());
+            at = n.parent.as_deref().and_then(|p| index.get(p).copied());
         }
         // Which calls have a result, and where.
         let mut result_of: HashMap<&str, usize> = HashMap::new();
         for (i, n) in nodes.iter().enumerate() {
-            for id in n.entry.results() {
+            for id in &n.results {
                 result_of.entry(id).or_insert(i);
             }
         }
         let mut h = Holding::default();
-        let mut found: Vec<(usize, Found)> = Vec::new();
+        let mut found: Vec<(usize, Located)> = Vec::new();
         for (i, n) in nodes.iter().enumerate() {
-            let e = &n.entry;
             let live = live_nodes.contains(&i);
             // Known and no longer held: before the compaction on the live
             // chain, else on an abandoned branch.
@@ -460,31 +518,42 @@ impl Format for ClaudeCode {
                 Some(b) if i < b => &mut h.compacted,
                 _ => &mut h.abandoned,
             };
-            if let (true, Some(uuid)) = (e.is_file_attachment(), &e.uuid) {
+            if n.file {
                 if !live {
-                    gone.insert(uuid.clone());
+                    gone.insert(n.uuid.clone());
                 } else {
-                    h.live.insert(uuid.clone());
-                    if let Some(event) = attached(n.line) {
-                        let origin = uuid.clone();
-                        found.push((i, Found { origin, event }));
-                    }
+                    h.live.insert(n.uuid.clone());
+                    let how = ATTACHED.to_string();
+                    found.push((
+                        i,
+                        Located {
+                            origin: n.uuid.clone(),
+                            at: n.at,
+                            how,
+                        },
+                    ));
                 }
             }
-            for (id, call) in e.calls() {
-                match (live, result_of.get(id).copied()) {
+            for (id, call) in &n.calls {
+                match (live, result_of.get(id.as_str()).copied()) {
                     (false, _) => {
-                        gone.insert(id.to_string());
+                        gone.insert(id.clone());
                     }
                     // A live call with no result yet (its hook may be
                     // running): neither held nor gone.
                     (true, None) => {}
                     (true, Some(r)) => {
-                        h.live.insert(id.to_string());
-                        if let Some(event) = resulted(nodes[r].line, &call) {
-                            let origin = id.to_string();
-                            found.push((r, Found { origin, event }));
-                        }
+                        h.live.insert(id.clone());
+                        let how = serde_json::to_string(call).unwrap_or_default();
+                        let at = nodes[r].at;
+                        found.push((
+                            r,
+                            Located {
+                                origin: id.clone(),
+                                at,
+                                how,
+                            },
+                        ));
                     }
                 }
             }
@@ -492,9 +561,9 @@ impl Format for ClaudeCode {
         found.sort_by_key(|(at, _)| *at);
         h.found = found.into_iter().map(|(_, f)| f).collect();
         let st = State {
-            leaf: nodes.last().and_then(|n| n.entry.uuid.clone()),
+            leaf: nodes.last().map(|n| n.uuid.clone()),
             calls: HashMap::new(),
-            prompt,
+            prompt: self.prompt,
         };
         h.state = serde_json::to_string(&st).unwrap_or_default();
         h
@@ -505,6 +574,7 @@ impl Format for ClaudeCode {
 mod tests {
     use super::*;
     use crate::event::{Changed, Shown, ShownText};
+    use crate::transcript::resync_bytes;
 
     // Real transcripts of Claude Code 2.1.332, captured by
     // `scripts/e2e-claude --save-fixtures capture-transcripts`.
@@ -615,9 +685,9 @@ mod tests {
     // what came after; every view of before is known and dropped.
     #[test]
     fn a_compaction_holds_what_it_reattached() {
-        let h = CLAUDE_CODE.resync(MENTION_COMPACT);
+        let (h, found) = resync_bytes(&CLAUDE_CODE, MENTION_COMPACT);
         assert_eq!(
-            shown(&h.found),
+            shown(&found),
             [
                 (
                     "21010280-0f63-452d-86f3-5ba1dc1ba6f5",
@@ -663,7 +733,7 @@ mod tests {
             "\"uuids\":[\"e837f4d4-d50c-4bbd-af67-b87a96979d35\",\"5862929c-0d19-4856-8233-d1b11f6cac4a\"]",
         );
         assert_ne!(kept.as_bytes(), MENTION_COMPACT);
-        let h = CLAUDE_CODE.resync(kept.as_bytes());
+        let (h, _) = resync_bytes(&CLAUDE_CODE, kept.as_bytes());
         assert!(h.live.contains("toolu_e2e_0003"));
         assert!(!h.compacted.contains("toolu_e2e_0003"));
     }
@@ -691,7 +761,7 @@ mod tests {
         assert!(CLAUDE_CODE.at_prompt(Some(&state), T_B));
         assert!(!CLAUDE_CODE.at_prompt(Some(&state), REWOUND));
         assert!(!CLAUDE_CODE.at_prompt(None, T_B));
-        let h = CLAUDE_CODE.resync(REWIND);
+        let (h, _) = resync_bytes(&CLAUDE_CODE, REWIND);
         assert!(CLAUDE_CODE.at_prompt(Some(&h.state), REWOUND));
         assert!(!CLAUDE_CODE.at_prompt(Some(&h.state), T_B));
         let told = CLAUDE_CODE.reached(Some(&state), "p-never").unwrap();
@@ -721,12 +791,12 @@ mod tests {
             CLAUDE_CODE.read(&all[rewound..], Some(&state)),
             Step::Resync { compaction: false }
         );
-        let h = CLAUDE_CODE.resync(REWIND);
+        let (h, found) = resync_bytes(&CLAUDE_CODE, REWIND);
         assert_eq!(h.live, set(&["toolu_e2e_0003", "toolu_e2e_0006"]));
         assert_eq!(h.abandoned, set(&["toolu_e2e_0005"]));
         assert!(h.compacted.is_empty());
         assert_eq!(
-            shown(&h.found)
+            shown(&found)
                 .into_iter()
                 .map(|(o, p, _)| (o, p))
                 .collect::<Vec<_>>(),
@@ -744,12 +814,12 @@ mod tests {
         let Step::Read { found, .. } = CLAUDE_CODE.read(&lines(PARALLEL), None) else {
             panic!("parallel results are no rewind");
         };
-        let h = CLAUDE_CODE.resync(PARALLEL);
+        let (h, whole) = resync_bytes(&CLAUDE_CODE, PARALLEL);
         assert_eq!(h.live, set(&["toolu_e2e_0007", "toolu_e2e_0008"]));
-        assert_eq!(h.found, found);
+        assert_eq!(whole, found);
         assert_eq!(found.len(), 2);
         // A subagent's own transcript reads the same way.
-        let h = CLAUDE_CODE.resync(SUBAGENT);
+        let (h, _) = resync_bytes(&CLAUDE_CODE, SUBAGENT);
         assert_eq!(h.live, set(&["toolu_e2e_0009"]));
     }
 
@@ -761,7 +831,7 @@ mod tests {
                 .to_vec();
         all.extend_from_slice(PARALLEL);
         all.extend_from_slice(b"{\"type\":\"user\",\"uuid\":7}\n{\"truncated");
-        let h = CLAUDE_CODE.resync(&all);
+        let (h, _) = resync_bytes(&CLAUDE_CODE, &all);
         assert_eq!(h.live, set(&["toolu_e2e_0007", "toolu_e2e_0008"]));
         let Step::Read { found, .. } = CLAUDE_CODE.read(&lines(&all), None) else {
             panic!()

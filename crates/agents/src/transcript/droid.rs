@@ -26,7 +26,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::{Format, Found, Holding, Step};
+use super::{Format, Found, Holding, Located, Resync, Step};
 use crate::event::{Event, Extent, Shown, ShownText};
 
 /// Droid's transcript format.
@@ -50,21 +50,55 @@ impl Format for Droid {
         }
     }
 
-    fn resync(&self, all: &[u8]) -> Holding {
-        let found: Vec<Found> = all
-            .split(|b| *b == b'\n')
-            .filter(|l| !l.is_empty())
-            .flat_map(attached)
-            .collect();
-        Holding {
-            live: found.iter().map(|f| f.origin.clone()).collect(),
-            found,
-            ..Holding::default()
-        }
+    fn resync(&self) -> Box<dyn Resync> {
+        Box::new(Whole::default())
+    }
+
+    fn located(&self, line: &[u8], how: &str) -> Option<Event> {
+        attached(line)
+            .into_iter()
+            .find(|f| f.origin == how)
+            .map(|f| f.event)
+    }
+
+    fn names(&self, session: &str) -> Option<String> {
+        // Its first line starts the session, with its id.
+        Some(format!(
+            "\"type\":\"session_start\",\"id\":{}",
+            Value::from(session)
+        ))
     }
 
     fn siblings(&self, _tail: &[u8], _call: &str) -> Option<HashSet<String>> {
         None
+    }
+}
+
+/// A whole re-read of Droid's transcript: every file attached is held.
+#[derive(Default)]
+struct Whole {
+    found: Vec<Located>,
+}
+
+impl Resync for Whole {
+    fn lines(&mut self, lines: &[(u64, &[u8])]) {
+        for (at, line) in lines {
+            for f in attached(line) {
+                self.found.push(Located {
+                    how: f.origin.clone(),
+                    origin: f.origin,
+                    at: *at,
+                });
+            }
+        }
+    }
+
+    fn finish(self: Box<Self>) -> Holding {
+        Holding {
+            live: self.found.iter().map(|f| f.origin.clone()).collect(),
+            found: self.found,
+            ..Holding::default()
+        }
     }
 }
 
@@ -161,8 +195,8 @@ mod tests {
             }]
         );
         let l = line("<system-reminder>\nContents of /w/m.txt (lines 2–3 of 9):\ntwo\nthree\n</system-reminder>");
-        let h = DROID.resync(&l);
-        let Event::Shown(s) = &h.found[0].event else {
+        let (h, found) = crate::transcript::resync_bytes(&DROID, &[&l[..], b"\n"].concat());
+        let Event::Shown(s) = &found[0].event else {
             panic!("not shown");
         };
         assert_eq!((s.offset, s.extent), (2, Extent::Range));

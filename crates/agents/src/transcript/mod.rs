@@ -8,11 +8,20 @@
 //!
 //! - **Incrementally, from a cursor.** The store keeps, per session, the
 //!   transcript's identity and the offset just past the last complete line
-//!   read ([`fsview_store::transcripts`]). A hook reads only the bytes
-//!   written since, up to the last newline (a line being written is read
-//!   next time); when nothing was written it costs one `fstat`. A transcript
-//!   that is another file now (another identity, or shorter than the
-//!   offset) is read again from its start.
+//!   read ([`fsview_store::transcripts`]), and how far past it the bytes of
+//!   a line still being written were looked at. A hook reads only the bytes
+//!   written since (a line being written is read when its newline comes);
+//!   when nothing was written it costs one `fstat`. A transcript that is
+//!   another file now (another identity, or shorter than the offset) is
+//!   read again from its start.
+//! - **Bounded.** The transcript is read in chunks of [`CHUNK`] bytes, and
+//!   only a path that is a regular file is opened (a FIFO, a device or a
+//!   directory is said once and never opened, so a hook never blocks on
+//!   it). A line longer than [`MAX_LINE`] (no entry an agent writes is that
+//!   long) is skipped, never held. So a hook holds at most one chunk, one
+//!   line and, while it reads the whole transcript again, a few ids per
+//!   entry ([`Format::resync`]); what a line shows is parsed when it is
+//!   recorded, one at a time.
 //! - **What a line says**, an agent's [`Format`] decides: a view shown, with
 //!   its origin in the conversation ([`Found`]), or that what the
 //!   conversation holds changed (a compaction, a rewind), after which the
@@ -33,6 +42,12 @@
 //!   prompt's lines carry the same id) waits for the prompt's lines first
 //!   ([`Format::prompt_mark`]): else a rewind's new prompt, not written yet,
 //!   would leave the views of the branch it abandons counted.
+//! - **Waits only where the line will come.** A hook waits for the
+//!   transcript only when it exists and names this conversation
+//!   ([`Format::names`]: a line of it carries the payload's session id),
+//!   never for one that is missing, empty or another's; and a
+//!   conversation's waits add up to at most [`WAIT_BUDGET`]. A wait that
+//!   gave up is logged (`wait`, verdict `gave up`).
 //! - **Never in the agent's way.** A transcript that is missing (not written
 //!   yet) records nothing; one that cannot be read records nothing and says
 //!   so once (the problem is kept with the cursor until it changes); a
@@ -43,11 +58,14 @@ pub mod droid;
 
 use std::collections::HashSet;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::fs::MetadataExt;
-use std::path::Path;
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
 
 use fsview_store::error::{plain_io, quote};
+use fsview_store::events::Event as LogEvent;
 use fsview_store::held::Scope;
 use fsview_store::transcripts::Cursor;
 use fsview_store::view::Released;
@@ -64,6 +82,19 @@ pub struct Found {
     pub origin: String,
     /// What was shown or changed, as the agent's hook would have said it.
     pub event: Event,
+}
+
+/// A view a whole transcript shows, found without holding its text: the
+/// line at `at` shows it, as `how` (the format's own words) says
+/// ([`Format::located`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Located {
+    /// The agent's id for it (the origin of the view it records).
+    pub origin: String,
+    /// Where the line that shows it starts.
+    pub at: u64,
+    /// How to read that line ([`Format::located`]).
+    pub how: String,
 }
 
 /// What new lines of a transcript say.
@@ -88,9 +119,18 @@ pub struct Holding {
     /// Origins of abandoned branches (a rewind), not live.
     pub abandoned: HashSet<String>,
     /// The live views, in order.
-    pub found: Vec<Found>,
+    pub found: Vec<Located>,
     /// The reader's state after the last line.
     pub state: String,
+}
+
+/// A whole re-read of a transcript in progress ([`Format::resync`]).
+pub trait Resync {
+    /// The next complete lines, in order, each with where it starts.
+    fn lines(&mut self, lines: &[(u64, &[u8])]);
+
+    /// What all the lines given say.
+    fn finish(self: Box<Self>) -> Holding;
 }
 
 /// How one agent writes its transcript.
@@ -102,12 +142,25 @@ pub trait Format: Sync {
     /// `state` (from the previous call, `None` at first) came from, say.
     fn read(&self, lines: &[&[u8]], state: Option<&str>) -> Step;
 
-    /// What the whole transcript `all` (complete lines) says.
-    fn resync(&self, all: &[u8]) -> Holding;
+    /// A whole re-read: it is given every complete line of the transcript
+    /// ([`Resync::lines`]), keeps of each only what settles the
+    /// conversation (ids, where a view's line is), and then says what the
+    /// conversation holds.
+    fn resync(&self) -> Box<dyn Resync>;
+
+    /// The view the line `line` shows, as `how` (a [`Located`]'s) says.
+    fn located(&self, line: &[u8], how: &str) -> Option<Event>;
 
     /// The other calls of the message that made call `call`, if `tail`
-    /// (the transcript's last lines) holds it.
+    /// (complete lines of the transcript, around the call) holds it.
     fn siblings(&self, tail: &[u8], call: &str) -> Option<HashSet<String>>;
+
+    /// What a line of conversation `session`'s transcript (the payload's
+    /// session id) holds that another conversation's does not, if the
+    /// format says: a hook waits only for a transcript that holds it.
+    fn names(&self, _session: &str) -> Option<String> {
+        None
+    }
 
     /// What the lines of prompt `prompt` (the hook's [`Who::prompt`]) hold
     /// that no line before them does, if the format knows its prompts:
@@ -130,14 +183,326 @@ pub trait Format: Sync {
     }
 }
 
+/// How much of a transcript is read at a time.
+pub const CHUNK: usize = 1 << 20;
+
+/// The longest line read: far above any entry Claude Code 2.1.332 writes
+/// (a Read shows at most 256 KB, a shell's output at most 30,000
+/// characters, an Edit's entry holds the file it changed; fsview holds no
+/// view of a file over 16 MiB). A longer line is skipped, and the cursor
+/// moved past it: nothing of it is held, parsed or recorded.
+pub const MAX_LINE: usize = 64 << 20;
+
 /// How long a hook waits for the agent's transcript to reach its call
-/// ([`waited_for_call`]), and for a transcript not created yet to appear.
-/// Claude Code writes its transcript at most 100 ms after the fact when
-/// idle (its write queue drains on a timer); on a loaded 2-core machine it
-/// was seen to take longer than 0.75 s. A wait ends as soon as the line
-/// is there, so the bound only matters when it never comes.
-const CALL_WAIT: std::time::Duration = std::time::Duration::from_millis(3000);
-const CREATE_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
+/// ([`waited_for_call`]) or its prompt ([`catch_up`]). Claude Code writes
+/// its transcript at most 100 ms after the fact when idle (its write queue
+/// drains on a timer); on a loaded 2-core machine it was seen to take
+/// longer than 0.75 s. A wait ends as soon as the line is there, so the
+/// bound only matters when it never comes.
+const CALL_WAIT: Duration = Duration::from_millis(3000);
+
+/// The most all hooks of one conversation wait for its transcript, in
+/// all: a transcript that names the conversation but never gets its calls
+/// (a host that copies one, an agent that writes it elsewhere) costs at
+/// most this, once.
+pub const WAIT_BUDGET: Duration = Duration::from_millis(10_000);
+
+/// The reader's own state between hooks, kept with the cursor (as its
+/// `state`, which the store does not read).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Kept {
+    /// The format's own state ([`Format::read`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    format: Option<String>,
+    /// How far the transcript was looked at (absolute, at or past the
+    /// cursor's offset): the bytes from the offset to here hold no newline
+    /// (a line being written), and are not read again until it ends.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    scanned: u64,
+    /// A line read names this conversation ([`Format::names`]): only then
+    /// does a hook wait for the transcript.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    named: bool,
+    /// How long this conversation's hooks have waited for the transcript,
+    /// in milliseconds (at most [`WAIT_BUDGET`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    waited_ms: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl Kept {
+    /// The state a cursor keeps; a state written before this one was kept
+    /// (the format's alone) is the format's.
+    fn of(c: Option<&Cursor>) -> Kept {
+        let Some(state) = c.and_then(|c| c.state.as_deref()) else {
+            return Kept::default();
+        };
+        serde_json::from_str(state).unwrap_or_else(|_| Kept {
+            format: Some(state.to_string()),
+            ..Kept::default()
+        })
+    }
+
+    fn to_state(&self) -> Option<String> {
+        serde_json::to_string(self).ok()
+    }
+
+    /// What is left of the conversation's wait budget.
+    fn left(&self) -> Duration {
+        WAIT_BUDGET.saturating_sub(Duration::from_millis(self.waited_ms))
+    }
+}
+
+/// How a transcript's path opened.
+enum Opened {
+    /// No file there (not written yet, or gone).
+    Missing,
+    /// Not a regular file, or not readable: why, to say once.
+    Unusable(String),
+    /// A regular file, and what `fstat` said of it.
+    File(File, std::fs::Metadata),
+}
+
+/// Open the transcript at `path` for reading, only when it is a regular
+/// file: looked at first (a FIFO's open would block until a writer came,
+/// a device's read never ends), then opened without blocking all the same
+/// (the path may be another file by then) and looked at again.
+fn open(path: &Path) -> Opened {
+    let cannot = |e: &std::io::Error| {
+        Opened::Unusable(format!(
+            "cannot read the transcript {} ({}); what it alone records (files attached to a prompt, compactions, rewinds) is not known",
+            quote(path),
+            plain_io(e)
+        ))
+    };
+    let not_regular = || {
+        Opened::Unusable(format!(
+            "the transcript {} is not a regular file",
+            quote(path)
+        ))
+    };
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Opened::Missing,
+        Err(e) => return cannot(&e),
+        Ok(m) if !m.is_file() => return not_regular(),
+        Ok(_) => {}
+    }
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path);
+    match f.and_then(|f| f.metadata().map(|m| (f, m))) {
+        Ok((f, m)) if m.is_file() => Opened::File(f, m),
+        Ok(_) => not_regular(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Opened::Missing,
+        Err(e) => cannot(&e),
+    }
+}
+
+/// Where reading a transcript stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct At {
+    /// Just past the last complete line read (or skipped).
+    offset: u64,
+    /// How far the bytes after `offset` were looked at (at or past it):
+    /// they hold no newline.
+    scanned: u64,
+}
+
+/// Read the complete lines of `f` after `at`, up to `size`, in chunks of
+/// [`CHUNK`] bytes, and give them to `each` a chunk's worth at a time,
+/// each line (without its newline) with where it starts, until `each`
+/// says to stop. A line longer than [`MAX_LINE`] is skipped; the bytes of
+/// a line not complete yet are looked at once, held only up to a chunk,
+/// and read again only when its newline comes. So it holds at most two
+/// chunks, and one complete line when one is longer than a chunk. Returns
+/// where reading stands, or `None` when `each` stopped it.
+fn each_line(
+    f: &File,
+    at: At,
+    size: u64,
+    each: &mut dyn FnMut(&[(u64, &[u8])]) -> bool,
+) -> std::io::Result<Option<At>> {
+    // Where the line being read starts, and the next byte to read.
+    let mut start = at.offset;
+    let mut pos = at.scanned.max(at.offset);
+    // The bytes of the line being read, from `start` to `pos`, while they
+    // are no more than a chunk (`None`: read them again when the line
+    // ends, or skip it): a line being written is not held whole.
+    let mut held: Option<Vec<u8>> = (pos == start).then(Vec::new);
+    let mut chunk = vec![0u8; CHUNK.min(size.saturating_sub(pos) as usize)];
+    while pos < size {
+        let want = CHUNK.min((size - pos) as usize);
+        let got = read_at(f, &mut chunk[..want], pos)?;
+        if got == 0 {
+            break; // shorter than it was: what is there is read
+        }
+        let data = &chunk[..got];
+        let first = memchr::memchr(b'\n', data);
+        // The line that started before this chunk, when it ends here and
+        // is not too long.
+        let carried: Option<Vec<u8>> = match first {
+            Some(i) if start < pos && pos + i as u64 - start <= MAX_LINE as u64 => {
+                Some(match held.take() {
+                    Some(mut h) => {
+                        h.extend_from_slice(&data[..i]);
+                        h
+                    }
+                    None => {
+                        let mut line = vec![0u8; (pos + i as u64 - start) as usize];
+                        let n = read_at(f, &mut line, start)?;
+                        line.truncate(n);
+                        line
+                    }
+                })
+            }
+            _ => None,
+        };
+        let mut batch: Vec<(u64, &[u8])> = Vec::new();
+        if let Some(c) = &carried {
+            batch.push((start, c));
+        }
+        let mut from = 0;
+        for nl in memchr::memchr_iter(b'\n', data) {
+            let begins_here = start >= pos;
+            if begins_here && nl - from <= MAX_LINE {
+                batch.push((start, &data[from..nl]));
+            }
+            start = pos + nl as u64 + 1;
+            from = nl + 1;
+        }
+        // The rest starts (or continues) a line not complete yet.
+        let rest = &data[from..];
+        held = match (first, held.take()) {
+            (None, Some(mut h)) if h.len() + rest.len() <= CHUNK => {
+                h.extend_from_slice(rest);
+                Some(h)
+            }
+            (None, _) => None,
+            (Some(_), _) => Some(rest.to_vec()),
+        };
+        pos += got as u64;
+        if !batch.is_empty() && !each(&batch) {
+            return Ok(None);
+        }
+    }
+    Ok(Some(At {
+        offset: start,
+        scanned: pos,
+    }))
+}
+
+/// Fill `buf` from `f` at `offset`, as far as the file goes: how much was
+/// read.
+fn read_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        match f.read_at(&mut buf[done..], offset + done as u64) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
+/// The complete line of `f` that starts at `at`, if it is one and not
+/// longer than [`MAX_LINE`].
+fn line_at(f: &File, at: u64) -> Option<Vec<u8>> {
+    let size = f.metadata().ok()?.len();
+    let mut line = None;
+    each_line(
+        f,
+        At {
+            offset: at,
+            scanned: at,
+        },
+        size,
+        &mut |batch| {
+            if let Some((start, l)) = batch.first() {
+                if *start == at {
+                    line = Some(l.to_vec());
+                }
+            }
+            false
+        },
+    )
+    .ok()?;
+    line
+}
+
+/// A search of what is written to a transcript for needles, in its
+/// complete lines: each look reads only what was written since the last
+/// one, a chunk at a time.
+struct Watch<'n> {
+    needles: &'n [&'n [u8]],
+    /// The next byte to read.
+    from: u64,
+    /// The last bytes read, a needle's length less one: a needle may be
+    /// cut between two reads.
+    carry: Vec<u8>,
+    /// Where each needle was first seen.
+    first: Vec<Option<u64>>,
+    /// Where the last newline read is.
+    newline: Option<u64>,
+}
+
+impl<'n> Watch<'n> {
+    fn new(needles: &'n [&'n [u8]], from: u64) -> Watch<'n> {
+        Watch {
+            needles,
+            from,
+            carry: Vec::new(),
+            first: vec![None; needles.len()],
+            newline: None,
+        }
+    }
+
+    /// Which of the needles (the index of the first, in their order) the
+    /// complete lines written from where the watch started hold;
+    /// `Some(needles.len())` when `f` cannot be read (it will not say).
+    fn look(&mut self, f: &File) -> Option<usize> {
+        let unreadable = Some(self.needles.len());
+        let Ok(size) = f.metadata().map(|m| m.len()) else {
+            return unreadable;
+        };
+        let keep = self.needles.iter().map(|n| n.len()).max().unwrap_or(1) - 1;
+        let mut buf = Vec::new();
+        while self.from < size {
+            buf.clear();
+            buf.extend_from_slice(&self.carry);
+            let base = self.from - buf.len() as u64;
+            let had = buf.len();
+            buf.resize(had + CHUNK.min((size - self.from) as usize), 0);
+            let Ok(got) = read_at(f, &mut buf[had..], self.from) else {
+                return unreadable;
+            };
+            if got == 0 {
+                break;
+            }
+            buf.truncate(had + got);
+            if let Some(i) = memchr::memrchr(b'\n', &buf[had..]) {
+                self.newline = Some(self.from + i as u64);
+            }
+            for (k, n) in self.needles.iter().enumerate() {
+                if self.first[k].is_none() {
+                    self.first[k] = memchr::memmem::find(&buf, n).map(|p| base + p as u64);
+                }
+            }
+            self.from += got as u64;
+            self.carry = buf[buf.len().saturating_sub(keep)..].to_vec();
+        }
+        // A needle holds no newline: one is in a complete line when a
+        // newline comes after where it starts.
+        (0..self.needles.len())
+            .find(|&k| matches!((self.first[k], self.newline), (Some(p), Some(nl)) if nl >= p))
+    }
+}
 
 /// Whether `who`'s transcript did not yet hold its call when first looked
 /// at, and more of it was written while this waited: the agent writes its
@@ -146,89 +511,138 @@ const CREATE_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
 /// attachment among them, were written), so a hook that refuses a change
 /// first waits, at most [`CALL_WAIT`], for the line of the call itself;
 /// every line before it is then written, and a catch-up sees what the
-/// model was shown. A transcript not created yet is waited for the same
-/// way, at most [`CREATE_WAIT`] (an agent that keeps none, such as Claude
-/// Code with `--no-session-persistence`, still names one). `false` at once
-/// for an agent whose transcript fsview does not read, a call without an
-/// id, or a call already there; after the wait, when nothing was written.
-pub fn waited_for_call(agent: &dyn Agent, who: &Who) -> bool {
-    matches!(wait_for_call(agent, who), Waited::Came | Waited::Grew)
+/// model was shown. `false` at once for an agent whose transcript fsview
+/// does not read, a call without an id, a call already there, or a
+/// transcript that will not get it ([`may_wait`]); after the wait, when
+/// nothing was written.
+pub fn waited_for_call(agent: &dyn Agent, opts: &Options, who: &Who) -> bool {
+    matches!(wait_for_call(agent, opts, who), Waited::Came | Waited::Grew)
 }
 
 /// What [`wait_for_call`] saw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Waited {
-    /// No wait: no transcript fsview reads, no call id, or the call was
-    /// there at the first look.
+    /// No wait: no transcript fsview reads, no call id, the call was there
+    /// at the first look, or a transcript not to wait for.
     No,
     /// The call's line came.
     Came,
     /// More was written, but not the call's line.
     Grew,
-    /// Nothing was written (or the transcript was never created).
+    /// Nothing was written.
     Nothing,
 }
 
-fn wait_for_call(agent: &dyn Agent, who: &Who) -> Waited {
-    let (Some(_), Some(path), Some(call)) = (
-        agent.transcript(),
-        who.transcript.as_deref(),
-        who.call.as_deref(),
-    ) else {
+/// A transcript a hook may wait for: where it is, open, and what its
+/// cursor says of it.
+struct Waitable {
+    store: Store,
+    sid: String,
+    f: File,
+    size: u64,
+    cursor: Cursor,
+}
+
+/// `who`'s transcript, when a hook may wait for it: it exists, is the file
+/// the catch-up read (its cursor), names the conversation, and the
+/// conversation's waits have not used up [`WAIT_BUDGET`]. A transcript
+/// that is missing, empty, another conversation's, or not a regular file
+/// is never waited for: its lines will not come.
+fn may_wait(opts: &Options, who: &Who) -> Option<Waitable> {
+    let path = who.transcript.as_deref()?;
+    let (file, sid) = core::views_of(opts, who).ok()?;
+    let Opened::File(f, meta) = open(path) else {
+        return None;
+    };
+    let store = Store::open_existing(&file).ok().flatten()?;
+    let cursor = store.cursor(&sid).ok().flatten()?;
+    at_cursor(Some(&cursor), path, &meta)?;
+    let kept = Kept::of(Some(&cursor));
+    if !kept.named || kept.left().is_zero() {
+        return None;
+    }
+    Some(Waitable {
+        store,
+        sid,
+        f,
+        size: meta.len(),
+        cursor,
+    })
+}
+
+impl Waitable {
+    /// Wait until `watch` sees one of its needles (its index), at most
+    /// [`CALL_WAIT`] or what is left of the budget; add the time to the
+    /// conversation's waits, and log a wait that gave up, for `what`.
+    fn wait(&self, watch: &mut Watch<'_>, what: &str) -> Option<usize> {
+        let bound = CALL_WAIT.min(Kept::of(Some(&self.cursor)).left());
+        let start = Instant::now();
+        let mut seen = None;
+        while seen.is_none() && start.elapsed() < bound {
+            std::thread::sleep(Duration::from_millis(10));
+            seen = watch.look(&self.f);
+        }
+        let waited = start.elapsed();
+        let _ = self.spent(waited, seen.is_none(), what);
+        seen
+    }
+
+    /// Add `waited` to the conversation's waits; log it when it `gave_up`.
+    fn spent(&self, waited: Duration, gave_up: bool, what: &str) -> Result<(), Problem> {
+        // The cursor as it is now (a hook may have read on meanwhile).
+        let now = self.store.cursor(&self.sid)?;
+        let mut kept = Kept::of(now.as_ref());
+        kept.waited_ms = kept
+            .waited_ms
+            .saturating_add(waited.as_millis() as u64)
+            .min(WAIT_BUDGET.as_millis() as u64);
+        if let Some(now) = &now {
+            let next = Cursor {
+                state: kept.to_state(),
+                ..now.clone()
+            };
+            self.store.advance_cursor(&self.sid, Some(now), &next)?;
+        }
+        if gave_up {
+            let mut detail = format!(
+                "{what}: not in the transcript after {} ms; this conversation has waited {} ms of {}",
+                waited.as_millis(),
+                kept.waited_ms,
+                WAIT_BUDGET.as_millis()
+            );
+            if kept.left().is_zero() {
+                detail.push_str(", and waits no more");
+            }
+            self.store.log(
+                &self.sid,
+                &[LogEvent::new(core::TOOL, "wait")
+                    .verdict("gave up")
+                    .detail(Some(&detail))],
+            )?;
+        }
+        Ok(())
+    }
+}
+
+fn wait_for_call(agent: &dyn Agent, opts: &Options, who: &Who) -> Waited {
+    let (Some(_), Some(call)) = (agent.transcript(), who.call.as_deref()) else {
+        return Waited::No;
+    };
+    let Some(w) = may_wait(opts, who) else {
         return Waited::No;
     };
     let needle = format!("\"{call}\"");
-    // Where the next look starts: the tail at first, then only what was
-    // written since ([`lines_hold`]).
-    let mut from: Option<u64> = None;
-    // Some((there, size)): whether the call is there, and the size looked
-    // at (None: no file yet); None: a transcript that will not say (not a
-    // regular file, unreadable).
-    let mut holds = || -> Option<(bool, Option<u64>)> {
-        let mut f = match File::open(path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some((false, None)),
-            Err(_) => return None,
-        };
-        let size = f.metadata().ok().filter(|m| m.is_file())?.len();
-        let mut at = match from {
-            Some(seen) if seen <= size => seen,
-            _ => size.saturating_sub(TAIL),
-        };
-        let found = lines_hold(&mut f, &mut at, &[needle.as_bytes()]);
-        from = Some(at);
-        match found {
-            Some(0) => Some((true, Some(size))),
-            Some(_) => None,
-            None => Some((false, Some(size))),
-        }
-    };
-    let first = match holds() {
-        Some((false, size)) => size,
-        _ => return Waited::No,
-    };
-    let start = std::time::Instant::now();
-    let mut last = first;
-    loop {
-        let bound = if last.is_some() {
-            CALL_WAIT
-        } else {
-            CREATE_WAIT
-        };
-        if start.elapsed() >= bound {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-        match holds() {
-            Some((true, _)) => return Waited::Came,
-            Some((false, size)) => last = size,
-            None => break,
-        }
+    let needles = [needle.as_bytes()];
+    // The call is one of the last lines: the tail first, then only what
+    // is written since.
+    let mut watch = Watch::new(&needles, w.size.saturating_sub(TAIL));
+    if watch.look(&w.f).is_some() {
+        return Waited::No;
     }
-    if last != first {
-        Waited::Grew
-    } else {
-        Waited::Nothing
+    match w.wait(&mut watch, &format!("call {call}")) {
+        Some(0) => Waited::Came,
+        _ if w.f.metadata().is_ok_and(|m| m.len() != w.size) => Waited::Grew,
+        _ => Waited::Nothing,
     }
 }
 
@@ -238,23 +652,29 @@ const TAIL: u64 = 1 << 20;
 /// The other calls of the message that launches a subagent (`who`'s call),
 /// whose results the subagent's context, ending with that message, does
 /// not hold.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Siblings {
     /// The message was found in the transcript: its other calls.
     Known(Vec<String>),
     /// The transcript does not hold the launch, even after waiting
     /// ([`CALL_WAIT`]): which calls shared its message is not known. The
-    /// whole transcript as last read (empty when it cannot be read), for
-    /// [`unwritten`].
-    Unwritten(Vec<u8>),
+    /// transcript, for [`unwritten`].
+    Unwritten(Unwritten),
     /// The agent keeps no transcript fsview reads, or the call has no id.
     NoTranscript,
+}
+
+/// A transcript that does not hold a launch ([`Siblings::Unwritten`]).
+#[derive(Debug)]
+pub struct Unwritten {
+    /// Where it is; `None` when it cannot be read.
+    path: Option<PathBuf>,
 }
 
 /// The other calls of the message that made `who`'s call (a subagent's
 /// launch), from `who`'s transcript, waiting for the transcript to reach
 /// the call as a refusal does ([`waited_for_call`]).
-pub fn siblings(agent: &dyn Agent, who: &Who) -> Siblings {
+pub fn siblings(agent: &dyn Agent, opts: &Options, who: &Who) -> Siblings {
     let (Some(format), Some(path), Some(call)) = (
         agent.transcript(),
         who.transcript.as_deref(),
@@ -262,49 +682,109 @@ pub fn siblings(agent: &dyn Agent, who: &Who) -> Siblings {
     ) else {
         return Siblings::NoTranscript;
     };
-    // The launch's other calls, or the whole transcript read for it when
-    // it does not hold the launch (empty when it cannot be read).
-    let find = || -> Result<Vec<String>, Vec<u8>> {
-        let Ok(mut f) = File::open(path) else {
-            return Err(Vec::new());
+    let needle = format!("\"{call}\"");
+    // The launch's other calls: the message's lines are together, and one
+    // of the last; its line is looked for in the tail first, then in the
+    // whole file, and the lines around it read.
+    let find = || -> Option<Vec<String>> {
+        let Opened::File(f, meta) = open(path) else {
+            return None;
         };
-        let size = f.metadata().map_or(0, |m| m.len());
-        let mut read = Vec::new();
-        // The launch is one of the last entries; the whole file only if not.
+        let size = meta.len();
         for from in [size.saturating_sub(TAIL), 0] {
-            read = read_span(&mut f, from, size).unwrap_or_default();
-            if let Some(s) = format.siblings(&read, call) {
-                let mut s: Vec<String> = s.into_iter().collect();
+            let needles = [needle.as_bytes()];
+            let mut watch = Watch::new(&needles, from);
+            watch.look(&f);
+            if let Some(at) = watch.first[0] {
+                let around = complete_lines(&f, at.saturating_sub(TAIL), (at + TAIL).min(size));
+                let mut s: Vec<String> = format.siblings(&around, call)?.into_iter().collect();
                 s.sort();
-                return Ok(s);
+                return Some(s);
             }
             if from == 0 {
                 break;
             }
         }
-        Err(read)
+        None
     };
-    if let Ok(s) = find() {
+    if let Some(s) = find() {
         return Siblings::Known(s);
     }
     // Looked at again after the wait, whatever it saw: what was written
     // meanwhile names calls that came before the launch.
-    wait_for_call(agent, who);
+    wait_for_call(agent, opts, who);
     match find() {
-        Ok(s) => Siblings::Known(s),
-        Err(all) => Siblings::Unwritten(all),
+        Some(s) => Siblings::Known(s),
+        None => Siblings::Unwritten(Unwritten {
+            path: matches!(open(path), Opened::File(..)).then(|| path.to_path_buf()),
+        }),
     }
+}
+
+/// The complete lines of `f` between `from` and `to` (the first cut at its
+/// start dropped, the last at its end), at most `to - from` bytes.
+fn complete_lines(f: &File, from: u64, to: u64) -> Vec<u8> {
+    let mut buf = vec![0u8; to.saturating_sub(from) as usize];
+    let n = read_at(f, &mut buf, from).unwrap_or(0);
+    buf.truncate(n);
+    let end = memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1);
+    buf.truncate(end);
+    if from > 0 {
+        let start = memchr::memchr(b'\n', &buf).map_or(buf.len(), |i| i + 1);
+        buf.drain(..start);
+    }
+    buf
 }
 
 /// Of the call ids `ids`, those the transcript `all` ([`Siblings::Unwritten`])
 /// does not name at all: calls whose message is not written yet. The
 /// transcript is written in order, so when the launch of a subagent is not
 /// there, neither is any call of its message, and the calls it does name
-/// came before it.
-pub fn unwritten(all: &[u8], ids: Vec<String>) -> Vec<String> {
-    ids.into_iter()
-        .filter(|id| memchr::memmem::find(all, format!("\"{id}\"").as_bytes()).is_none())
-        .collect()
+/// came before it. Read a chunk at a time: every string between two
+/// quotes is looked up among the ids.
+pub fn unwritten(all: &Unwritten, ids: Vec<String>) -> Vec<String> {
+    let Some(Opened::File(f, meta)) = all.path.as_deref().map(open) else {
+        return ids;
+    };
+    let mut left: HashSet<String> = ids.iter().cloned().collect();
+    let longest = ids.iter().map(String::len).max().unwrap_or(0);
+    // The bytes since the last quote (a string cut between two chunks),
+    // while not longer than an id.
+    let mut string: Vec<u8> = Vec::new();
+    let mut too_long = false;
+    let mut pos = 0;
+    let mut chunk = vec![0u8; CHUNK];
+    while pos < meta.len() && !left.is_empty() {
+        let Ok(got) = read_at(&f, &mut chunk, pos) else {
+            break;
+        };
+        if got == 0 {
+            break;
+        }
+        let data = &chunk[..got];
+        let mut from = 0;
+        for q in memchr::memchr_iter(b'"', data) {
+            let piece = &data[from..q];
+            if !too_long && string.len() + piece.len() <= longest {
+                string.extend_from_slice(piece);
+                if let Ok(s) = std::str::from_utf8(&string) {
+                    left.remove(s);
+                }
+            }
+            string.clear();
+            too_long = false;
+            from = q + 1;
+        }
+        let rest = &data[from..];
+        if !too_long && string.len() + rest.len() <= longest {
+            string.extend_from_slice(rest);
+        } else {
+            string.clear();
+            too_long = true;
+        }
+        pos += got as u64;
+    }
+    ids.into_iter().filter(|id| left.contains(id)).collect()
 }
 
 /// Catch up with the transcript of `who`'s conversation, if its agent
@@ -331,28 +811,12 @@ fn run(
     path: &Path,
 ) -> Result<Option<String>, Problem> {
     let (file, sid) = core::views_of(opts, who)?;
-    let opened = File::open(path).and_then(|f| f.metadata().map(|m| (f, m)));
-    let (mut f, meta) = match opened {
-        Ok(x) => x,
+    let (f, meta) = match open(path) {
+        Opened::File(f, meta) => (f, meta),
         // Not written yet (a new conversation), or gone: nothing shown.
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            let problem = format!(
-                "cannot read the transcript {} ({}); what it alone records (files attached to a prompt, compactions, rewinds) is not known",
-                quote(path),
-                plain_io(&e)
-            );
-            return say_once(&file, &sid, path, problem);
-        }
+        Opened::Missing => return Ok(None),
+        Opened::Unusable(problem) => return say_once(&file, &sid, path, problem),
     };
-    if !meta.is_file() {
-        return say_once(
-            &file,
-            &sid,
-            path,
-            format!("the transcript {} is not a regular file", quote(path)),
-        );
-    }
     let store = Store::open(&file)?;
     let was = store.cursor(&sid)?;
     let read = Reading {
@@ -364,28 +828,33 @@ fn run(
         store: &store,
         sid: &sid,
     };
-    let now = read.on(&mut f, &meta, was.as_ref())?;
+    let now = read.on(&f, &meta, was.as_ref())?;
     let Some((prompt, mark, call)) = awaited(format, who, now.as_ref()) else {
         return Ok(None);
     };
     // The transcript has not reached the hook's own turn: wait for its
     // lines, looking again at what was just read (it may hold the call's
-    // own line, which ends the wait at once), then read on.
-    let mut from = at_cursor(was.as_ref(), path, &meta).map_or(0, |c| c.offset);
+    // own line, which ends the wait at once), then read on. Only for a
+    // transcript that will get them.
+    let Some(w) = may_wait(opts, who) else {
+        return Ok(None);
+    };
+    let from = at_cursor(was.as_ref(), path, &meta).map_or(0, |c| c.offset);
     let needles = [mark.as_bytes(), call.as_bytes()];
-    let start = std::time::Instant::now();
-    let mut came = lines_hold(&mut f, &mut from, &needles);
-    while came.is_none() && start.elapsed() < CALL_WAIT {
-        std::thread::sleep(std::time::Duration::from_millis(10));
-        came = lines_hold(&mut f, &mut from, &needles);
-    }
+    let mut watch = Watch::new(&needles, from);
+    let came = match watch.look(&f) {
+        None => w.wait(&mut watch, &format!("prompt {prompt}")),
+        seen => seen,
+    };
     let meta = f.metadata().map_err(|e| read.io(e))?;
-    let now = read.on(&mut f, &meta, now.as_ref())?;
+    let now = read.on(&f, &meta, store.cursor(&sid)?.as_ref())?;
     if came != Some(0) {
         // Its lines did not come: later hooks of the turn do not wait.
         if let Some(now) = now {
+            let mut kept = Kept::of(Some(&now));
+            kept.format = format.reached(kept.format.as_deref(), prompt);
             let next = Cursor {
-                state: format.reached(now.state.as_deref(), prompt),
+                state: kept.to_state(),
                 ..now.clone()
             };
             store.advance_cursor(&sid, Some(&now), &next)?;
@@ -412,40 +881,25 @@ fn awaited<'a>(
         return None;
     };
     let mark = format.prompt_mark(prompt)?;
-    if format.at_prompt(now.and_then(|c| c.state.as_deref()), prompt) {
+    if format.at_prompt(Kept::of(now).format.as_deref(), prompt) {
         return None;
     }
     Some((prompt, mark, format!("\"{call}\"")))
 }
 
 /// The cursor `was`, if it is one into the transcript at `path` as `meta`
-/// says it is now (the same file, not shorter than its offset).
+/// says it is now (the same file, not shorter than what was read of it).
 fn at_cursor<'c>(
     was: Option<&'c Cursor>,
     path: &Path,
     meta: &std::fs::Metadata,
 ) -> Option<&'c Cursor> {
     was.filter(|c| {
-        c.path == path && c.dev == meta.dev() && c.ino == meta.ino() && c.offset <= meta.len()
+        c.path == path
+            && c.dev == meta.dev()
+            && c.ino == meta.ino()
+            && c.offset.max(Kept::of(Some(c)).scanned) <= meta.len()
     })
-}
-
-/// Which of `needles` (the index of the first, in their order) the
-/// complete lines of `f` from `*from` to its end hold; `*from` moves to
-/// where the next look starts (the end of those lines, less the longest
-/// needle: one may be cut between two writes). `Some(needles.len())`
-/// when `f` cannot be read: it will not say.
-fn lines_hold(f: &mut File, from: &mut u64, needles: &[&[u8]]) -> Option<usize> {
-    let Ok(new) = f.metadata().and_then(|m| read_span(f, *from, m.len())) else {
-        return Some(needles.len());
-    };
-    let longest = needles.iter().map(|n| n.len()).max().unwrap_or(0) as u64;
-    *from = (*from + new.len() as u64)
-        .saturating_sub(longest)
-        .max(*from);
-    needles
-        .iter()
-        .position(|n| memchr::memmem::find(&new, n).is_some())
 }
 
 /// What reading a transcript on from a cursor needs.
@@ -468,59 +922,84 @@ impl Reading<'_> {
         ))
     }
 
+    /// Whether `line` names the conversation ([`Format::names`]).
+    fn names(&self, lines: &[(u64, &[u8])]) -> bool {
+        self.format.names(&self.who.session).is_some_and(|n| {
+            lines
+                .iter()
+                .any(|(_, l)| memchr::memmem::find(l, n.as_bytes()).is_some())
+        })
+    }
+
     /// Read what the transcript `f` (`meta`) says since the cursor `was`,
     /// and record it. Returns the cursor now.
     fn on(
         &self,
-        f: &mut File,
+        f: &File,
         meta: &std::fs::Metadata,
         was: Option<&Cursor>,
     ) -> Result<Option<Cursor>, Problem> {
-        let Reading {
-            agent,
-            format,
-            opts,
-            who,
-            path,
-            store,
-            sid,
-        } = *self;
         let size = meta.len();
-        let same_file = at_cursor(was, path, meta).is_some();
-        if same_file && was.is_some_and(|c| c.offset == size && c.problem.is_none()) {
+        let same = at_cursor(was, self.path, meta);
+        let mut kept = Kept::of(same);
+        let at = same.map_or(At::default(), |c| At {
+            offset: c.offset,
+            scanned: kept.scanned.max(c.offset),
+        });
+        if same.is_some_and(|c| c.problem.is_none()) && at.scanned == size {
             return Ok(was.cloned()); // nothing new
         }
-        let next = Cursor {
-            path: path.to_path_buf(),
+        let mut next = Cursor {
+            path: self.path.to_path_buf(),
             dev: meta.dev(),
             ino: meta.ino(),
             offset: 0,
             state: None,
             problem: None,
         };
-        let compaction = match was.filter(|_| same_file) {
-            Some(c) => {
-                let new = read_span(f, c.offset, size).map_err(|e| self.io(e))?;
-                let lines: Vec<&[u8]> = new
-                    .split(|b| *b == b'\n')
-                    .filter(|l| !l.is_empty())
-                    .collect();
-                match format.read(&lines, c.state.as_deref()) {
-                    Step::Read { found, state } => {
-                        replay(agent, opts, who, store, sid, found)?;
-                        let next = Cursor {
-                            offset: c.offset + new.len() as u64,
-                            state: Some(state),
-                            ..next
-                        };
+        // What this conversation waited is its own, whatever the file.
+        let waited_ms = Kept::of(was).waited_ms;
+        let compaction = match same {
+            Some(_) => {
+                let mut have = None;
+                let mut failed = None;
+                let mut resync = None;
+                let end = each_line(f, at, size, &mut |batch| {
+                    let lines: Vec<&[u8]> = batch.iter().map(|(_, l)| *l).collect();
+                    kept.named = kept.named || self.names(batch);
+                    match self.format.read(&lines, kept.format.as_deref()) {
+                        Step::Read { found, state } => {
+                            kept.format = Some(state);
+                            if let Err(p) = self.replay(&mut have, found) {
+                                failed = Some(p);
+                                return false;
+                            }
+                            true
+                        }
+                        Step::Resync { compaction } => {
+                            resync = Some(compaction);
+                            false
+                        }
+                    }
+                })
+                .map_err(|e| self.io(e))?;
+                if let Some(p) = failed {
+                    return Err(p);
+                }
+                match (end, resync) {
+                    (Some(end), _) => {
+                        kept.scanned = end.scanned;
+                        kept.waited_ms = waited_ms;
+                        next.offset = end.offset;
+                        next.state = kept.to_state();
                         return self.store(was, next);
                     }
-                    Step::Resync { compaction } => compaction,
+                    (None, compaction) => compaction.unwrap_or(false),
                 }
             }
             None => false,
         };
-        let next = self.resync(f, size, compaction, next)?;
+        let next = self.resync(f, size, compaction, waited_ms, next)?;
         self.store(was, next)
     }
 
@@ -530,22 +1009,23 @@ impl Reading<'_> {
     /// yet recorded are. Returns the cursor past it, to store.
     fn resync(
         &self,
-        f: &mut File,
+        f: &File,
         size: u64,
         compaction: bool,
+        waited_ms: u64,
         mut next: Cursor,
     ) -> Result<Cursor, Problem> {
-        let Reading {
-            agent,
-            format,
-            opts,
-            who,
-            store,
-            sid,
-            ..
-        } = *self;
-        let all = read_span(f, 0, size).map_err(|e| self.io(e))?;
-        let h = format.resync(&all);
+        let Reading { store, sid, .. } = *self;
+        let mut r = self.format.resync();
+        let mut named = false;
+        let end = each_line(f, At::default(), size, &mut |batch| {
+            named = named || self.names(batch);
+            r.lines(batch);
+            true
+        })
+        .map_err(|e| self.io(e))?
+        .unwrap_or_default();
+        let h = r.finish();
         if compaction {
             // Read at the compaction itself: nothing but what it kept is
             // held, whatever its origin.
@@ -566,10 +1046,77 @@ impl Reading<'_> {
             Released::Rewind,
             core::TOOL,
         )?;
-        next.offset = all.len() as u64;
-        next.state = Some(h.state);
-        replay(agent, opts, who, store, sid, h.found)?;
+        next.offset = end.offset;
+        next.state = Kept {
+            format: Some(h.state),
+            scanned: end.scanned,
+            named,
+            waited_ms,
+        }
+        .to_state();
+        self.replay_located(f, h.found)?;
         Ok(next)
+    }
+
+    /// Record the views `found`, those whose origin the session does not
+    /// have yet (`have`, read once), each as its agent's hook would have
+    /// (held to the disk). The same text shown again records the same
+    /// view: only its latest showing is recorded.
+    fn replay(&self, have: &mut Option<HashSet<String>>, found: Vec<Found>) -> Result<(), Problem> {
+        if found.is_empty() {
+            return Ok(());
+        }
+        let have = match have {
+            Some(h) => h,
+            None => have.insert(self.store.origins(self.sid)?),
+        };
+        let mut shown_later = HashSet::new();
+        let mut todo: Vec<Found> = found
+            .into_iter()
+            .rev()
+            .filter(|f| !have.contains(&f.origin) && shown_later.insert(same_view(&f.event)))
+            .collect();
+        todo.reverse();
+        for f in todo {
+            have.insert(f.origin.clone());
+            self.record(f.origin, &f.event);
+        }
+        Ok(())
+    }
+
+    /// [`Reading::replay`] for the views a whole re-read located: each
+    /// line read and parsed again, one at a time, so that no more than one
+    /// view's text is held. Latest first, to know which showings are the
+    /// latest; then recorded in order.
+    fn replay_located(&self, f: &File, found: Vec<Located>) -> Result<(), Problem> {
+        if found.is_empty() {
+            return Ok(());
+        }
+        let have = self.store.origins(self.sid)?;
+        let event =
+            |l: &Located| line_at(f, l.at).and_then(|line| self.format.located(&line, &l.how));
+        let mut shown_later = HashSet::new();
+        let mut todo: Vec<&Located> = found
+            .iter()
+            .rev()
+            .filter(|l| !have.contains(&l.origin))
+            .filter(|l| event(l).is_some_and(|e| shown_later.insert(same_view(&e))))
+            .collect();
+        todo.reverse();
+        for l in todo {
+            if let Some(e) = event(l) {
+                self.record(l.origin.clone(), &e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Record `event`, shown by `origin`, as the agent's hook would have.
+    fn record(&self, origin: String, event: &Event) {
+        let mut by = self.who.clone();
+        by.call = Some(origin);
+        // One view that cannot be held (its file gone) stops no other.
+        let _ = core::replay(self.agent, self.opts, &by, event);
     }
 
     /// Store `next` as the cursor if it still is `was`; the cursor now.
@@ -580,38 +1127,6 @@ impl Reading<'_> {
             false => self.store.cursor(self.sid)?,
         })
     }
-}
-
-/// Record the views `found`, those whose origin the session does not have
-/// yet, each as its agent's hook would have (held to the disk).
-fn replay(
-    agent: &dyn Agent,
-    opts: &Options,
-    who: &Who,
-    store: &Store,
-    sid: &str,
-    found: Vec<Found>,
-) -> Result<(), Problem> {
-    if found.is_empty() {
-        return Ok(());
-    }
-    let have = store.origins(sid)?;
-    // The same text shown again records the same view: only its latest
-    // showing is recorded (a long conversation reads a file many times).
-    let mut shown_later = HashSet::new();
-    let mut todo: Vec<Found> = found
-        .into_iter()
-        .rev()
-        .filter(|f| !have.contains(&f.origin) && shown_later.insert(same_view(&f.event)))
-        .collect();
-    todo.reverse();
-    for f in todo {
-        let mut by = who.clone();
-        by.call = Some(f.origin);
-        // One view that cannot be held (its file gone) stops no other.
-        let _ = core::replay(agent, opts, &by, &f.event);
-    }
-    Ok(())
 }
 
 /// What makes two events record the same view: a hash of the file, the
@@ -628,17 +1143,6 @@ fn same_view(e: &Event) -> u64 {
         other => format!("{other:?}").hash(&mut h),
     }
     h.finish()
-}
-
-/// The bytes of `f` from `from` up to `to`, cut after the last newline: a
-/// line still being written is left for next time.
-fn read_span(f: &mut File, from: u64, to: u64) -> std::io::Result<Vec<u8>> {
-    let mut buf = Vec::with_capacity(to.saturating_sub(from) as usize);
-    f.seek(SeekFrom::Start(from))?;
-    f.take(to.saturating_sub(from)).read_to_end(&mut buf)?;
-    let end = buf.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-    buf.truncate(end);
-    Ok(buf)
 }
 
 /// Say `problem` unless it was said last time for this session: it is kept
@@ -667,4 +1171,177 @@ fn say_once(
     };
     store.advance_cursor(sid, was.as_ref(), &next)?;
     Ok(Some(problem))
+}
+
+/// What the whole transcript `all` says, read as a hook reads it: its
+/// complete lines, then the views it located, each parsed from its line.
+#[cfg(test)]
+pub(crate) fn resync_bytes(format: &dyn Format, all: &[u8]) -> (Holding, Vec<Found>) {
+    let mut r = format.resync();
+    let mut at = 0;
+    let mut lines = Vec::new();
+    for l in all.split_inclusive(|b| *b == b'\n') {
+        if l.ends_with(b"\n") {
+            lines.push((at as u64, &l[..l.len() - 1]));
+        }
+        at += l.len();
+    }
+    r.lines(&lines);
+    let h = r.finish();
+    let found = h
+        .found
+        .iter()
+        .filter_map(|l| {
+            let line = lines.iter().find(|(a, _)| *a == l.at)?.1;
+            Some(Found {
+                origin: l.origin.clone(),
+                event: format.located(line, &l.how)?,
+            })
+        })
+        .collect();
+    (h, found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn file(bytes: &[u8]) -> (tempfile::TempDir, File) {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("t.jsonl");
+        std::fs::write(&p, bytes).unwrap();
+        let f = File::open(&p).unwrap();
+        (d, f)
+    }
+
+    /// Every line `each_line` gives from `at`, and where it stopped.
+    fn all_lines(f: &File, at: At) -> (Vec<(u64, Vec<u8>)>, At) {
+        let size = f.metadata().unwrap().len();
+        let mut got = Vec::new();
+        let end = each_line(f, at, size, &mut |b| {
+            got.extend(b.iter().map(|(a, l)| (*a, l.to_vec())));
+            true
+        })
+        .unwrap()
+        .unwrap();
+        (got, end)
+    }
+
+    // Lines across chunks are read whole; the bytes of a line still being
+    // written are looked at once and not read again until its newline
+    // comes; a line over MAX_LINE is skipped, and the cursor moved past it.
+    #[test]
+    fn lines_are_read_in_chunks_and_a_cut_tail_once() {
+        let long = vec![b'x'; CHUNK + 10];
+        let mut all = b"one\n".to_vec();
+        all.extend_from_slice(&long);
+        all.extend_from_slice(b"\ntwo\nthr");
+        let (_d, f) = file(&all);
+        let (lines, end) = all_lines(&f, At::default());
+        assert_eq!(
+            lines,
+            [
+                (0, b"one".to_vec()),
+                (4, long.clone()),
+                (CHUNK as u64 + 15, b"two".to_vec())
+            ]
+        );
+        let size = all.len() as u64;
+        assert_eq!(
+            end,
+            At {
+                offset: size - 3,
+                scanned: size
+            }
+        );
+        // Read again from there: nothing new, nothing read.
+        assert_eq!(all_lines(&f, end), (vec![], end));
+        // Its newline comes: the line is read whole, from its start.
+        let (_d, f) = file(&[&all[..], b"ee\n"].concat());
+        assert_eq!(all_lines(&f, end).0, [(size - 3, b"three".to_vec())]);
+    }
+
+    #[test]
+    fn a_line_over_the_cap_is_skipped() {
+        let mut all = b"one\n".to_vec();
+        all.resize(4 + MAX_LINE + 1, b'y');
+        let cut = all.len() as u64;
+        let (_d, f) = file(&all);
+        // Not complete: the cursor stays at its start, its bytes looked at.
+        let (lines, end) = all_lines(&f, At::default());
+        assert_eq!(lines, [(0, b"one".to_vec())]);
+        assert_eq!(
+            end,
+            At {
+                offset: 4,
+                scanned: cut
+            }
+        );
+        // Complete: skipped, and the line after it read.
+        let mut all = all;
+        all.extend_from_slice(b"\ntwo\n");
+        let (_d, f) = file(&all);
+        let (lines, end) = all_lines(&f, end);
+        assert_eq!(lines, [(cut + 1, b"two".to_vec())]);
+        assert_eq!(end.offset, all.len() as u64);
+        // The same from the start, the long line held in no buffer.
+        let (lines, _) = all_lines(&f, At::default());
+        assert_eq!(lines, [(0, b"one".to_vec()), (cut + 1, b"two".to_vec())]);
+    }
+
+    // A watch finds a needle only in a complete line, even cut between
+    // two looks, and reads each byte once.
+    #[test]
+    fn a_watch_sees_needles_in_complete_lines() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("t.jsonl");
+        std::fs::write(&p, b"{\"a\":1}\n{\"id\":\"tool").unwrap();
+        let f = File::open(&p).unwrap();
+        let needles: [&[u8]; 2] = [b"\"prompt\"", b"\"toolu_1\""];
+        let mut w = Watch::new(&needles, 0);
+        assert_eq!(w.look(&f), None);
+        let mut out = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+        out.write_all(b"u_1\"}").unwrap();
+        assert_eq!(w.look(&f), None, "not a complete line yet");
+        out.write_all(b"\n").unwrap();
+        assert_eq!(w.look(&f), Some(1));
+        out.write_all(b"{\"prompt\":2}\n").unwrap();
+        assert_eq!(w.look(&f), Some(0));
+    }
+
+    #[test]
+    fn the_reader_keeps_the_formats_state_and_its_own() {
+        let c = |state: &str| Cursor {
+            state: Some(state.to_string()),
+            ..Cursor::default()
+        };
+        // A state kept before the reader kept its own is the format's.
+        let old = Kept::of(Some(&c("{\"leaf\":\"u1\"}")));
+        assert_eq!(old.format.as_deref(), Some("{\"leaf\":\"u1\"}"));
+        let k = Kept {
+            format: Some("{\"leaf\":\"u1\"}".into()),
+            scanned: 7,
+            named: true,
+            waited_ms: 3000,
+        };
+        assert_eq!(Kept::of(Some(&c(&k.to_state().unwrap()))), k);
+        assert_eq!(k.left(), Duration::from_millis(7000));
+    }
+
+    #[test]
+    fn unwritten_calls_are_those_the_transcript_does_not_name() {
+        let mut all = b"{\"id\":\"toolu_a\"}\n".to_vec();
+        // A string cut between two chunks is still seen.
+        all.resize(CHUNK - 8, b' ');
+        all.extend_from_slice(b"{\"x\":\"toolu_b\"}\n");
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("t.jsonl");
+        std::fs::write(&p, &all).unwrap();
+        let u = Unwritten { path: Some(p) };
+        let ids = ["toolu_a", "toolu_b", "toolu_c", "toolu"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(unwritten(&u, ids), ["toolu_c", "toolu"]);
+    }
 }
