@@ -889,6 +889,7 @@ fn view_of<'a>(f: &'a InjectedFile, fp: &'a Fingerprint) -> NewView<'a> {
         shown,
         keep_text: true,
         origin: None,
+        conversation: None,
     }
 }
 

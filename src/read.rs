@@ -491,6 +491,7 @@ fn run_processed(args: &Args, cwd: &Path, out: &mut Out) -> Result<Outcome, Stop
             shown: &text,
             keep_text: true,
             origin: None,
+            conversation: None,
         },
         |_| {
             Event::new(TOOL, "processed")

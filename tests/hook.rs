@@ -831,6 +831,44 @@ fn an_unchanged_reread_is_answered_short_when_asked() {
     );
 }
 
+// One fsview session shared by two conversations (`--sid`): the second
+// conversation's first whole read of a file the first one read gets the
+// file's text, not the notice (it never held the first one's read); its
+// own re-read then gets the notice. The view remembers the conversation
+// that last read it: the first one's re-read after that gets the text.
+#[test]
+fn a_shared_session_answers_short_only_a_reread_by_the_same_conversation() {
+    let a = Agent::new();
+    a.env.write("a.txt", A_TXT);
+    let read_by = |conversation: &str| {
+        let mut p = a.payload("post_read_whole");
+        p["session_id"] = json!(conversation);
+        a.send(&p, &["--sid", "shared"])
+    };
+    let path = a.env.work.join("a.txt").display().to_string();
+    let notice = format!("[fsview] {path} is unchanged since you last saw all of it (3 lines): what you were shown of it earlier (your read of it, a copy attached to the conversation, a refusal that gave it back whole, or a change told to you whole on top of what you had) in this conversation still holds exactly its text, so this read shows only this notice. Use that text instead of reading the file again; to see it again anyway, read it with an offset or a limit.");
+    let short = line(json!({"hookSpecificOutput": {
+        "hookEventName": "PostToolUse",
+        "updatedToolOutput": {"type": "text", "file": {
+            "filePath": path, "content": notice, "numLines": 1, "startLine": 1, "totalLines": 3,
+        }},
+    }}));
+    read_by("conversation-1").expect(0, "").stderr_is("");
+    read_by("conversation-2").expect(0, "").stderr_is("");
+    read_by("conversation-2").expect(0, &short).stderr_is("");
+    read_by("conversation-1").expect(0, "").stderr_is("");
+    read_by("conversation-1").expect(0, &short).stderr_is("");
+    let reads: Vec<String> = a
+        .env
+        .run("fsview-session", &["events", "--sid", "shared", "--json"])
+        .json()
+        .iter()
+        .filter(|e| e["action"] == "read")
+        .map(|e| e["verdict"].as_str().unwrap_or("-").to_string())
+        .collect();
+    assert_eq!(reads, ["-", "-", "short", "-", "short"]);
+}
+
 /// Claude Code already gives the model the CLAUDE.md files, git status and
 /// the date: SessionStart records what was injected and adds only files of
 /// other names (--also), in plain text.

@@ -146,6 +146,23 @@ impl Session<'_> {
     fn cwd(&self) -> &Path {
         &self.who.cwd
     }
+
+    /// The conversation what this event records is shown to: the agent's
+    /// session id, with its subagent's id, as the session is named
+    /// without `--sid` (each view records it).
+    fn shown_to(&self) -> String {
+        match &self.who.agent {
+            None => self.who.session.clone(),
+            Some(a) => agents::sid_of(&self.who.session, a),
+        }
+    }
+
+    /// The session is named otherwise than the conversation (`--sid`):
+    /// other conversations may share it, so what one was shown is not
+    /// what another holds.
+    fn shared(&self) -> bool {
+        self.sid != self.shown_to()
+    }
 }
 
 /// Answer one event.
@@ -421,7 +438,11 @@ fn record(
         (true, Source::Read) => Some("changed"),
         (true, _) => Some("rewritten"),
     };
-    let view = held.view(source).with_origin(s.who.call.as_deref());
+    let shown_to = s.shown_to();
+    let view = held
+        .view(source)
+        .with_origin(s.who.call.as_deref())
+        .with_conversation(Some(&shown_to));
     store.record_logged(&s.sid, &view, |_| {
         let e = LogEvent::new(TOOL, action)
             .path(&held.canonical)
@@ -466,16 +487,23 @@ fn shown(
 
 /// The short answer to a whole read of what the agent holds already: the
 /// same `full` text, still on disk, of a view this agent was shown itself
-/// and its conversation still holds. The view is not recorded again: the
-/// model was shown the notice, not the text, so what holds the text is
-/// still the earlier view (and where it came from).
+/// and its conversation still holds (in a session other conversations
+/// share, a view recorded for this one: [`Session::shared`]). The view is
+/// not recorded again: the model was shown the notice, not the text, so
+/// what holds the text is still the earlier view (and where it came
+/// from).
 fn short(
     s: &Session<'_>,
     store: &Store,
     held: &Held,
     named: &Path,
 ) -> Result<Option<Short>, Problem> {
-    if held.kind != Kind::Full || held.moved || !store.seen(&s.sid, &held.view(Source::Read))? {
+    // In a session other conversations share, only a view this one was
+    // shown: another's read of the file is not in this conversation.
+    let shown_to = s.shown_to();
+    let asking = s.shared().then_some(shown_to.as_str());
+    let view = held.view(Source::Read).with_conversation(asking);
+    if held.kind != Kind::Full || held.moved || !store.seen(&s.sid, &view)? {
         return Ok(None);
     }
     let Some(file) = store.file_by_path(&s.sid, &held.canonical)? else {
@@ -490,7 +518,11 @@ fn short(
     let source = store
         .views(file.id)?
         .into_iter()
-        .find(|v| v.kind == Kind::Full && v.held())
+        .find(|v| {
+            v.kind == Kind::Full
+                && v.held()
+                && asking.is_none_or(|c| v.conversation.as_deref() == Some(c))
+        })
         .map(|v| v.source);
     let place = match source {
         Some(Source::Write) => "the text your own last change to it left (your edit or write of it, on top of what you read)",
@@ -811,7 +843,11 @@ fn given_again(
     if agent.alters(Stage::AboutToChange, &message).is_some() {
         return Ok(None);
     }
-    let view = held.view(Source::Read).with_origin(s.who.call.as_deref());
+    let shown_to = s.shown_to();
+    let view = held
+        .view(Source::Read)
+        .with_origin(s.who.call.as_deref())
+        .with_conversation(Some(&shown_to));
     store.record_logged(&s.sid, &view, |_| {
         LogEvent::new(TOOL, "read")
             .path(&held.canonical)

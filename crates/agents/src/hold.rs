@@ -68,6 +68,7 @@ impl Held {
             shown: &self.shown,
             keep_text: self.keep_text,
             origin: None,
+            conversation: None,
         }
     }
 }

@@ -565,6 +565,7 @@ fn record(
         shown: written,
         keep_text: written.len() <= KEEP_TEXT,
         origin: None,
+        conversation: None,
     };
     let canonical = report.canonical.clone();
     let verdict = report.verdict.as_str();

@@ -444,6 +444,8 @@ pub fn parse(input: &[u8], root: impl FnOnce() -> Result<PathBuf>) -> Result<(Du
                     .transpose()?,
                 viewed_ns: v.viewed_ns,
                 origin: v.origin.clone(),
+                // Another clone's conversations are none of this one's.
+                conversation: None,
                 released: match &v.released {
                     None => None,
                     Some(why) => Some((

@@ -509,6 +509,7 @@ mod tests {
             shown: b"x\n",
             keep_text: true,
             origin: None,
+            conversation: None,
         };
         let views = [v];
         let b = Build {

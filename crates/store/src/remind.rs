@@ -398,6 +398,7 @@ pub fn record(store: &Store, sid: &str, tool: &str, reminders: &[Reminder]) -> R
                         shown: text,
                         keep_text: true,
                         origin: None,
+                        conversation: None,
                     };
                     record_in(conn, sid, &view, now, &mut budget)?;
                     moved += 1;

@@ -34,7 +34,7 @@ use crate::view::{Kind, Released, Source};
 /// 'FSVW': marks a SQLite file as an fsview session file.
 pub const APPLICATION_ID: i32 = 0x4653_5657;
 /// The schema this build writes. Bump it with a new entry in [`MIGRATIONS`].
-pub const SCHEMA_VERSION: i32 = 6;
+pub const SCHEMA_VERSION: i32 = 7;
 /// Default budget for kept texts.
 pub const DEFAULT_TEXT_BUDGET: i64 = 64 * 1024 * 1024;
 
@@ -230,6 +230,15 @@ CREATE TABLE own(
     PRIMARY KEY(sid, path)
 ) WITHOUT ROWID;
 "#,
+    // 7: which conversation was shown each view.
+    r#"
+-- The conversation whose hook recorded the view (the agent's session id,
+-- with its subagent's id: what fsview-hook's session would be without
+-- --sid); NULL when unknown (another tool, a row from before this column).
+-- A session several conversations share (fsview-hook --sid) answers a
+-- re-read short only for a view its own conversation was shown.
+ALTER TABLE views ADD COLUMN conversation TEXT;
+"#,
 ];
 
 /// An open session file.
@@ -260,6 +269,10 @@ pub struct ViewRecord {
     pub viewed_ns: i64,
     /// Where in the conversation it came from (see [`NewView::origin`]).
     pub origin: Option<String>,
+    /// The conversation it was shown to, when a hook recorded it: the
+    /// agent's session id, with its subagent's id (`SESSION/AGENT`), as
+    /// fsview-hook names the session without `--sid`. `None` when unknown.
+    pub conversation: Option<String>,
     /// Why and when the conversation stopped holding it; `None` while it
     /// holds it.
     pub released: Option<(Released, i64)>,
@@ -292,6 +305,10 @@ pub struct NewView<'a> {
     /// rewind that drops that message drops the view
     /// ([`Store::hold_only`]). `None` when unknown.
     pub origin: Option<&'a str>,
+    /// The conversation it was shown to (see [`ViewRecord::conversation`]);
+    /// `None` when unknown. Asked of [`Store::seen`], the conversation
+    /// asking: only a view shown to it counts.
+    pub conversation: Option<&'a str>,
 }
 
 impl<'a> NewView<'a> {
@@ -309,6 +326,7 @@ impl<'a> NewView<'a> {
             shown: &shown.bytes,
             keep_text: true,
             origin: None,
+            conversation: None,
         }
     }
 }
@@ -328,12 +346,22 @@ impl<'a> NewView<'a> {
             shown: w.bytes.as_deref().unwrap_or_default(),
             keep_text: w.bytes.is_some(),
             origin: None,
+            conversation: None,
         }
     }
 
     /// The same view, shown by `origin` (see [`NewView::origin`]).
     pub fn with_origin(self, origin: Option<&'a str>) -> Self {
         NewView { origin, ..self }
+    }
+
+    /// The same view, shown to `conversation` (see
+    /// [`NewView::conversation`]).
+    pub fn with_conversation(self, conversation: Option<&'a str>) -> Self {
+        NewView {
+            conversation,
+            ..self
+        }
     }
 }
 
@@ -819,13 +847,13 @@ pub(crate) fn record_in(
     let kept = v.keep_text && keep_text(conn, &shown_hash, v.shown, now, budget)?;
     let text_hash = kept.then_some(shown_hash);
     conn.execute(
-        "INSERT INTO views(file_id, kind, line_offset, line_count, source, total_lines, shown_hash, text_hash, viewed_ns, origin)
-         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+        "INSERT INTO views(file_id, kind, line_offset, line_count, source, total_lines, shown_hash, text_hash, viewed_ns, origin, conversation)
+         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
          ON CONFLICT(file_id, kind, line_offset, line_count) DO UPDATE SET
            source=excluded.source, total_lines=excluded.total_lines,
            shown_hash=excluded.shown_hash, text_hash=excluded.text_hash,
            viewed_ns=excluded.viewed_ns, copied=0, origin=excluded.origin,
-           released=NULL, released_ns=NULL",
+           conversation=excluded.conversation, released=NULL, released_ns=NULL",
         params![
             file_id,
             v.kind.as_str(),
@@ -836,7 +864,8 @@ pub(crate) fn record_in(
             &shown_hash[..],
             text_hash.as_ref().map(|h| &h[..]),
             now,
-            v.origin
+            v.origin,
+            v.conversation
         ],
     )?;
     Ok(Recorded { unchanged })
@@ -875,7 +904,9 @@ fn seen_as(conn: &Connection, old: Option<&FileRecord>, v: &NewView<'_>) -> rusq
 /// The same view (kind, first line, shown text) is recorded for `file_id`,
 /// and this conversation was shown it and still holds it: a view copied
 /// from another session (fork, import) was never seen here, and one the
-/// conversation dropped (compaction, rewind) is no longer in it.
+/// conversation dropped (compaction, rewind) is no longer in it. When `v`
+/// names its conversation, only a view shown to that one counts (a
+/// session several conversations share).
 fn view_exists(
     conn: &Connection,
     file_id: i64,
@@ -884,10 +915,17 @@ fn view_exists(
 ) -> rusqlite::Result<bool> {
     Ok(conn
         .prepare_cached(
-            "SELECT 1 FROM views WHERE file_id=?1 AND kind=?2 AND line_offset=?3 AND shown_hash=?4 AND copied=0 AND released IS NULL",
+            "SELECT 1 FROM views WHERE file_id=?1 AND kind=?2 AND line_offset=?3 AND shown_hash=?4 AND copied=0 AND released IS NULL
+               AND (?5 IS NULL OR conversation=?5)",
         )?
         .query_row(
-            params![file_id, v.kind.as_str(), line_number(v.offset), &shown_hash[..]],
+            params![
+                file_id,
+                v.kind.as_str(),
+                line_number(v.offset),
+                &shown_hash[..],
+                v.conversation
+            ],
             |_| Ok(()),
         )
         .optional()?
@@ -979,7 +1017,7 @@ pub(crate) fn file_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileRecord> {
 
 /// The `views` columns [`view_row`] reads, in its order.
 pub(crate) const VIEW_COLUMNS: &str =
-    "kind, source, line_offset, line_count, total_lines, shown_hash, text_hash, viewed_ns, origin, released, released_ns";
+    "kind, source, line_offset, line_count, total_lines, shown_hash, text_hash, viewed_ns, origin, released, released_ns, conversation";
 
 /// A `views` row selected as [`VIEW_COLUMNS`].
 pub(crate) fn view_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ViewRecord> {
@@ -1007,6 +1045,7 @@ fn view_row_from(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<ViewRecor
             )),
             None => None,
         },
+        conversation: r.get(at + 11)?,
     })
 }
 
@@ -1933,5 +1972,39 @@ mod budget_tests {
             })
             .unwrap();
         assert_eq!((texts, total), (1, 5));
+    }
+}
+
+#[cfg(test)]
+mod conversation_tests {
+    use super::*;
+    use crate::show::{self, Request};
+
+    // A session two conversations share: a view is seen by the one it was
+    // shown to, and by whoever does not say who asks; recording it again
+    // for the other makes it the other's.
+    #[test]
+    fn a_view_is_seen_by_the_conversation_it_was_shown_to() {
+        let d = tempfile::tempdir().unwrap();
+        let store = Store::open(&d.path().join("s.db")).unwrap();
+        let p = d.path().join("a.txt");
+        fs::write(&p, "a\n").unwrap();
+        let s = show::read(&p, &Request::whole(1 << 20)).unwrap();
+        let by = |c| NewView::of_shown(&p, &s, Source::Read).with_conversation(c);
+        store.record("shared", &by(Some("conv-a"))).unwrap();
+        assert!(store.seen("shared", &by(Some("conv-a"))).unwrap());
+        assert!(!store.seen("shared", &by(Some("conv-b"))).unwrap());
+        assert!(store.seen("shared", &by(None)).unwrap());
+        let f = store.file_by_path("shared", &p).unwrap().unwrap();
+        assert_eq!(
+            store.views(f.id).unwrap()[0].conversation.as_deref(),
+            Some("conv-a")
+        );
+        store.record("shared", &by(Some("conv-b"))).unwrap();
+        assert!(store.seen("shared", &by(Some("conv-b"))).unwrap());
+        assert!(!store.seen("shared", &by(Some("conv-a"))).unwrap());
+        // Recorded by a tool that does not say: nobody's in particular.
+        store.record("shared", &by(None)).unwrap();
+        assert!(!store.seen("shared", &by(Some("conv-b"))).unwrap());
     }
 }
