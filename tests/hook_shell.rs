@@ -824,3 +824,126 @@ fn scratch_in_the_temporary_directory_is_not_gated() {
         );
     }
 }
+
+/// A git work tree of `files`, committed, with a branch `other`.
+fn git_repo(a: &Agent) {
+    files(a);
+    a.env
+        .sh("git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm init && git branch other")
+        .expect(0, "");
+}
+
+/// The refusal of a whole-tree discard: each file with what it would
+/// lose, as git shows it.
+fn discard_refused(a: &Agent, files: &[(&str, bool)]) -> String {
+    let mut text = String::from("This git command would discard changes you have neither made nor been shown, by the user or another program: they would be lost. If they are yours to drop, read each file first; otherwise leave these files out of the command. What it would lose:\n");
+    for (f, tracked) in files {
+        let (what, diff) = if *tracked {
+            ("its changes", a.env.sh(&format!("git diff -- {f}")).stdout)
+        } else {
+            (
+                "the whole file (untracked)",
+                a.env
+                    .sh(&format!("git diff --no-index -- /dev/null {f}; true"))
+                    .stdout,
+            )
+        };
+        text.push_str(&format!("\n{f}: {what}\n{diff}"));
+    }
+    text
+}
+
+/// Issue 39, item 3: git's discards of a user's uncommitted edit the agent
+/// never saw are refused: a path form as a whole-file write of each file,
+/// a whole-tree form naming the files with the diff each would lose. The
+/// agent's discard of its own changes passes, and so does a branch switch.
+fn git_discards_are_gated(a: &Agent, deny: fn(&str) -> String) {
+    git_repo(a);
+    let bin = stand_ins(a);
+    let user = "one\ntwo\nthree\nthe user's line\n";
+    a.env.write("a.txt", user);
+    for cmd in [
+        "git checkout -- a.txt",
+        "git checkout a.txt",
+        "git restore a.txt",
+        "git checkout HEAD -- a.txt",
+        "git restore --source=HEAD --worktree a.txt",
+        "git stash push -- a.txt",
+    ] {
+        assert_eq!(
+            agent_runs(a, &bin, cmd),
+            deny(NOT_READ),
+            "{}: {cmd}",
+            a.name
+        );
+    }
+    for cmd in [
+        "git checkout .",
+        "git restore .",
+        "git reset --hard",
+        "git reset --hard HEAD~0",
+        "git stash",
+        "git checkout -f other",
+        "git switch --discard-changes other",
+    ] {
+        assert_eq!(
+            agent_runs(a, &bin, cmd),
+            deny(&discard_refused(a, &[("a.txt", true)])),
+            "{}: {cmd}",
+            a.name
+        );
+    }
+    // Untracked: the agent's own scratch may go, the user's notes may not.
+    a.env.write("notes.txt", "the user's notes\n");
+    assert_eq!(agent_runs(a, &bin, "echo x > scratch.txt"), "");
+    assert_eq!(
+        agent_runs(a, &bin, "git clean -f"),
+        deny(&discard_refused(a, &[("notes.txt", false)])),
+        "{}",
+        a.name
+    );
+    std::fs::remove_file(a.env.path("notes.txt")).unwrap();
+    assert_eq!(agent_runs(a, &bin, "git clean -f"), "");
+    assert!(!a.env.path("scratch.txt").exists());
+    // A branch switch loses nothing (git refuses to): not gated.
+    assert_eq!(agent_runs(a, &bin, "git checkout other"), "");
+    assert_eq!(std::fs::read_to_string(a.env.path("a.txt")).unwrap(), user);
+    // Once the agent has read the whole file, the discard is its to make.
+    a.env.write("a.txt", A_TXT);
+    a.hook("post_shell_cat", &[]).expect(0, "");
+    a.env.write("a.txt", user);
+    assert_eq!(
+        agent_runs(a, &bin, "git checkout -- a.txt"),
+        deny(&crate::harness::modified_told(
+            "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,4 @@\n one\n two\n three\n+the user's line\n"
+        )),
+        "{}",
+        a.name
+    );
+    // The refusal told it the whole change: now it holds all of it.
+    assert_eq!(
+        agent_runs(a, &bin, "git checkout -- a.txt"),
+        "",
+        "{}",
+        a.name
+    );
+    // Its own change to a file it holds whole: its own to discard.
+    assert_eq!(
+        agent_runs(a, &bin, "sed -i s/two/TWO/ a.txt"),
+        "",
+        "{}",
+        a.name
+    );
+    assert_eq!(agent_runs(a, &bin, "git checkout ."), "", "{}", a.name);
+    assert_eq!(std::fs::read_to_string(a.env.path("a.txt")).unwrap(), A_TXT);
+    // Nothing changed: nothing to lose.
+    assert_eq!(agent_runs(a, &bin, "git reset --hard"), "");
+    assert_eq!(agent_runs(a, &bin, "git checkout -- big.txt"), "");
+}
+
+#[test]
+fn git_discards_of_what_the_agent_never_saw_are_refused() {
+    for (a, deny) in every_agent() {
+        git_discards_are_gated(&a, deny);
+    }
+}

@@ -46,7 +46,9 @@ use fsview_store::agents::{self, Start as AgentViews};
 use fsview_store::changes::Limits;
 use fsview_store::error::{plain_io, quote};
 use fsview_store::events::Event as LogEvent;
-use fsview_store::gate::{Verdict, Want, MSG_OWN_CHANGED, MSG_OWN_OUTPUT, MSG_SCRATCH};
+use fsview_store::gate::{
+    Verdict, Want, MSG_DISCARD, MSG_OWN_CHANGED, MSG_OWN_OUTPUT, MSG_SCRATCH,
+};
 use fsview_store::held;
 use fsview_store::memo::ForgetPath;
 use fsview_store::own::{self, Before, Own};
@@ -184,9 +186,11 @@ pub fn handle(
         }
         Event::AboutToEditCells(path) => about_to_change(agent, opts, &session, path, Want::Cells),
         Event::ShellWrite(w) => shell_write(agent, opts, &session, w),
+        Event::GitDiscard(d) => git_discard(agent, opts, &session, d),
         Event::ShellWrote(c) => shell_wrote(&session, c).map(|()| Answer::Nothing),
         Event::ShellWriting(w) => shell_writing(&session, w).map(|()| Answer::Nothing),
         Event::ShellWritten(w) => shell_written(&session, w).map(|()| Answer::Nothing),
+        Event::GitDiscarded => git_discarded(&session).map(|()| Answer::Nothing),
         Event::Changed(c) => changed(&session, c).map(|()| Answer::Nothing),
         Event::InstructionsFor(path) => {
             instructions_for(opts, &session, path).map(|()| Answer::Nothing)
@@ -299,6 +303,7 @@ fn gated(e: &Event) -> Option<&Path> {
     match e {
         Event::AboutToChange { path, .. } | Event::AboutToEditCells(path) => Some(path),
         Event::ShellWrite(w) => Some(&w.path),
+        Event::GitDiscard(d) => Some(Path::new(&d.words)),
         _ => None,
     }
 }
@@ -884,6 +889,197 @@ fn shell_target(cwd: &Path, path: &Path, into: Option<&str>) -> Option<(PathBuf,
     None
 }
 
+/// Diff lines a discard's refusal shows of each file, and how many files
+/// get a diff (every file is named).
+const DISCARD_DIFF_LINES: usize = 40;
+const DISCARD_DIFF_FILES: usize = 10;
+
+/// A git command about to discard changes in the work tree (issue 39): what
+/// it would lose, file by file, as git lists it ([`crate::discard`]). A
+/// file may go where the agent's own command left it as it is, or where
+/// the agent holds every line the discard throws away (fresh views that
+/// cover them, a `full` one covers all); nothing there, nothing lost. Any
+/// other file refuses the command: one that names its files (`git checkout
+/// -- f`) in the gate's words for a whole-file write of each, a whole-tree
+/// one (`git checkout .`, `git reset --hard`) naming the files, with the
+/// diff each would lose.
+fn git_discard(
+    agent: &dyn Agent,
+    opts: &Options,
+    s: &Session<'_>,
+    d: &crate::shell::Discard,
+) -> Result<Answer, Problem> {
+    use crate::discard;
+    use crate::shell::Loses;
+    let dir = s.cwd().join(&d.dir);
+    let Some(top) = discard::top(&dir) else {
+        return Ok(Answer::Nothing);
+    };
+    let (paths, loses) = match &d.loses {
+        Loses::CheckoutAmbiguous => {
+            let first = d.paths.first().map(String::as_str).unwrap_or_default();
+            match discard::is_commit(&dir, first) {
+                // A branch switch: git itself refuses to lose a change.
+                true if d.paths.len() == 1 => return Ok(Answer::Nothing),
+                true => (
+                    d.paths[1..].to_vec(),
+                    Loses::SinceCommit {
+                        rev: first.to_string(),
+                        untracked: false,
+                        ignored: false,
+                    },
+                ),
+                false => (d.paths.clone(), Loses::SinceIndex),
+            }
+        }
+        l => (d.paths.clone(), l.clone()),
+    };
+    let Some(files) = discard::files(&dir, &top, &paths, &loses) else {
+        return Ok(Answer::Nothing);
+    };
+    let store = s.open_existing()?;
+    if let Some(store) = &store {
+        store.own_unpend(&s.conversation, Before::Discard)?;
+    }
+    let mut lost = Vec::new();
+    for f in &files {
+        if !holds_what_is_lost(s, store.as_ref(), &dir, f, &loses)? {
+            lost.push(f.clone());
+        }
+    }
+    if let Some(store) = &store {
+        if s.ensure_agent(store).is_ok() {
+            let events: Vec<LogEvent> = lost
+                .iter()
+                .map(|l| {
+                    LogEvent::new(TOOL, "check")
+                        .path(&l.path)
+                        .verdict("discard")
+                        .detail(Some("git"))
+                })
+                .collect();
+            let _ = store.log(&s.sid, &events);
+        }
+    }
+    if lost.is_empty() {
+        // What it restores is committed text: the agent's own to write
+        // again, once the command has run (git_discarded).
+        let store = s.open()?;
+        for f in &files {
+            if let Ok(canonical) = std::fs::canonicalize(&f.path) {
+                store.own_before(&s.conversation, &canonical, Before::Discard)?;
+            }
+        }
+        return Ok(allowed(
+            opts,
+            "The git command discards only changes you made or were shown.",
+        ));
+    }
+    // The files it names, each a regular file: a whole-file write of each.
+    let named: Vec<PathBuf> = paths
+        .iter()
+        .filter_map(|p| std::fs::canonicalize(dir.join(p)).ok())
+        .filter(|p| p.is_file())
+        .collect();
+    let is_named =
+        |l: &discard::Lost| std::fs::canonicalize(&l.path).is_ok_and(|c| named.contains(&c));
+    if lost.iter().all(is_named) {
+        let mut denied = Vec::new();
+        for l in &lost {
+            let m = match about_to_change(agent, opts, s, &l.path, Want::Write)? {
+                Answer::Deny(m) => m,
+                _ => MSG_DISCARD.to_string(),
+            };
+            denied.push((l, m));
+        }
+        return Ok(Answer::Deny(match denied.as_slice() {
+            [(_, m)] => m.clone(),
+            all => all
+                .iter()
+                .map(|(l, m)| format!("{}: {m}", paths::display(s.cwd(), &l.path).display()))
+                .collect::<Vec<_>>()
+                .join(" "),
+        }));
+    }
+    let mut text = format!("{MSG_DISCARD}\n");
+    for (i, l) in lost.iter().enumerate() {
+        let shown = paths::display(s.cwd(), &l.path);
+        if i < DISCARD_DIFF_FILES {
+            let what = if l.tracked {
+                "its changes"
+            } else {
+                "the whole file (untracked)"
+            };
+            text.push_str(&format!(
+                "\n{}: {what}\n{}",
+                shown.display(),
+                discard::diff(&dir, l, &loses, DISCARD_DIFF_LINES)
+            ));
+        } else {
+            text.push_str(&format!("\n{}: (diff left out)\n", shown.display()));
+        }
+    }
+    Ok(Answer::Deny(text))
+}
+
+/// Whether a discard of `lost` loses nothing the agent did not make or see:
+/// nothing there (a deletion restored), not a regular file, an empty
+/// untracked file, the agent's own output unchanged since, or a file whose
+/// fresh views (held, not processed, not told of a change since) cover
+/// every line the discard throws away.
+fn holds_what_is_lost(
+    s: &Session<'_>,
+    store: Option<&Store>,
+    dir: &Path,
+    lost: &crate::discard::Lost,
+    loses: &crate::shell::Loses,
+) -> Result<bool, Problem> {
+    let Ok(meta) = std::fs::symlink_metadata(&lost.path) else {
+        return Ok(true);
+    };
+    if !meta.is_file() || (meta.len() == 0 && !lost.tracked) {
+        return Ok(true);
+    }
+    let Some(store) = store else {
+        return Ok(false);
+    };
+    let Ok(canonical) = std::fs::canonicalize(&lost.path) else {
+        return Ok(false);
+    };
+    if own_now(store, &s.conversation, &canonical)?.0 {
+        return Ok(true);
+    }
+    let Some(record) = store.file_by_path(&s.sid, &canonical)? else {
+        return Ok(false);
+    };
+    let fresh = matches!(
+        fingerprint::freshness(&canonical, &record.fingerprint),
+        Ok(fingerprint::Freshness::Fresh { .. })
+    );
+    if !fresh || store.is_told(record.id)? {
+        return Ok(false);
+    }
+    let views: Vec<_> = store
+        .views(record.id)?
+        .into_iter()
+        .filter(|v| v.held() && v.kind != Kind::Processed)
+        .collect();
+    if views.iter().any(|v| v.kind == Kind::Full) {
+        return Ok(true);
+    }
+    let Some(ranges) = crate::discard::lines(dir, lost, loses) else {
+        return Ok(false);
+    };
+    let covered = |line: u64| {
+        views
+            .iter()
+            .any(|v| v.lines > 0 && line >= v.offset && line - v.offset < v.lines)
+    };
+    Ok(ranges
+        .iter()
+        .all(|&(a, b)| b.saturating_sub(a) < 1_000_000 && (a..=b).all(covered)))
+}
+
 /// A file a shell command is about to write: the gate, for a regular file
 /// or a path with no file yet ([`shell_target`]). The agent's own output,
 /// unchanged since its command wrote it, and scratch in the system's
@@ -1062,6 +1258,10 @@ fn shell_writing(s: &Session<'_>, writes: &[OwnWrite]) -> Result<(), Problem> {
             Before::New
         } else if own_now(store, &s.conversation, &canonical)?.0 {
             Before::Own
+        } else if gate::decide_for(Some(store), &s.sid, s.cwd(), &canonical, Want::Write)?.verdict
+            == Verdict::Ok
+        {
+            Before::Seen
         } else {
             Before::Other
         };
@@ -1071,9 +1271,9 @@ fn shell_writing(s: &Session<'_>, writes: &[OwnWrite]) -> Result<(), Problem> {
 }
 
 /// A shell command that wrote these files has finished: what it left is
-/// the agent's own where the path held nothing or the agent's own output
-/// before, or the command wrote all of it; else the file holds somebody's
-/// text too, and is not. After a whole-file write the agent knows its
+/// the agent's own where the path held nothing, the agent's own output or
+/// a text it held whole before, or the command wrote all of it; else the
+/// file holds text the agent never saw, and is not. After a whole-file write the agent knows its
 /// command replaced the file: a view of what was there before is
 /// forgotten (nothing to tell it), and the text it now holds is a view
 /// where it is known: a copy of a file it holds whole (`cp`), an empty
@@ -1133,6 +1333,26 @@ fn shell_written(s: &Session<'_>, writes: &[OwnWrite]) -> Result<(), Problem> {
             )?,
             None if whole => forget_replaced(s, &store, &canonical)?,
             None => {}
+        }
+    }
+    Ok(())
+}
+
+/// A git command that discarded work-tree changes has run: each file it was
+/// about to restore ([`git_discard`]) holds committed text now, nothing of
+/// anyone's that is not in git: the agent's own output. A file it removed
+/// (`git clean`) is no one's. The views stay: what changed is told as any
+/// change is.
+fn git_discarded(s: &Session<'_>) -> Result<(), Problem> {
+    let Some(store) = s.open_existing()? else {
+        return Ok(());
+    };
+    for canonical in store.own_pending(&s.conversation, Before::Discard)? {
+        match own::take(&canonical) {
+            Ok((fp, bytes)) => {
+                store.own_wrote(&s.conversation, &canonical, &fp, bytes.as_deref())?
+            }
+            Err(_) => store.own_forget(&s.conversation, &canonical)?,
         }
     }
     Ok(())

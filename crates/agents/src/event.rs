@@ -61,6 +61,14 @@ pub enum Event {
     /// A shell command wrote a file with a text it spelled out: recorded
     /// as [`Changed`](Event::Changed), when a regular file is there.
     ShellWrote(Changed),
+    /// A shell command is about to run a git command that discards changes
+    /// in the work tree ([`crate::shell::discards`]): the gate, for what it
+    /// would lose that the agent neither made nor was shown.
+    GitDiscard(crate::shell::Discard),
+    /// A shell command that ran a git command discarding work-tree changes
+    /// has finished: what it restored is committed text, the agent's own to
+    /// write again.
+    GitDiscarded,
     /// A shell command is about to write these files (the gate let it, or
     /// does not ask: an append): what each path holds now, which decides
     /// whether the command's output is the agent's own
@@ -397,21 +405,26 @@ impl Event {
     pub fn is_gate(&self) -> bool {
         matches!(
             self,
-            Event::AboutToChange { .. } | Event::AboutToEditCells(_) | Event::ShellWrite(_)
+            Event::AboutToChange { .. }
+                | Event::AboutToEditCells(_)
+                | Event::ShellWrite(_)
+                | Event::GitDiscard(_)
         )
     }
 
     pub fn stage(&self) -> Stage {
         match self {
             Event::Shown(_) | Event::InstructionsFor(_) => Stage::Shown,
-            Event::AboutToChange { .. } | Event::AboutToEditCells(_) | Event::ShellWrite(_) => {
-                Stage::AboutToChange
-            }
+            Event::AboutToChange { .. }
+            | Event::AboutToEditCells(_)
+            | Event::ShellWrite(_)
+            | Event::GitDiscard(_) => Stage::AboutToChange,
             Event::Changed(_)
             | Event::Patched(Patched { applied: true, .. })
             | Event::Removed(_)
             | Event::ShellWrote(_)
-            | Event::ShellWritten(_) => Stage::Changed,
+            | Event::ShellWritten(_)
+            | Event::GitDiscarded => Stage::Changed,
             Event::Patched(_) => Stage::AboutToChange,
             Event::Each(events) => events.first().map_or(Stage::Other, Event::stage),
             Event::Edited(_) => Stage::Changed,

@@ -26,6 +26,7 @@ pub mod claude;
 pub mod codex;
 pub mod copilot;
 pub mod core;
+pub mod discard;
 pub mod droid;
 pub mod edited;
 pub mod event;

@@ -65,6 +65,9 @@ pub const MSG_OWN_OUTPUT: &str =
 /// A shell command's scratch file in the system's temporary directory.
 pub const MSG_SCRATCH: &str =
     "The file is scratch in the system's temporary directory, outside any project: it may be written.";
+/// A git command that would discard changes the agent neither made nor was
+/// shown; each file that holds them follows, with the diff it would lose.
+pub const MSG_DISCARD: &str = "This git command would discard changes you have neither made nor been shown, by the user or another program: they would be lost. If they are yours to drop, read each file first; otherwise leave these files out of the command. What it would lose:";
 /// The agent's own output that someone else changed since.
 pub const MSG_OWN_CHANGED: &str = "File has been changed since your own command last wrote it, by the user or another program. Read it first before writing to it.";
 

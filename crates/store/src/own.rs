@@ -18,9 +18,9 @@
 //! held just before the command ran: the hook before the command records it
 //! ([`Before`]), the hook after it decides. A whole-file write makes the
 //! file the agent's own, whatever was there (the gate let it through). An
-//! append or an edit in place keeps it so only when it was nothing or the
-//! agent's own output before; otherwise the file holds somebody else's text
-//! too, and stops being the agent's own.
+//! append or an edit in place makes it so only when it was nothing, the
+//! agent's own output, or a text the agent holds whole before; otherwise
+//! the file holds text the agent never saw, and is not the agent's own.
 //!
 //! Rows are the conversation's (every agent of it), kept across a clear
 //! (the files are still the agent's making), dropped with the session.
@@ -45,8 +45,15 @@ pub enum Before {
     New,
     /// The agent's own output, unchanged since ([`Own::holds`]).
     Own,
+    /// Somebody's text, all of which the agent holds (a fresh `full`
+    /// view): what an edit in place makes of it is still nothing the agent
+    /// did not see or make.
+    Seen,
     /// Anything else: somebody's text.
     Other,
+    /// A git command the gate let through is about to restore it from git
+    /// (`git checkout .`): whatever it leaves is committed text.
+    Discard,
 }
 
 impl Before {
@@ -54,7 +61,9 @@ impl Before {
         match self {
             Before::New => "new",
             Before::Own => "own",
+            Before::Seen => "seen",
             Before::Other => "other",
+            Before::Discard => "discard",
         }
     }
 
@@ -62,7 +71,9 @@ impl Before {
         Some(match s {
             "new" => Before::New,
             "own" => Before::Own,
+            "seen" => Before::Seen,
             "other" => Before::Other,
+            "discard" => Before::Discard,
             _ => return None,
         })
     }
@@ -254,6 +265,35 @@ impl Store {
                 text_hash.as_ref().map(|h| &h[..]),
                 now,
             ])?;
+            Ok(())
+        })
+    }
+
+    /// The paths of conversation `sid` a command is about to write, with
+    /// what they held `before` it.
+    pub fn own_pending(&self, sid: &str, before: Before) -> Result<Vec<std::path::PathBuf>> {
+        use std::os::unix::ffi::OsStringExt;
+        self.read(|conn| {
+            let mut stmt =
+                conn.prepare_cached("SELECT path FROM own WHERE sid=?1 AND before=?2")?;
+            let rows = stmt.query_map(params![sid, before.as_str()], |r| {
+                Ok(std::path::PathBuf::from(std::ffi::OsString::from_vec(
+                    r.get(0)?,
+                )))
+            })?;
+            rows.collect()
+        })
+    }
+
+    /// No command is about to write the paths marked `before` any more
+    /// (it was refused, or its end was never reported).
+    pub fn own_unpend(&self, sid: &str, before: Before) -> Result<()> {
+        self.write(|conn| {
+            conn.prepare_cached("UPDATE own SET before=NULL WHERE sid=?1 AND before=?2")?
+                .execute(params![sid, before.as_str()])?;
+            // A row that never held an output is nothing.
+            conn.prepare_cached("DELETE FROM own WHERE sid=?1 AND dev IS NULL AND before IS NULL")?
+                .execute([sid])?;
             Ok(())
         })
     }

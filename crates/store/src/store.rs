@@ -208,8 +208,9 @@ ALTER TABLE files ADD COLUMN quick BLOB;
 -- recorded yet), and its text when small, kept for the diff of a change
 -- someone else makes to it. Not a view: the model was not shown it. While
 -- a command that writes the file runs, `before` says what the path held
--- just before it ('new': nothing, 'own': this same output, 'other':
--- anything else); NULL otherwise. `live`: that command runs on in the
+-- just before it ('new': nothing, 'own': this same output, 'seen': a text
+-- the agent holds whole, 'other': anything else; 'discard': a git command
+-- is about to restore it from git); NULL otherwise. `live`: that command runs on in the
 -- background, writing as it goes.
 CREATE TABLE own(
     sid        TEXT NOT NULL,
