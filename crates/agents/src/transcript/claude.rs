@@ -37,13 +37,18 @@
 //!   abandoned entries in the file: the next prompt's `parentUuid` is the
 //!   message rewound to, not the last entry.
 //!
-//! What the conversation holds is the live chain: from the last entry up
-//! its `parentUuid`s to the first, or to a compaction's boundary and the
-//! messages it kept. Its views are those of its file attachments and of
-//! the calls of its assistant entries that have a result; all others the
-//! transcript knows are no longer held. Incrementally, a prompt that does
-//! not follow the last entry (a rewind) or a boundary makes the whole file
-//! read again; anything else only records the views of the new lines.
+//! What the conversation holds is the live chain: from the last entry that
+//! is no tool's result up its `parentUuid`s to the first, or to a
+//! compaction's boundary and the messages it kept. Its views are those of
+//! its file attachments and of the calls of its assistant entries that
+//! have a result, whatever the tool (a Read's, a shell command's read or
+//! write, a refusal that gave a file back); all others the transcript
+//! knows are no longer held. Incrementally, a boundary, or any entry that
+//! does not follow the last one read (a rewind's prompt, and the local
+//! commands, their caveats and the attachments written before it) makes
+//! the whole file read again; the results of parallel calls each follow
+//! their own call, and what comes after them one of them. Anything else
+//! only records the views of the new lines.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -66,8 +71,14 @@ struct State {
     /// The last entry of the conversation read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     leaf: Option<String>,
-    /// Calls of file tools read without their result yet: name, and the
-    /// input's offset and limit (a Read's extent depends on them).
+    /// The results of calls read since the last entry that is none: the
+    /// next entry may follow any of them (parallel calls' results each
+    /// follow their own call, in the order they finish).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    tips: Vec<String>,
+    /// Calls read without their result yet: the tool, the input's offset
+    /// and limit (a Read's extent depends on them), and the entry that
+    /// made the call, which its result follows.
     #[serde(default, skip_serializing_if = "HashMap::is_empty")]
     calls: HashMap<String, Call>,
     /// The `promptId` of the last line read that has one: the prompt the
@@ -84,6 +95,27 @@ impl State {
             .and_then(|s| serde_json::from_str(s).ok())
             .unwrap_or_default()
     }
+
+    /// Whether entry `e` (of the conversation) continues the branch read
+    /// so far: it follows the last entry, or the results of calls since
+    /// the last entry that is none, or it holds the result of a call read
+    /// and follows the entry that made it (parallel calls). Anything else
+    /// is another branch, whatever the entry is.
+    fn follows(&self, e: &Entry) -> bool {
+        let Some(leaf) = &self.leaf else {
+            return true; // the first entry read
+        };
+        let Some(parent) = &e.parent else {
+            return false;
+        };
+        parent == leaf
+            || self.tips.contains(parent)
+            || e.results().any(|id| {
+                self.calls
+                    .get(id)
+                    .is_some_and(|c| c.entry.as_ref() == Some(parent))
+            })
+    }
 }
 
 #[derive(Clone, Serialize, Deserialize)]
@@ -93,6 +125,9 @@ struct Call {
     offset: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     limit: Option<Value>,
+    /// The entry that made it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    entry: Option<String>,
 }
 
 /// What fsview reads of an entry; large fields (a tool's whole output, a
@@ -211,19 +246,21 @@ impl Entry {
         self.kind == "attachment" && self.attachment.as_ref().is_some_and(|a| a.kind == "file")
     }
 
-    /// The file tools this entry calls.
+    /// The tools this entry calls, whatever they are: a view may come of
+    /// any call (a file tool's, a shell command's read or write, a
+    /// refusal that gave a file back), and goes with it.
     fn calls(&self) -> impl Iterator<Item = (&str, Call)> {
         self.blocks().iter().filter_map(|b| {
-            let name = b.name.as_deref()?;
-            if b.kind != "tool_use" || !claude::is_file_tool(name) {
+            if b.kind != "tool_use" {
                 return None;
             }
             Some((
                 b.id.as_deref()?,
                 Call {
-                    name: name.to_string(),
+                    name: b.name.clone().unwrap_or_default(),
                     offset: b.input.as_ref().and_then(|i| i.offset.clone()),
                     limit: b.input.as_ref().and_then(|i| i.limit.clone()),
+                    entry: self.uuid.clone(),
                 },
             ))
         })
@@ -265,8 +302,12 @@ fn attached(line: &[u8]) -> Option<Event> {
         .filter(|e| *e != Event::Ignored)
 }
 
-/// The view a tool call's result shows or makes, as its hook would have.
+/// The view a file tool's result shows or makes, as its hook would have
+/// (a shell command's is its hook's alone).
 fn resulted(line: &[u8], call: &Call) -> Option<Event> {
+    if !claude::is_file_tool(&call.name) {
+        return None;
+    }
     let v: Value = serde_json::from_slice(line).ok()?;
     let response = v.get("toolUseResult").filter(|r| r.is_object())?;
     let path = response
@@ -312,12 +353,19 @@ impl Format for ClaudeCode {
             if !e.in_chain() {
                 continue;
             }
-            if e.is_prompt() && st.leaf.is_some() && e.parent != st.leaf {
+            if !st.follows(&e) {
+                // Another branch (a rewind; after it, local commands,
+                // their caveats and attachments come before the prompt):
+                // what the conversation holds is settled again.
                 return Step::Resync { compaction: false };
             }
             if e.is_prompt() {
                 // A new turn: calls of the last one have their results.
                 st.calls.clear();
+            }
+            match e.results().next() {
+                Some(_) => st.tips.extend(e.uuid.clone()),
+                None => st.tips.clear(),
             }
             st.leaf = e.uuid.clone();
             for (id, call) in e.calls() {
@@ -481,10 +529,18 @@ impl Resync for Whole {
             .map(|(i, n)| (n.uuid.as_str(), i))
             .collect();
         // The live chain: up from the last entry to the first, or to a
-        // compaction's boundary and what it kept.
+        // compaction's boundary and what it kept. Results of parallel
+        // calls each follow their own call, so the last entry that holds
+        // no result is where the chain starts: the calls of its message
+        // are on it (a result written late, of a call of another branch,
+        // is not).
+        let tip = nodes
+            .iter()
+            .rposition(|n| n.results.is_empty())
+            .or(nodes.len().checked_sub(1));
         let mut live_nodes: HashSet<usize> = HashSet::new();
         let mut boundary = None;
-        let mut at = nodes.len().checked_sub(1);
+        let mut at = tip;
         while let Some(i) = at {
             if !live_nodes.insert(i) {
                 break; // a cycle: stop
@@ -544,25 +600,33 @@ impl Resync for Whole {
                     (true, None) => {}
                     (true, Some(r)) => {
                         h.live.insert(id.clone());
-                        let how = serde_json::to_string(call).unwrap_or_default();
-                        let at = nodes[r].at;
-                        found.push((
-                            r,
-                            Located {
-                                origin: id.clone(),
-                                at,
-                                how,
-                            },
-                        ));
+                        if claude::is_file_tool(&call.name) {
+                            let how = serde_json::to_string(call).unwrap_or_default();
+                            let at = nodes[r].at;
+                            let origin = id.clone();
+                            found.push((r, Located { origin, at, how }));
+                        }
                     }
                 }
             }
         }
         found.sort_by_key(|(at, _)| *at);
         h.found = found.into_iter().map(|(_, f)| f).collect();
+        // Read on from here as if line by line: the live calls still
+        // without a result, and the results after the chain's start.
+        let calls = live_nodes
+            .iter()
+            .flat_map(|&i| nodes[i].calls.iter())
+            .filter(|(id, _)| !result_of.contains_key(id.as_str()))
+            .map(|(id, c)| (id.clone(), c.clone()))
+            .collect();
+        let tips = tip.map_or(Vec::new(), |t| {
+            nodes[t + 1..].iter().map(|n| n.uuid.clone()).collect()
+        });
         let st = State {
             leaf: nodes.last().map(|n| n.uuid.clone()),
-            calls: HashMap::new(),
+            tips,
+            calls,
             prompt: self.prompt,
         };
         h.state = serde_json::to_string(&st).unwrap_or_default();
@@ -575,6 +639,7 @@ mod tests {
     use super::*;
     use crate::event::{Changed, Shown, ShownText};
     use crate::transcript::resync_bytes;
+    use serde_json::json;
 
     // Real transcripts of Claude Code 2.1.332, captured by
     // `scripts/e2e-claude --save-fixtures capture-transcripts`.
@@ -815,12 +880,105 @@ mod tests {
             panic!("parallel results are no rewind");
         };
         let (h, whole) = resync_bytes(&CLAUDE_CODE, PARALLEL);
-        assert_eq!(h.live, set(&["toolu_e2e_0007", "toolu_e2e_0008"]));
+        // The subagent's launch (toolu_e2e_0001) is a call of the
+        // conversation too.
+        assert_eq!(
+            h.live,
+            set(&["toolu_e2e_0007", "toolu_e2e_0008", "toolu_e2e_0001"])
+        );
         assert_eq!(whole, found);
         assert_eq!(found.len(), 2);
         // A subagent's own transcript reads the same way.
         let (h, _) = resync_bytes(&CLAUDE_CODE, SUBAGENT);
         assert_eq!(h.live, set(&["toolu_e2e_0009"]));
+    }
+
+    /// `all` with the Read of the turn the rewind abandons (toolu_e2e_0005)
+    /// made a shell command's.
+    fn rewind_with_a_shell_read() -> Vec<u8> {
+        let all = String::from_utf8(REWIND.to_vec()).unwrap();
+        let shell = all.replace(
+            "\"id\":\"toolu_e2e_0005\",\"name\":\"Read\",\"input\":{\"file_path\":\"@CWD@/b.txt\"}",
+            "\"id\":\"toolu_e2e_0005\",\"name\":\"Bash\",\"input\":{\"command\":\"cat b.txt\"}",
+        );
+        assert_ne!(shell, all);
+        shell.into_bytes()
+    }
+
+    // Every call of an abandoned turn goes with it, whatever its tool: a
+    // shell command's read (or write, or a refusal that gave a file back)
+    // is as much a view as a Read's.
+    #[test]
+    fn a_rewind_abandons_every_call_of_its_branch() {
+        let (h, found) = resync_bytes(&CLAUDE_CODE, &rewind_with_a_shell_read());
+        assert_eq!(h.abandoned, set(&["toolu_e2e_0005"]));
+        assert_eq!(h.live, set(&["toolu_e2e_0003", "toolu_e2e_0006"]));
+        // A shell command's view is its hook's to record, not the
+        // transcript's.
+        assert_eq!(found.len(), 2);
+    }
+
+    // After a rewind, a local command (`/cost`) writes its caveat, its
+    // name and its output before the next prompt: the caveat follows the
+    // message rewound to, not the last entry, and that is the branch.
+    #[test]
+    fn any_entry_off_the_last_one_is_a_branch() {
+        const REWOUND_TO: &str = "f013b9f0-7fac-46b2-878c-4cbb89f087c4";
+        const LAST: &str = "8629e6da-f2e6-4848-a785-11e3f4c17c04";
+        let all = lines(REWIND);
+        let rewound = all
+            .iter()
+            .position(|l| l.windows(11).any(|w| w == b"[t-rewound]"))
+            .unwrap();
+        let Step::Read { state, .. } = CLAUDE_CODE.read(&all[..rewound], None) else {
+            panic!("no resync before the rewind");
+        };
+        let meta = |uuid: &str, parent: &str, content: &str, is_meta: bool| {
+            json!({"parentUuid": parent, "isSidechain": false, "type": "user",
+                "message": {"role": "user", "content": content},
+                "isMeta": is_meta, "uuid": uuid, "sessionId": "@SID@"})
+            .to_string()
+        };
+        let caveat = meta("c1", REWOUND_TO, "Caveat: local commands below.", true);
+        let command = meta("c2", "c1", "<command-name>/cost</command-name>", false);
+        assert_eq!(
+            CLAUDE_CODE.read(&[caveat.as_bytes(), command.as_bytes()], Some(&state)),
+            Step::Resync { compaction: false }
+        );
+        // The same entries after the last one are no branch.
+        let caveat = meta("c1", LAST, "Caveat: local commands below.", true);
+        let Step::Read { found, .. } =
+            CLAUDE_CODE.read(&[caveat.as_bytes(), command.as_bytes()], Some(&state))
+        else {
+            panic!("a local command after the last entry is no branch");
+        };
+        assert_eq!(found, vec![]);
+    }
+
+    // A whole read of a transcript that ends among the results of parallel
+    // calls: the calls of the message after the first one's are live all
+    // the same, and the results still to come follow on, no branch.
+    #[test]
+    fn a_transcript_cut_among_parallel_results_holds_every_call() {
+        let all = lines(PARALLEL);
+        let r7 = all
+            .iter()
+            .position(|l| {
+                let r7: &[u8] = b"\"tool_use_id\":\"toolu_e2e_0007\"";
+                l.windows(r7.len()).any(|w| w == r7)
+            })
+            .unwrap();
+        let head: Vec<u8> = all[..=r7]
+            .iter()
+            .flat_map(|l| [*l, b"\n"].concat())
+            .collect();
+        let (h, _) = resync_bytes(&CLAUDE_CODE, &head);
+        assert_eq!(h.live, set(&["toolu_e2e_0007", "toolu_e2e_0008"]));
+        assert!(h.abandoned.is_empty(), "{:?}", h.abandoned);
+        let Step::Read { found, .. } = CLAUDE_CODE.read(&all[r7 + 1..], Some(&h.state)) else {
+            panic!("the rest of the parallel results are no branch");
+        };
+        assert_eq!(found, vec![]);
     }
 
     // What cannot be understood says nothing, and stops nothing after it.
@@ -832,7 +990,10 @@ mod tests {
         all.extend_from_slice(PARALLEL);
         all.extend_from_slice(b"{\"type\":\"user\",\"uuid\":7}\n{\"truncated");
         let (h, _) = resync_bytes(&CLAUDE_CODE, &all);
-        assert_eq!(h.live, set(&["toolu_e2e_0007", "toolu_e2e_0008"]));
+        assert_eq!(
+            h.live,
+            set(&["toolu_e2e_0007", "toolu_e2e_0008", "toolu_e2e_0001"])
+        );
         let Step::Read { found, .. } = CLAUDE_CODE.read(&lines(&all), None) else {
             panic!()
         };
