@@ -429,6 +429,46 @@ fn session_start_records_the_agents_md_codex_gave_the_model() {
     assert_eq!(b.views("AGENTS.md"), []);
 }
 
+// A FIFO at the transcript's path is never opened: its open would block
+// the session's start until a writer came. (A writer keeps trying to open
+// it, which succeeds only while a reader has it open: it unblocks a hook
+// that did open it, and tells.)
+#[test]
+fn a_fifo_as_codexs_transcript_is_never_opened() {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let a = codex();
+    a.env.write("AGENTS.md", "# Rules\nUse pnpm.\n");
+    let p = a.payload("session_start_startup");
+    let path = std::path::PathBuf::from(p["transcript_path"].as_str().unwrap());
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let name = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    let done = std::sync::Arc::new(AtomicBool::new(false));
+    let opened = std::sync::Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (done, opened, path) = (done.clone(), opened.clone(), path.clone());
+        std::thread::spawn(move || {
+            while !done.load(Ordering::SeqCst) {
+                let w = std::fs::OpenOptions::new()
+                    .write(true)
+                    .custom_flags(libc::O_NONBLOCK)
+                    .open(&path);
+                if w.is_ok() {
+                    opened.store(true, Ordering::SeqCst);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        })
+    };
+    a.send(&p, &[]).expect(0, "").stderr_is("");
+    done.store(true, Ordering::SeqCst);
+    writer.join().unwrap();
+    assert!(!opened.load(Ordering::SeqCst), "the hook opened the FIFO");
+    assert_eq!(a.views("AGENTS.md"), []);
+}
+
 #[test]
 fn failures_fail_closed_for_the_gate_with_exit_2_outside_it() {
     let a = codex();

@@ -174,9 +174,16 @@ fn session_start(payload: &Value, who: &Who) -> Event {
 
 const AGENTS_MD: &str = "# AGENTS.md instructions for ";
 
-/// The last AGENTS.md text a Codex transcript gave the model.
+/// How much of a Codex transcript is read for it: what a session's start
+/// loaded is written first, before SessionStart runs.
+const AGENTS_MD_HEAD: usize = 16 << 20;
+
+/// The last AGENTS.md text a Codex transcript gave the model (only a
+/// regular file is opened, and only its start read: a FIFO or a device at
+/// `transcript_path` would stall the hook).
 fn agents_md(transcript: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(transcript).ok()?;
+    let head = crate::transcript::head(transcript, AGENTS_MD_HEAD)?;
+    let text = String::from_utf8_lossy(&head);
     text.lines()
         .rev()
         .filter(|l| l.contains(AGENTS_MD))

@@ -303,6 +303,20 @@ fn open(path: &Path) -> Opened {
     }
 }
 
+/// The first `cap` bytes of the file at `path`, when it is a regular file
+/// (anything else is never opened: see [`open`]); `None` when it is not,
+/// or cannot be read. For an agent's transcript read once, from its start
+/// (Codex's, at a session's start).
+pub(crate) fn head(path: &Path, cap: usize) -> Option<Vec<u8>> {
+    let Opened::File(f, meta) = open(path) else {
+        return None;
+    };
+    let mut buf = vec![0u8; cap.min(meta.len() as usize)];
+    let n = read_at(&f, &mut buf, 0).ok()?;
+    buf.truncate(n);
+    Some(buf)
+}
+
 /// Where reading a transcript stands.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct At {
