@@ -58,6 +58,11 @@ pub fn at_least_one(s: &str) -> Result<u64, Refused> {
 /// do, without the tool's name. `args` are the arguments as given (without
 /// the program name), to tell a value typed on the command line from one
 /// that came from an environment variable.
+///
+/// A name is suggested only when it is close to what was typed (a typo:
+/// one letter wrong, missing, extra or two swapped; two in a name of five
+/// or more): clap's own measure takes "cline" for "claude", and a user
+/// who named another program would be sent to the wrong one.
 pub fn message(cmd: &clap::Command, err: &clap::Error, args: &[OsString]) -> String {
     let tool = cmd.get_name();
     let help = format!("see {tool} --help");
@@ -85,7 +90,7 @@ pub fn message(cmd: &clap::Command, err: &clap::Error, args: &[OsString]) -> Str
                 };
             }
             let valid = many(ContextKind::ValidValue);
-            let hint = match one(ContextKind::SuggestedValue) {
+            let hint = match nearest(&value, many(ContextKind::SuggestedValue)) {
                 Some(s) if valid.len() > 1 => {
                     format!("did you mean {s:?}? (one of {})", or_list(&valid))
                 }
@@ -146,7 +151,7 @@ pub fn message(cmd: &clap::Command, err: &clap::Error, args: &[OsString]) -> Str
         }
         ErrorKind::InvalidSubcommand => {
             let bad = one(ContextKind::InvalidSubcommand).unwrap_or_default();
-            let hint = match one(ContextKind::SuggestedSubcommand) {
+            let hint = match nearest(&bad, many(ContextKind::SuggestedSubcommand)) {
                 Some(s) => format!("did you mean {s:?}? ({help})"),
                 None => format!("the commands are {}", or_list(&commands(cmd))),
             };
@@ -432,6 +437,18 @@ fn or_list(items: &[String]) -> String {
 
 /// The start of clap's "V is not in A..B" when B is the type's maximum (an
 /// open range such as `1..`).
+/// Of clap's suggestions, the nearest to `typed` that is near enough to be
+/// what was meant, if any.
+fn nearest(typed: &str, suggested: Vec<String>) -> Option<String> {
+    let typed = typed.to_lowercase();
+    suggested
+        .into_iter()
+        .map(|s| (strsim::osa_distance(&typed, &s.to_lowercase()), s))
+        .filter(|(d, s)| *d <= if s.chars().count() >= 5 { 2 } else { 1 })
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, s)| s)
+}
+
 fn open_range_start(text: &str) -> Option<String> {
     let (_, range) = text.split_once(" is not in ")?;
     let (lo, hi) = range.split_once("..")?;

@@ -369,3 +369,33 @@ fn a_terminal_on_stdin_is_refused_with_what_to_do() {
         "a.rs: not_read: File has not been read yet. Read it first before writing to it.\n",
     );
 }
+
+// Issue 42: an agent fsview does not know is told the agents it does know;
+// a name is suggested only when it is near what was typed (a typo), never
+// another program's ("cline" is not "claude").
+#[test]
+fn an_unknown_agent_lists_the_known_ones_and_suggests_only_a_near_name() {
+    let env = Env::new();
+    let known = "claude, gemini, codex, qwen, opencode, copilot, droid, kilo or pi";
+    for (agent, hint) in [
+        ("cline", format!("use {known}")),
+        ("continue", format!("use {known}")),
+        (
+            "clade",
+            format!("did you mean \"claude\"? (one of {known})"),
+        ),
+        (
+            "copliot",
+            format!("did you mean \"copilot\"? (one of {known})"),
+        ),
+    ] {
+        env.run("fsview-hook", &["install", agent])
+            .expect(2, "")
+            .stderr_is(&format!(
+                "fsview-hook: AGENT cannot be \"{agent}\"; {hint}\n"
+            ));
+    }
+    env.run("fsview-hook", &["cline"])
+        .expect(2, "")
+        .stderr_is("fsview-hook: unknown command \"cline\"; the commands are claude, gemini, codex, qwen, opencode, kilo, pi, copilot, droid or install\n");
+}
