@@ -690,6 +690,29 @@ fn own_output_is_its_own(a: &Agent, deny: fn(&str) -> String) {
         assert_eq!(agent_runs(a, &bin, cmd), "", "{}: {cmd}", a.name);
         assert_eq!(agent_runs(a, &bin, cmd), "", "{} again: {cmd}", a.name);
     }
+    // Each ran, and made its file: the second run wrote over it.
+    for f in [
+        "build.log",
+        "test.log",
+        "all.log",
+        "err.log",
+        "clobber.log",
+        "x.patch",
+        "lock",
+        "scratch.log",
+        "list.txt",
+        "env.txt",
+        "gen.txt",
+        "gen.json",
+        "tabs.txt",
+        "copy.txt",
+    ] {
+        assert!(a.env.path(f).is_file(), "{}: {f}", a.name);
+    }
+    assert_eq!(
+        std::fs::read_to_string(a.env.path("test.log")).unwrap(),
+        "   Compiling demo v0.1.0\nerror[E0308]: mismatched types\n"
+    );
     // Whatever the command: an edit in place of its own output.
     assert_eq!(agent_runs(a, &bin, "sed -i s/x/y/ gen.txt"), "");
     assert_eq!(agent_runs(a, &bin, "perl -pi -e s/y/z/ gen.txt"), "");

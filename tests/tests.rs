@@ -36,6 +36,7 @@ mod remind;
 mod scripts;
 mod session_cmd;
 mod session_file;
+mod shell_corpus;
 mod stress;
 mod subagents;
 mod torture;

@@ -161,8 +161,10 @@ pub fn files(dir: &Path, top: &Path, paths: &[String], loses: &Loses) -> Option<
             ignored: i,
             only_ignored,
         } => {
+            // With a pathspec, `git clean` goes into untracked
+            // directories whatever -d says.
             if !only_ignored {
-                add(untracked(*dirs)?, false);
+                add(untracked(*dirs || !paths.is_empty())?, false);
             }
             if *i || *only_ignored {
                 add(ignored()?, false);

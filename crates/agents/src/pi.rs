@@ -229,7 +229,12 @@ fn tool_result(payload: &Value) -> Result<Event, Problem> {
         return Ok(Event::Ignored);
     }
     if payload.get("isError").and_then(Value::as_bool) != Some(false) {
-        return Ok(Event::Ignored);
+        // A command that failed (pi's bash errs on a non-zero exit) wrote
+        // what it wrote all the same; what it printed is not the file.
+        return Ok(match (name, input.get("command").and_then(Value::as_str)) {
+            ("bash", Some(command)) => Event::all(shell::ran(command, None, None)),
+            _ => Event::Ignored,
+        });
     }
     let Some(text) = result_text(payload) else {
         // An image: no file text.
