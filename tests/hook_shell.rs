@@ -529,10 +529,13 @@ fn kilo_background_process_start_is_gated() {
     a.send(&stop, &[]).expect(0, "");
 }
 
+/// How an agent words a refusal.
+type Deny = fn(&str) -> String;
+
 /// Every agent, with its refusal's words.
-fn every_agent() -> Vec<(Agent, fn(&str) -> String)> {
+fn every_agent() -> Vec<(Agent, Deny)> {
     vec![
-        (claude(), claude_deny as fn(&str) -> String),
+        (claude(), claude_deny as Deny),
         (codex(), claude_deny),
         (gemini(), gemini_deny),
         (qwen(), claude_deny),

@@ -913,12 +913,12 @@ pub fn not_a_file(path: &Path) -> bool {
         return false;
     }
     let parts: Vec<&str> = parts.iter().filter_map(|p| p.to_str()).collect();
-    match parts.as_slice() {
-        ["dev", "null" | "stdin" | "stdout" | "stderr" | "tty"] => true,
-        ["dev", "fd" | "tcp" | "udp", ..] => true,
-        ["proc", "self" | "thread-self", "fd", ..] => true,
-        _ => false,
-    }
+    matches!(
+        parts.as_slice(),
+        ["dev", "null" | "stdin" | "stdout" | "stderr" | "tty"]
+            | ["dev", "fd" | "tcp" | "udp", ..]
+            | ["proc", "self" | "thread-self", "fd", ..]
+    )
 }
 
 fn command_writes(cmd: &Simple, out: &mut Vec<Write>) {
@@ -2257,7 +2257,8 @@ mod tests {
                 loses,
             )
         };
-        let cases: Vec<(&str, Vec<(PathBuf, Vec<String>, Loses)>)> = vec![
+        type Found = (PathBuf, Vec<String>, Loses);
+        let cases: Vec<(&str, Vec<Found>)> = vec![
             (
                 "git checkout -- f.rs g.rs",
                 vec![d("", &["f.rs", "g.rs"], idx.clone())],
