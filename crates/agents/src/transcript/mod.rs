@@ -426,28 +426,25 @@ fn read_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
 }
 
 /// The complete line of `f` that starts at `at`, if it is one and not
-/// longer than [`MAX_LINE`].
+/// longer than [`MAX_LINE`]: read a little first, and more only while no
+/// newline came (a whole re-read parses each view's line again, and most
+/// are short).
 fn line_at(f: &File, at: u64) -> Option<Vec<u8>> {
-    let size = f.metadata().ok()?.len();
-    let mut line = None;
-    each_line(
-        f,
-        At {
-            offset: at,
-            scanned: at,
-        },
-        size,
-        &mut |batch| {
-            if let Some((start, l)) = batch.first() {
-                if *start == at {
-                    line = Some(l.to_vec());
-                }
-            }
-            false
-        },
-    )
-    .ok()?;
-    line
+    let left = f.metadata().ok()?.len().saturating_sub(at);
+    let mut want: u64 = 64 << 10;
+    loop {
+        let mut line = vec![0u8; want.min(left) as usize];
+        let n = read_at(f, &mut line, at).ok()?;
+        line.truncate(n);
+        if let Some(i) = memchr::memchr(b'\n', &line) {
+            line.truncate(i);
+            return Some(line);
+        }
+        if want >= left || want > MAX_LINE as u64 {
+            return None;
+        }
+        want = (want * 4).min(MAX_LINE as u64 + 1);
+    }
 }
 
 /// A search of what is written to a transcript for needles, in its
@@ -1302,6 +1299,18 @@ mod tests {
         // The same from the start, the long line held in no buffer.
         let (lines, _) = all_lines(&f, At::default());
         assert_eq!(lines, [(0, b"one".to_vec()), (cut + 1, b"two".to_vec())]);
+    }
+
+    // A view's line read again from where it starts: a short one, one
+    // longer than the first read, none where no newline ends it.
+    #[test]
+    fn a_line_is_read_again_from_where_it_starts() {
+        let long = vec![b'z'; 300 << 10];
+        let all = [&b"one\n"[..], &long, b"\nthree"].concat();
+        let (_d, f) = file(&all);
+        assert_eq!(line_at(&f, 0).as_deref(), Some(&b"one"[..]));
+        assert_eq!(line_at(&f, 4), Some(long));
+        assert_eq!(line_at(&f, all.len() as u64 - 5), None);
     }
 
     // A watch finds a needle only in a complete line, even cut between
