@@ -956,3 +956,57 @@ fn a_local_command_after_a_rewind_still_releases_the_abandoned_turn() {
     assert_eq!(c.gate("b.txt", false), given_after("rewind", "bee\n"));
     assert_eq!(c.gate("a.txt", true), "");
 }
+
+// One fsview session shared by two conversations (`--sid`), each with its
+// own transcript: each keeps its own cursor in it, so that the hooks of
+// one do not make the other's transcript read again from its start (nor
+// share their waits). Dropping the session drops them all.
+#[test]
+fn a_shared_session_keeps_a_cursor_per_conversation() {
+    let mut c = Conversation::new("rewind");
+    c.f.env.write("a.txt", A_EDITED);
+    c.f.env.write("b.txt", "bee\n");
+    c.write_until(Some("[t-rewound]"));
+    let one = c.path();
+    let two = one.with_file_name("sid-2.jsonl");
+    let written: Vec<String> = c.lines[..c.written]
+        .iter()
+        .map(|l| l.replace("\"sid-1\"", "\"sid-2\""))
+        .collect();
+    append_lines(&two, &written);
+    let prompt = |session: &str, path: &std::path::Path| {
+        let mut p = c.payload("user_prompt_submit");
+        p["session_id"] = json!(session);
+        p["transcript_path"] = json!(path);
+        c.f.send(&p, &["--sid", "shared"])
+            .expect(0, "")
+            .stderr_is("");
+    };
+    prompt("sid-1", &one);
+    prompt("sid-2", &two);
+    prompt("sid-1", &one);
+    let cursors = || -> Vec<(String, String)> {
+        let db = rusqlite::Connection::open(&c.f.env.session).unwrap();
+        let mut q = db
+            .prepare("SELECT sid, CAST(path AS TEXT) FROM transcripts ORDER BY sid")
+            .unwrap();
+        q.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(
+        cursors(),
+        [
+            ("shared\nsid-1".to_string(), one.display().to_string()),
+            ("shared\nsid-2".to_string(), two.display().to_string()),
+        ]
+    );
+    c.f.env
+        .run("fsview-session", &["drop", "--sid", "shared"])
+        .expect(
+        0,
+        "dropped \"shared\": 2 files, 2 views, 0 context parts, 0 instruction files, 2 events\n",
+    );
+    assert_eq!(cursors(), []);
+}

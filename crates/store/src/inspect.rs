@@ -468,7 +468,12 @@ fn delete_session(conn: &Connection, sid: &str) -> rusqlite::Result<Counts> {
     let context = conn.execute("DELETE FROM context WHERE sid=?1", [sid])?;
     let nested = conn.execute("DELETE FROM nested WHERE sid=?1", [sid])?;
     let events = conn.execute("DELETE FROM events WHERE sid=?1", [sid])?;
-    conn.execute("DELETE FROM transcripts WHERE sid=?1", [sid])?;
+    // And the cursors of the conversations that shared the session
+    // (fsview-hook --sid: `SID`, a newline, the conversation).
+    conn.execute(
+        "DELETE FROM transcripts WHERE sid=?1 OR substr(sid, 1, length(?1) + 1) = ?1 || char(10)",
+        [sid],
+    )?;
     conn.execute("DELETE FROM own WHERE sid=?1", [sid])?;
     conn.execute("DELETE FROM sessions WHERE sid=?1", [sid])?;
     Ok(Counts {

@@ -544,11 +544,30 @@ enum Waited {
     Nothing,
 }
 
+/// The name of `who`'s transcript cursor in session `sid` (its views):
+/// the session's own; in a session named otherwise than the conversation
+/// (`--sid`), which several conversations may share, each with its own
+/// transcript, the conversation's within it (`SID`, a newline, the
+/// conversation), so that their hooks do not read each other's
+/// transcripts again from the start, nor share their waits.
+fn cursor_key(who: &Who, sid: &str) -> String {
+    let conversation = match &who.agent {
+        None => who.session.clone(),
+        Some(a) => fsview_store::agents::sid_of(&who.session, a),
+    };
+    match conversation == sid {
+        true => conversation,
+        false => format!("{sid}\n{conversation}"),
+    }
+}
+
 /// A transcript a hook may wait for: where it is, open, and what its
 /// cursor says of it.
 struct Waitable {
     store: Store,
+    /// The session of the views (its log), and the cursor's name.
     sid: String,
+    key: String,
     f: File,
     size: u64,
     cursor: Cursor,
@@ -566,7 +585,8 @@ fn may_wait(opts: &Options, who: &Who) -> Option<Waitable> {
         return None;
     };
     let store = Store::open_existing(&file).ok().flatten()?;
-    let cursor = store.cursor(&sid).ok().flatten()?;
+    let key = cursor_key(who, &sid);
+    let cursor = store.cursor(&key).ok().flatten()?;
     at_cursor(Some(&cursor), path, &meta)?;
     let kept = Kept::of(Some(&cursor));
     if !kept.named || kept.left().is_zero() {
@@ -575,6 +595,7 @@ fn may_wait(opts: &Options, who: &Who) -> Option<Waitable> {
     Some(Waitable {
         store,
         sid,
+        key,
         f,
         size: meta.len(),
         cursor,
@@ -601,7 +622,7 @@ impl Waitable {
     /// Add `waited` to the conversation's waits; log it when it `gave_up`.
     fn spent(&self, waited: Duration, gave_up: bool, what: &str) -> Result<(), Problem> {
         // The cursor as it is now (a hook may have read on meanwhile).
-        let now = self.store.cursor(&self.sid)?;
+        let now = self.store.cursor(&self.key)?;
         let mut kept = Kept::of(now.as_ref());
         kept.waited_ms = kept
             .waited_ms
@@ -612,7 +633,7 @@ impl Waitable {
                 state: kept.to_state(),
                 ..now.clone()
             };
-            self.store.advance_cursor(&self.sid, Some(now), &next)?;
+            self.store.advance_cursor(&self.key, Some(now), &next)?;
         }
         if gave_up {
             let mut detail = format!(
@@ -822,14 +843,15 @@ fn run(
     path: &Path,
 ) -> Result<Option<String>, Problem> {
     let (file, sid) = core::views_of(opts, who)?;
+    let key = cursor_key(who, &sid);
     let (f, meta) = match open(path) {
         Opened::File(f, meta) => (f, meta),
         // Not written yet (a new conversation), or gone: nothing shown.
         Opened::Missing => return Ok(None),
-        Opened::Unusable(problem) => return say_once(&file, &sid, path, problem),
+        Opened::Unusable(problem) => return say_once(&file, &key, path, problem),
     };
     let store = Store::open(&file)?;
-    let was = store.cursor(&sid)?;
+    let was = store.cursor(&key)?;
     let read = Reading {
         agent,
         format,
@@ -838,6 +860,7 @@ fn run(
         path,
         store: &store,
         sid: &sid,
+        key: &key,
     };
     let now = read.on(&f, &meta, was.as_ref())?;
     let Some((prompt, mark, call)) = awaited(format, who, now.as_ref()) else {
@@ -858,7 +881,7 @@ fn run(
         seen => seen,
     };
     let meta = f.metadata().map_err(|e| read.io(e))?;
-    let now = read.on(&f, &meta, store.cursor(&sid)?.as_ref())?;
+    let now = read.on(&f, &meta, store.cursor(&key)?.as_ref())?;
     if came != Some(0) {
         // Its lines did not come: later hooks of the turn do not wait.
         if let Some(now) = now {
@@ -868,7 +891,7 @@ fn run(
                 state: kept.to_state(),
                 ..now.clone()
             };
-            store.advance_cursor(&sid, Some(&now), &next)?;
+            store.advance_cursor(&key, Some(&now), &next)?;
         }
     }
     Ok(None)
@@ -921,7 +944,10 @@ struct Reading<'a> {
     who: &'a Who,
     path: &'a Path,
     store: &'a Store,
+    /// The session of the views.
     sid: &'a str,
+    /// The cursor's name ([`cursor_key`]).
+    key: &'a str,
 }
 
 impl Reading<'_> {
@@ -1132,10 +1158,10 @@ impl Reading<'_> {
 
     /// Store `next` as the cursor if it still is `was`; the cursor now.
     fn store(&self, was: Option<&Cursor>, next: Cursor) -> Result<Option<Cursor>, Problem> {
-        Ok(match self.store.advance_cursor(self.sid, was, &next)? {
+        Ok(match self.store.advance_cursor(self.key, was, &next)? {
             true => Some(next),
             // Another hook read on first: its cursor.
-            false => self.store.cursor(self.sid)?,
+            false => self.store.cursor(self.key)?,
         })
     }
 }
@@ -1156,16 +1182,16 @@ fn same_view(e: &Event) -> u64 {
     h.finish()
 }
 
-/// Say `problem` unless it was said last time for this session: it is kept
-/// with the cursor (which stays where it was).
+/// Say `problem` unless it was said last time for this cursor (`key`): it
+/// is kept with the cursor (which stays where it was).
 fn say_once(
     file: &Path,
-    sid: &str,
+    key: &str,
     path: &Path,
     problem: String,
 ) -> Result<Option<String>, Problem> {
     let store = Store::open(file)?;
-    let was = store.cursor(sid)?;
+    let was = store.cursor(key)?;
     if was.as_ref().and_then(|c| c.problem.as_deref()) == Some(problem.as_str()) {
         return Ok(None);
     }
@@ -1180,7 +1206,7 @@ fn say_once(
             ..Cursor::default()
         },
     };
-    store.advance_cursor(sid, was.as_ref(), &next)?;
+    store.advance_cursor(key, was.as_ref(), &next)?;
     Ok(Some(problem))
 }
 
