@@ -973,3 +973,54 @@ fn git_discards_of_what_the_agent_never_saw_are_refused() {
         git_discards_are_gated(&a, deny);
     }
 }
+
+/// More writers (issue 39, item 4): an option naming the output file
+/// (`sort -o`, `curl -o`, `wget -O`), Ruby's in-place edit, a shell reading
+/// its script from a here-document, `eval` of literal words, and the
+/// wrappers that run a command (`stdbuf`, `flock`, `setsid`): gated as
+/// their writes, in every payload shape.
+#[test]
+fn more_writers_are_gated() {
+    for (a, deny) in every_agent() {
+        files(&a);
+        let bin = stand_ins(&a);
+        for cmd in [
+            "sort -o a.txt a.txt",
+            "curl -fsSLo a.txt https://example.invalid/a.txt",
+            "wget -qO a.txt https://example.invalid/a.txt",
+            "ruby -pi -e 'gsub(/one/, \"ONE\")' a.txt",
+            "bash <<'EOF'\necho x > a.txt\nEOF",
+            "sh -s <<EOF\necho $HOME > a.txt\nEOF",
+            "eval 'echo x > a.txt'",
+            "stdbuf -oL sed -i s/one/ONE/ a.txt",
+            "flock /tmp/fsview.lock -c 'echo x > a.txt'",
+            "setsid cp crlf.txt a.txt",
+        ] {
+            assert_eq!(
+                agent_runs(&a, &bin, cmd),
+                deny(NOT_READ),
+                "{}: {cmd}",
+                a.name
+            );
+        }
+        assert_eq!(std::fs::read_to_string(a.env.path("a.txt")).unwrap(), A_TXT);
+        // Read whole, then sorted in place: allowed, and its own after.
+        a.hook("post_shell_cat", &[]).expect(0, "");
+        assert_eq!(
+            agent_runs(&a, &bin, "sort -o a.txt a.txt"),
+            "",
+            "{}",
+            a.name
+        );
+        assert_eq!(
+            agent_runs(&a, &bin, "bash <<'EOF'\nsort -r -o a.txt a.txt\nEOF"),
+            "",
+            "{}",
+            a.name
+        );
+        assert_eq!(
+            std::fs::read_to_string(a.env.path("a.txt")).unwrap(),
+            "two\nthree\none\n"
+        );
+    }
+}

@@ -22,10 +22,14 @@
 //!
 //! What a command writes ([`writes`]), anywhere in the command line (each
 //! part of a pipeline or a list, loops, subshells, functions, `$(...)`,
-//! `bash -c '...'`), its paths taken from where the `cd`s before it lead:
+//! `bash -c '...'`, `bash <<'EOF'`, `eval '...'`), its paths taken from
+//! where the `cd`s before it lead; never a name that is no file
+//! ([`not_a_file`]):
 //! - a redirection `>`, `>|`, `&>`, `N>` (the whole file), `>>`, `&>>` (an
 //!   append), `<>` (in place);
-//! - `tee [-a] FILE...`; `sed -i`/`--in-place` and `perl -i` (in place);
+//! - `tee [-a] FILE...`; `sed -i`/`--in-place`, `perl -i` and `ruby -i`
+//!   (in place); `touch` (as an append: nothing is lost);
+//! - `sort -o FILE`, `curl -o FILE`, `wget -O FILE` (the whole file);
 //! - `cp`, `mv`, `install` and `ln -f` onto a file (the whole file; a
 //!   directory as the destination means the file of the source's name in
 //!   it), unless told not to overwrite (`-n`) or to keep a backup (`-b`);
@@ -38,7 +42,8 @@
 //! A whole-file write whose text the command spells out (`cat > f <<'EOF'`,
 //! `tee f <<'EOF'`, `echo TEXT > f`, with nothing to expand) says what the
 //! file then holds. It also finds the patch Codex takes from a command
-//! line ([`apply_patch`]).
+//! line ([`apply_patch`]), and git's commands that discard work-tree
+//! changes ([`discards`]).
 
 use std::path::{Path, PathBuf};
 
@@ -125,8 +130,13 @@ enum Redirect {
     /// Output to a file (`None`: a name fsview cannot read).
     Out { path: Option<String>, how: How },
     /// Standard input from a here-document or here-string: its text when
-    /// nothing in it is expanded.
-    Input { fd: i32, text: Option<String> },
+    /// nothing in it is expanded; `script`, its text as written, expanded
+    /// or not (what a shell reading it as a script finds literally in it).
+    Input {
+        fd: i32,
+        text: Option<String>,
+        script: Option<String>,
+    },
     /// Anything else (an input file, a duplicated descriptor).
     Other,
 }
@@ -152,7 +162,7 @@ impl Simple {
     /// gives it literally.
     fn stdin(&self) -> Option<Option<&str>> {
         self.redirects.iter().rev().find_map(|r| match r {
-            Redirect::Input { fd: 0, text } => Some(text.as_deref()),
+            Redirect::Input { fd: 0, text, .. } => Some(text.as_deref()),
             _ => None,
         })
     }
@@ -327,10 +337,17 @@ fn simple(s: &ast::SimpleCommand, dir: &mut Dir, outer: &[Redirect], out: &mut V
         Some("popd") => *dir = Dir::Unknown,
         _ => {}
     }
-    // `bash -c 'SCRIPT'`: the script's commands too, where it runs.
+    // `bash -c 'SCRIPT'`, `bash <<'EOF'`, `eval '...'`: the script's
+    // commands too, where it runs.
     if let Some(script) = shell_script(&cmd) {
-        if let Some(p) = program(script) {
+        if let Some(p) = program(&script) {
+            let from = out.len();
             out.extend(flatten(&p, &cmd.dir));
+            if cmd.background {
+                for c in &mut out[from..] {
+                    c.background = true;
+                }
+            }
         }
     }
     if !cmd.words.is_empty() || cmd.redirects.len() > outer.len() {
@@ -338,21 +355,59 @@ fn simple(s: &ast::SimpleCommand, dir: &mut Dir, outer: &[Redirect], out: &mut V
     }
 }
 
-/// The script of `bash -c SCRIPT` (or sh, dash, zsh).
-fn shell_script(cmd: &Simple) -> Option<&str> {
-    let [name, rest @ ..] = cmd.words.as_slice() else {
+/// The script a command runs as shell code: `bash -c SCRIPT` (or sh,
+/// dash, zsh, ksh), a shell reading its script from a here-document or
+/// here-string (`bash <<'EOF'`, `sh -s <<EOF`: its text as written, what
+/// it names literally being certain whatever the outer shell expands),
+/// `eval` of literal words, `flock FILE -c SCRIPT`.
+fn shell_script(cmd: &Simple) -> Option<String> {
+    let words = strip_wrappers(&cmd.words);
+    let [name, rest @ ..] = words else {
         return None;
     };
     let name = name.as_deref()?;
     let base = name.rsplit('/').next().unwrap_or(name);
-    if !matches!(base, "bash" | "sh" | "dash" | "zsh") {
-        return None;
+    let dash_c = || {
+        let at = rest.iter().position(|w| {
+            w.as_deref()
+                .is_some_and(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('c'))
+        })?;
+        rest.get(at + 1)?.clone()
+    };
+    match base {
+        "bash" | "sh" | "dash" | "zsh" | "ksh" => {
+            if let Some(script) = dash_c() {
+                return Some(script);
+            }
+            // No script file (or `-s`, `-`): the script is standard input.
+            let file = rest
+                .iter()
+                .any(|w| w.as_deref().is_none_or(|w| !w.starts_with('-')));
+            let stdin = rest.iter().any(|w| {
+                w.as_deref().is_some_and(|w| {
+                    w == "-" || (w.starts_with('-') && !w.starts_with("--") && w.contains('s'))
+                })
+            });
+            if file && !stdin {
+                return None;
+            }
+            cmd.redirects.iter().rev().find_map(|r| match r {
+                Redirect::Input {
+                    fd: 0,
+                    script: Some(s),
+                    ..
+                } => Some(s.clone()),
+                _ => None,
+            })
+        }
+        "eval" => rest
+            .iter()
+            .map(|w| w.as_deref())
+            .collect::<Option<Vec<_>>>()
+            .map(|w| w.join(" ")),
+        "flock" => dash_c(),
+        _ => None,
     }
-    let at = rest.iter().position(|w| {
-        w.as_deref()
-            .is_some_and(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('c'))
-    })?;
-    rest.get(at + 1)?.as_deref()
 }
 
 /// The commands inside a word's `$(...)` and backquotes, run where it is.
@@ -418,30 +473,38 @@ fn redirect(r: &ast::IoRedirect, out: &mut Vec<Simple>, dir: &Dir) -> Redirect {
             file(w, if *append { How::Append } else { How::Whole })
         }
         ast::IoRedirect::HereDocument(fd, doc) => {
-            let mut text = Some(doc.doc.value.clone());
+            let untabbed = |t: &str| -> String {
+                match doc.remove_tabs {
+                    true => t
+                        .split_inclusive('\n')
+                        .map(|l| l.trim_start_matches('\t'))
+                        .collect(),
+                    false => t.to_string(),
+                }
+            };
+            let script = Some(untabbed(&doc.doc.value));
+            let mut text = script.clone();
             if doc.requires_expansion && doc.doc.value.contains(['$', '`', '\\']) {
                 substitutions(&doc.doc.value, dir, out);
                 text = None;
             }
-            if doc.remove_tabs {
-                text = text.map(|t| {
-                    t.split_inclusive('\n')
-                        .map(|l| l.trim_start_matches('\t'))
-                        .collect()
-                });
-            }
             Redirect::Input {
                 fd: fd.unwrap_or(0),
                 text,
+                script,
             }
         }
-        ast::IoRedirect::HereString(fd, w) => Redirect::Input {
-            fd: fd.unwrap_or(0),
-            text: literal(&w.value).map(|mut t| {
+        ast::IoRedirect::HereString(fd, w) => {
+            let text = literal(&w.value).map(|mut t| {
                 t.push('\n');
                 t
-            }),
-        },
+            });
+            Redirect::Input {
+                fd: fd.unwrap_or(0),
+                script: text.clone(),
+                text,
+            }
+        }
     }
 }
 
@@ -981,9 +1044,52 @@ fn command_writes(cmd: &Simple, out: &mut Vec<Write>) {
                 push(f, How::Edit, None, None);
             }
         }
-        "perl" => {
+        "perl" | "ruby" => {
             for f in in_place_files(&args, perl_option) {
                 push(f, How::Edit, None, None);
+            }
+        }
+        // The file an option names as where the output goes: `sort -o`,
+        // `curl -o`/`--output`, `wget -O`/`--output-document` (and its log,
+        // `-o`; `-a` appends to it).
+        "sort" | "curl" | "wget" => {
+            let options: &[(char, &str, How)] = match base {
+                "sort" => &[('o', "--output", How::Whole)],
+                "curl" => &[('o', "--output", How::Whole)],
+                _ => &[
+                    ('O', "--output-document", How::Whole),
+                    ('o', "--output-file", How::Whole),
+                    ('a', "--append-output", How::Append),
+                ],
+            };
+            let mut it = args.iter().peekable();
+            while let Some(a) = it.next() {
+                let Some(a) = a else { continue };
+                if *a == "--" {
+                    break;
+                }
+                for (short, long, how) in options {
+                    let value = if a == long {
+                        it.next().copied().flatten()
+                    } else if let Some(v) = a.strip_prefix(&format!("{long}=")) {
+                        Some(v)
+                    } else if a.starts_with('-') && !a.starts_with("--") {
+                        // A cluster of short options (`-sSo FILE`, `-qO
+                        // FILE`): the letter's value is the rest of the
+                        // word, or the next word.
+                        match a[1..].split_once(*short) {
+                            Some((_, "")) => it.next().copied().flatten(),
+                            Some((_, rest)) => Some(rest),
+                            None => None,
+                        }
+                    } else {
+                        None
+                    };
+                    // `-` is standard output.
+                    if let Some(f) = value.filter(|f| *f != "-") {
+                        push(f, *how, None, None);
+                    }
+                }
             }
         }
         "cp" | "mv" | "install" | "ln" => {
@@ -1097,7 +1203,32 @@ fn strip_wrappers(words: &[Option<String>]) -> &[Option<String>] {
             i
         };
         let n = match base {
-            "nohup" | "command" | "builtin" | "exec" | "time" => skip_opts(rest, &[]),
+            "nohup" | "command" | "builtin" | "exec" | "time" | "setsid" | "unbuffer" => {
+                skip_opts(rest, &[])
+            }
+            "stdbuf" => skip_opts(rest, &["-i", "-o", "-e"]),
+            "ionice" => skip_opts(rest, &["-c", "-n", "-p", "-P", "-u"]),
+            // taskset MASK CMD, chrt PRIORITY CMD (their -p forms act on a
+            // process, and run nothing).
+            "taskset" => {
+                let n = skip_opts(rest, &["-c", "--cpu-list"]);
+                // With -c the list is the option's; else a mask comes first.
+                let listed = rest[..n.min(rest.len())].iter().any(|a| {
+                    a.as_deref()
+                        .is_some_and(|a| a.starts_with("-c") || a == "--cpu-list")
+                });
+                n + usize::from(!listed)
+            }
+            "chrt" => skip_opts(rest, &[]) + 1,
+            // flock FILE CMD (its -c form is a script: shell_script).
+            "flock"
+                if rest
+                    .iter()
+                    .any(|a| matches!(a.as_deref(), Some("-c" | "--command"))) =>
+            {
+                return w
+            }
+            "flock" => skip_opts(rest, &["-w", "-E", "--timeout", "--conflict-exit-code"]) + 1,
             "sudo" | "doas" => skip_opts(
                 rest,
                 &["-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t"],
@@ -2034,7 +2165,8 @@ mod tests {
     #[test]
     fn writes_it_finds() {
         use How::*;
-        let cases: Vec<(&str, Vec<Write>)> = vec![
+        let cases: Vec<(&str, Vec<Write>)> =
+            vec![
             (
                 "echo hi > out.txt",
                 vec![with_text(w("out.txt", Whole), "hi\n")],
@@ -2227,6 +2359,50 @@ mod tests {
                     "apply_patch <<'X'\n*** Begin Patch\nX\n",
                 )],
             ),
+            ("sort -o out.txt in.txt", vec![w("out.txt", Whole)]),
+            ("sort -u --output=a.txt a.txt", vec![w("a.txt", Whole)]),
+            ("sort -oa.txt a.txt", vec![w("a.txt", Whole)]),
+            ("sort a.txt", vec![]),
+            (
+                "curl -sL -o page.html https://x",
+                vec![w("page.html", Whole)],
+            ),
+            ("curl --output=f.bin https://x", vec![w("f.bin", Whole)]),
+            ("curl -O https://x/f.bin", vec![]),
+            ("wget -q -O f.tar.gz https://x", vec![w("f.tar.gz", Whole)]),
+            ("wget -O - https://x", vec![]),
+            ("wget -qO f.sh https://x", vec![w("f.sh", Whole)]),
+            ("curl -fsSLo f.sh https://x", vec![w("f.sh", Whole)]),
+            ("curl -sS https://x > page.html", vec![w("page.html", Whole)]),
+            (
+                "wget -a wget.log --output-document=f https://x",
+                vec![w("wget.log", Append), w("f", Whole)],
+            ),
+            ("ruby -pi -e 'gsub(/a/, \"b\")' f.rb", vec![w("f.rb", Edit)]),
+            ("ruby -i.bak -pe 'x' f.rb", vec![w("f.rb", Edit)]),
+            ("ruby script.rb f.rb", vec![]),
+            (
+                "bash <<'EOF'\necho x > inner.txt\nsed -i s/a/b/ f\nEOF",
+                vec![with_text(w("inner.txt", Whole), "x\n"), w("f", Edit)],
+            ),
+            (
+                "sh -s <<EOF\necho $HOME > out.txt\nEOF",
+                vec![w("out.txt", Whole)],
+            ),
+            ("bash <<< 'echo x > here.txt'", vec![with_text(w("here.txt", Whole), "x\n")]),
+            ("bash script.sh <<'EOF'\necho x > no.txt\nEOF", vec![]),
+            ("eval 'echo x > e.txt'", vec![with_text(w("e.txt", Whole), "x\n")]),
+            ("eval \"$CMD\" > /dev/null", vec![]),
+            ("sudo bash -c 'echo x > /etc/f'", vec![with_text(w("/etc/f", Whole), "x\n")]),
+            ("flock /tmp/l -c 'echo x > f.txt'", vec![with_text(w("f.txt", Whole), "x\n")]),
+            ("flock -w 5 /tmp/l sed -i s/a/b/ f", vec![w("f", Edit)]),
+            ("stdbuf -oL sed -i s/a/b/ f", vec![w("f", Edit)]),
+            ("stdbuf -o L tee out.txt < in", vec![w("out.txt", Whole)]),
+            ("ionice -c 3 cp a b", vec![into("b", "a")]),
+            ("taskset -c 0,1 cp a b", vec![into("b", "a")]),
+            ("taskset 0x3 cp a b", vec![into("b", "a")]),
+            ("chrt -f 10 cp a b", vec![into("b", "a")]),
+            ("setsid -f cp a b", vec![into("b", "a")]),
             ("cargo build --release && cargo test", vec![]),
             ("git commit -am 'x > y'", vec![]),
             ("echo 'unterminated", vec![]),
