@@ -17,6 +17,7 @@ mod harness;
 mod held;
 mod hook;
 mod hook_codex;
+mod hook_continue;
 mod hook_copilot;
 mod hook_droid;
 mod hook_fixtures;

@@ -333,14 +333,16 @@ fn tool_input<'a>(payload: &'a Value, tool: &str) -> Result<&'a Value, Problem> 
 }
 
 /// The file a tool works on: `notebook_path` for NotebookEdit, else
-/// `file_path`.
+/// `file_path`, else `filepath`: Continue CLI (`cn`), which loads Claude
+/// Code's settings and hooks, names it so for its Read and Write.
 fn tool_path(tool: &str, input: &Value) -> Result<PathBuf, Problem> {
-    let key = if tool == "NotebookEdit" {
-        "notebook_path"
-    } else {
-        "file_path"
-    };
-    input_path(tool, input, key)
+    if tool == "NotebookEdit" {
+        return input_path(tool, input, "notebook_path");
+    }
+    match input.get("file_path") {
+        None if input.get("filepath").is_some() => input_path(tool, input, "filepath"),
+        _ => input_path(tool, input, "file_path"),
+    }
 }
 
 /// The path in `tool_input.KEY` of a `tool` call.
@@ -463,6 +465,18 @@ fn post_tool_use(payload: &Value) -> Result<Event, Problem> {
         return Ok(Event::Ignored);
     }
     let input = tool_input(payload, tool)?;
+    // Continue CLI's tools answer with a string, which says what a Read
+    // showed: "Content of PATH:\n" and the whole file. A Write's input
+    // holds what it wrote. An Edit's string ("Successfully edited ...")
+    // does not say what the file now holds: nothing is recorded as seen,
+    // and the change is told as any other is.
+    if let Some(said) = payload.get("tool_response").and_then(Value::as_str) {
+        return match tool {
+            "Read" => continue_read(tool_path(tool, input)?, input, said),
+            "Write" => write(tool_path(tool, input)?, input, &Value::Null),
+            _ => Ok(Event::Ignored),
+        };
+    }
     let response = payload
         .get("tool_response")
         .filter(|v| v.is_object())
@@ -557,6 +571,27 @@ pub(crate) fn read(path: PathBuf, input: &Value, response: &Value) -> Result<Eve
         text: ShownText::Lines(content.to_string()),
         offset: start,
         extent,
+    }))
+}
+
+/// Continue CLI's Read: `Content of {filepath}:\n{content}`, the whole
+/// file as UTF-8 (a file over its caps is an error, not a start), the path
+/// as the model gave it, less a leading `./`.
+fn continue_read(path: PathBuf, input: &Value, said: &str) -> Result<Event, Problem> {
+    let given = string(input, "filepath").unwrap_or_default();
+    let given = given.strip_prefix("./").unwrap_or(given);
+    let content = said
+        .strip_prefix("Content of ")
+        .and_then(|rest| rest.strip_prefix(given))
+        .and_then(|rest| rest.strip_prefix(":\n"))
+        .ok_or_else(|| {
+            Problem::new("the Read response is a string that does not start \"Content of PATH:\", so what was shown is unknown and nothing was recorded")
+        })?;
+    Ok(Event::Shown(Shown {
+        path,
+        text: ShownText::Lines(content.to_string()),
+        offset: 1,
+        extent: Extent::Whole,
     }))
 }
 
