@@ -1,0 +1,594 @@
+//! The commands the shell reader knows, as one table: for each writer,
+//! which of its words name the file it writes and how it writes it; for
+//! each wrapper, which of its options take a value before the command it
+//! runs. As ripgrep keeps its flags in one list, every writer is a row of
+//! [`WRITERS`] and every wrapper a row of [`WRAPPERS`]: the reader
+//! dispatches on them, each row carries the examples its test runs, and
+//! docs/shell.md's tables are checked against them row by row (the tests
+//! below), so a command added here is documented and tested where it is
+//! added.
+
+use super::write::{perl_option, sed_option, How, Opt};
+
+/// A command that writes files, and how fsview finds them.
+pub struct Writer {
+    /// Its names (the last part of the path it is run by); `python*`: the
+    /// name, or the name and a version (`python3`, `python3.12`). For a
+    /// redirection, its operators (no command has them as a name).
+    pub names: &'static [&'static str],
+    /// Which of its words name the files it writes (docs/shell.md's
+    /// words).
+    pub file: &'static str,
+    /// How it writes them, as the gate is asked (unless `file` says
+    /// otherwise for an option).
+    pub asks: How,
+    /// How the reader finds them.
+    pub(super) files: Files,
+    /// Command lines, each with the writes the reader finds in it (`PATH
+    /// HOW`, comma-separated; empty: none; a copy's destination as named,
+    /// whether or not it is a directory).
+    pub examples: &'static [(&'static str, &'static str)],
+}
+
+/// How a writer names its files.
+#[derive(Clone, Copy)]
+pub(super) enum Files {
+    /// A redirection, read by the parser for every command.
+    Redirection,
+    /// Each operand (`tee`; `-a` appends).
+    Operands,
+    /// With an option for in place, each file after the script (the first
+    /// word that is no option, unless an option gave the script).
+    InPlace(fn(&str) -> Option<Opt>),
+    /// The value of an option: its letter, its long name, how it writes.
+    Options(&'static [(char, &'static str, How)]),
+    /// The destination of a copy (`cp`, `mv`, `install`, `ln`).
+    Destination,
+    /// Each operand, with a size that may shrink it (`truncate -s`).
+    Truncated,
+    /// `of=FILE` (`dd`; `conv=notrunc`: in place).
+    Of,
+    /// Each operand, as an append: nothing is lost (`touch`).
+    Touched,
+    /// Python code opening a literal path.
+    Python,
+    /// JavaScript code writing a literal path.
+    Node,
+}
+
+/// Every writer fsview knows, in docs/shell.md's order.
+pub const WRITERS: &[Writer] = &[
+    Writer {
+        names: &[">", ">|", "&>", ">&", "N>"],
+        file: "the word after it (`2> err.log` too)",
+        asks: How::Whole,
+        files: Files::Redirection,
+        examples: &[
+            ("make > out.log 2> err.log", "out.log whole, err.log whole"),
+            ("make >& all.log", "all.log whole"),
+        ],
+    },
+    Writer {
+        names: &[">>", "&>>"],
+        file: "the word after it",
+        asks: How::Append,
+        files: Files::Redirection,
+        examples: &[("make >> build.log 2>&1", "build.log append")],
+    },
+    Writer {
+        names: &["<>"],
+        file: "the word after it",
+        asks: How::Edit,
+        files: Files::Redirection,
+        examples: &[("exec 3<> f.bin", "f.bin edit")],
+    },
+    Writer {
+        names: &["tee"],
+        file: "each operand (`-a`, `--append`: an append)",
+        asks: How::Whole,
+        files: Files::Operands,
+        examples: &[
+            ("make | tee a.log", "a.log whole"),
+            ("make | tee -a a.log b.log", "a.log append, b.log append"),
+        ],
+    },
+    Writer {
+        names: &["sed"],
+        file: "with `-i`/`--in-place`, each file after the script",
+        asks: How::Edit,
+        files: Files::InPlace(sed_option),
+        examples: &[
+            ("sed -i -e s/a/b/ f.txt g.txt", "f.txt edit, g.txt edit"),
+            ("sed s/a/b/ f.txt", ""),
+        ],
+    },
+    Writer {
+        names: &["perl", "ruby"],
+        file: "with `-i`, each file after the script",
+        asks: How::Edit,
+        files: Files::InPlace(perl_option),
+        examples: &[
+            ("perl -pi -e 's/a/b/' f.pl", "f.pl edit"),
+            ("ruby -i.bak -pe 'x' f.rb", "f.rb edit"),
+            ("perl -ne 'print' f.pl", ""),
+        ],
+    },
+    Writer {
+        names: &["sort"],
+        file: "`-o FILE`, `--output=FILE`",
+        asks: How::Whole,
+        files: Files::Options(&[('o', "--output", How::Whole)]),
+        examples: &[("sort -u -o s.txt s.txt", "s.txt whole"), ("sort s.txt", "")],
+    },
+    Writer {
+        names: &["curl"],
+        file: "`-o FILE`, `--output FILE` (`-sSLo FILE`; `-` is standard output)",
+        asks: How::Whole,
+        files: Files::Options(&[('o', "--output", How::Whole)]),
+        examples: &[
+            ("curl -fsSLo f.sh https://x", "f.sh whole"),
+            ("curl -O https://x/f", ""),
+        ],
+    },
+    Writer {
+        names: &["wget"],
+        file: "`-O FILE`, `--output-document` (`-qO FILE`), its log `-o FILE`; `-a FILE` appends to the log",
+        asks: How::Whole,
+        files: Files::Options(&[
+            ('O', "--output-document", How::Whole),
+            ('o', "--output-file", How::Whole),
+            ('a', "--append-output", How::Append),
+        ]),
+        examples: &[
+            ("wget -qO f.tgz https://x", "f.tgz whole"),
+            ("wget -a w.log -O - https://x", "w.log append"),
+        ],
+    },
+    Writer {
+        names: &["cp", "mv", "install"],
+        file: "the destination; a directory (or `-t DIR`): the file of the source's name in it. None with `-n`, a `--backup`, `install -d`",
+        asks: How::Whole,
+        files: Files::Destination,
+        examples: &[
+            ("cp a.txt b.txt", "b.txt whole"),
+            ("mv -t dir a.txt", "dir whole"),
+            ("cp -n a.txt b.txt", ""),
+        ],
+    },
+    Writer {
+        names: &["ln"],
+        file: "with `-f`, the link's name",
+        asks: How::Whole,
+        files: Files::Destination,
+        examples: &[("ln -sf t link", "link whole"), ("ln -s t link", "")],
+    },
+    Writer {
+        names: &["truncate"],
+        file: "each operand, with `-s SIZE` (not `+SIZE`, which only grows it)",
+        asks: How::Whole,
+        files: Files::Truncated,
+        examples: &[
+            ("truncate -s 0 big.log", "big.log whole"),
+            ("truncate -s +1M big.log", ""),
+        ],
+    },
+    Writer {
+        names: &["dd"],
+        file: "`of=FILE` (`conv=notrunc`: an edit in place)",
+        asks: How::Whole,
+        files: Files::Of,
+        examples: &[
+            ("dd if=/dev/zero of=d.img count=1", "d.img whole"),
+            ("dd if=x of=d.img conv=notrunc", "d.img edit"),
+        ],
+    },
+    Writer {
+        names: &["touch"],
+        file: "each operand: it makes a file or sets its times",
+        asks: How::Append,
+        files: Files::Touched,
+        examples: &[("touch -d yesterday a b", "a append, b append")],
+    },
+    Writer {
+        names: &["python*", "pypy3"],
+        file: "code (`-c`, or on standard input: `python3 - <<'EOF'`) opening a literal path: `open('f', 'w')`, `Path('f').write_text(` (`'a'`: an append, `'r+'`: an edit)",
+        asks: How::Whole,
+        files: Files::Python,
+        examples: &[
+            ("python3 -c \"open('o.txt', 'w').write('x')\"", "o.txt whole"),
+            ("python3.12 -c \"open('o.txt', 'a')\"", "o.txt append"),
+            ("python3 script.py", ""),
+        ],
+    },
+    Writer {
+        names: &["node", "nodejs", "bun", "deno"],
+        file: "code (`-e`, `-p`, or on standard input) writing a literal path: `writeFileSync('f'` (`appendFileSync`: an append)",
+        asks: How::Whole,
+        files: Files::Node,
+        examples: &[(
+            "node -e \"require('fs').writeFileSync('o.json', '{}')\"",
+            "o.json whole",
+        )],
+    },
+];
+
+/// The writer a command of this name is (the last part of its path), when
+/// fsview knows it.
+pub(super) fn writer(base: &str) -> Option<&'static Writer> {
+    WRITERS
+        .iter()
+        .filter(|w| !matches!(w.files, Files::Redirection))
+        .find(|w| w.names.iter().any(|n| named(n, base)))
+}
+
+fn named(name: &str, base: &str) -> bool {
+    match name.strip_suffix('*') {
+        Some(stem) => base
+            .strip_prefix(stem)
+            .is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit() || b == b'.')),
+        None => name == base,
+    }
+}
+
+/// A command that runs the rest of its words as a command of its own.
+pub struct Wrapper {
+    /// Its names; two words (`uv run`): the name and its subcommand.
+    pub names: &'static [&'static str],
+    /// Its options that take the next word as their value.
+    pub takes_value: &'static [&'static str],
+    /// What comes between its options and the command it runs.
+    pub then: Then,
+    /// Options that run the command elsewhere (another directory): with
+    /// one of them, nothing is looked through.
+    pub elsewhere: &'static [&'static str],
+    /// Command lines, each with the writes the reader finds in it.
+    pub examples: &'static [(&'static str, &'static str)],
+}
+
+/// What comes between a wrapper's options and the command it runs.
+#[derive(Clone, Copy)]
+pub enum Then {
+    /// Nothing.
+    Command,
+    /// One word (`timeout 5`, `chrt 10`, `flock FILE`).
+    Word,
+    /// `NAME=VALUE` words (`env`).
+    Assignments,
+    /// A mask, unless `-c`/`--cpu-list` gave the list (`taskset`).
+    Mask,
+}
+
+/// Every wrapper fsview looks through, in docs/shell.md's order.
+pub const WRAPPERS: &[Wrapper] = &[
+    Wrapper {
+        names: &[
+            "nohup", "command", "builtin", "exec", "time", "setsid", "unbuffer",
+        ],
+        takes_value: &[],
+        then: Then::Command,
+        elsewhere: &[],
+        examples: &[
+            ("nohup sed -i s/a/b/ f", "f edit"),
+            ("setsid -f cp a b", "b whole"),
+        ],
+    },
+    Wrapper {
+        names: &["env"],
+        takes_value: &["-u", "-C", "-S"],
+        then: Then::Assignments,
+        elsewhere: &[],
+        examples: &[("env -u X A=1 sed -i s/a/b/ f", "f edit")],
+    },
+    Wrapper {
+        names: &["sudo", "doas"],
+        takes_value: &["-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t"],
+        then: Then::Command,
+        elsewhere: &[],
+        examples: &[("sudo -u root tee /etc/x.conf", "/etc/x.conf whole")],
+    },
+    Wrapper {
+        names: &["nice"],
+        takes_value: &["-n"],
+        then: Then::Command,
+        elsewhere: &[],
+        examples: &[("nice -n 5 sort -o s s", "s whole")],
+    },
+    Wrapper {
+        names: &["timeout"],
+        takes_value: &["-s", "-k", "--signal", "--kill-after"],
+        then: Then::Word,
+        elsewhere: &[],
+        examples: &[("timeout -k 1 5 cp a b", "b whole")],
+    },
+    Wrapper {
+        names: &["stdbuf"],
+        takes_value: &["-i", "-o", "-e"],
+        then: Then::Command,
+        elsewhere: &[],
+        examples: &[("stdbuf -o L tee out.txt", "out.txt whole")],
+    },
+    Wrapper {
+        names: &["ionice"],
+        takes_value: &["-c", "-n", "-p", "-P", "-u"],
+        then: Then::Command,
+        elsewhere: &[],
+        examples: &[("ionice -c 3 cp a b", "b whole")],
+    },
+    Wrapper {
+        names: &["taskset"],
+        takes_value: &["-c", "--cpu-list"],
+        then: Then::Mask,
+        elsewhere: &[],
+        examples: &[
+            ("taskset -c 0,1 cp a b", "b whole"),
+            ("taskset 0x3 cp a b", "b whole"),
+        ],
+    },
+    Wrapper {
+        names: &["chrt"],
+        takes_value: &[],
+        then: Then::Word,
+        elsewhere: &[],
+        examples: &[("chrt -f 10 cp a b", "b whole")],
+    },
+    Wrapper {
+        names: &["flock"],
+        takes_value: &["-w", "-E", "--timeout", "--conflict-exit-code"],
+        then: Then::Word,
+        elsewhere: &[],
+        examples: &[("flock -w 5 /tmp/l sed -i s/a/b/ f", "f edit")],
+    },
+];
+
+/// A command's words without the wrappers that run the rest as a command
+/// of its own ([`WRAPPERS`]; `flock FILE -c SCRIPT` runs a script, read as
+/// one).
+pub(super) fn strip_wrappers(words: &[Option<String>]) -> &[Option<String>] {
+    let mut w = words;
+    loop {
+        let Some((Some(name), rest)) = w.split_first() else {
+            return w;
+        };
+        let base = name.rsplit('/').next().unwrap_or(name);
+        let Some((wrapper, rest)) = wrapper(base, rest) else {
+            return w;
+        };
+        if base == "flock"
+            && rest
+                .iter()
+                .any(|a| matches!(a.as_deref(), Some("-c" | "--command")))
+        {
+            return w;
+        }
+        let skip_opts = |rest: &[Option<String>]| {
+            let mut i = 0;
+            while let Some(Some(a)) = rest.get(i) {
+                if a == "--" {
+                    return i + 1;
+                }
+                if !a.starts_with('-') {
+                    break;
+                }
+                i += if wrapper.takes_value.contains(&a.as_str()) {
+                    2
+                } else {
+                    1
+                };
+            }
+            i
+        };
+        let opts = skip_opts(rest);
+        let elsewhere = rest[..opts.min(rest.len())].iter().any(|a| {
+            a.as_deref().is_some_and(|a| {
+                wrapper
+                    .elsewhere
+                    .iter()
+                    .any(|e| a == *e || a.strip_prefix(e).is_some_and(|v| v.starts_with('=')))
+            })
+        });
+        if elsewhere {
+            return &[];
+        }
+        let n = match wrapper.then {
+            Then::Command => opts,
+            Then::Word => opts + 1,
+            Then::Assignments => {
+                let mut i = opts;
+                while rest
+                    .get(i)
+                    .is_some_and(|a| a.as_deref().is_some_and(|a| a.contains('=')))
+                {
+                    i += 1;
+                }
+                i
+            }
+            Then::Mask => {
+                // With -c the list is the option's; else a mask comes first.
+                let listed = rest[..opts.min(rest.len())].iter().any(|a| {
+                    a.as_deref()
+                        .is_some_and(|a| a.starts_with("-c") || a == "--cpu-list")
+                });
+                opts + usize::from(!listed)
+            }
+        };
+        if n > rest.len() {
+            return &[];
+        }
+        w = &rest[n..];
+    }
+}
+
+/// The wrapper a command of this name is, and the words after its name
+/// (and subcommand).
+fn wrapper<'a>(
+    base: &str,
+    rest: &'a [Option<String>],
+) -> Option<(&'static Wrapper, &'a [Option<String>])> {
+    for w in WRAPPERS {
+        for n in w.names {
+            match n.split_once(' ') {
+                Some((name, sub))
+                    if name == base && rest.first().and_then(|s| s.as_deref()) == Some(sub) =>
+                {
+                    return Some((w, &rest[1..]));
+                }
+                Some(_) => {}
+                None if *n == base => return Some((w, rest)),
+                None => {}
+            }
+        }
+    }
+    None
+}
+
+/// docs/shell.md's table of writers, as the table above renders it.
+pub fn writers_doc() -> Vec<String> {
+    let mut rows = vec![
+        "| the command | the file it writes | asks the gate as |".to_string(),
+        "|---|---|---|".to_string(),
+    ];
+    for w in WRITERS {
+        let asks = match w.asks {
+            How::Whole => "a whole-file write",
+            How::Edit => "an edit in place",
+            How::Append => "nothing (nothing is lost)",
+        };
+        rows.push(format!("| {} | {} | {asks} |", names(w.names), w.file));
+    }
+    rows
+}
+
+/// docs/shell.md's table of wrappers, as the table above renders it.
+pub fn wrappers_doc() -> Vec<String> {
+    let mut rows = vec![
+        "| the wrapper | its options with a value | the command it runs comes after |".to_string(),
+        "|---|---|---|".to_string(),
+    ];
+    for w in WRAPPERS {
+        let mut then = match w.then {
+            Then::Command => "its options",
+            Then::Word => "its options and one word (a time, a priority, a lock file)",
+            Then::Assignments => "its options and its `NAME=VALUE` words",
+            Then::Mask => "its options and a mask, unless `-c` gave the list",
+        }
+        .to_string();
+        if !w.elsewhere.is_empty() {
+            then.push_str(&format!(
+                "; nothing is read with {} (the command runs in another directory)",
+                names(w.elsewhere)
+            ));
+        }
+        let opts = match w.takes_value {
+            [] => "none".to_string(),
+            v => names(v),
+        };
+        rows.push(format!("| {} | {opts} | {then} |", names(w.names)));
+    }
+    rows
+}
+
+fn names(n: &[&str]) -> String {
+    n.iter()
+        .map(|n| format!("`{}`", n.replace('|', "\\|")))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The writes `command` makes, as the examples write them.
+    fn found(command: &str) -> String {
+        super::super::writes(command)
+            .iter()
+            .map(|w| {
+                let how = match w.how {
+                    How::Whole => "whole",
+                    How::Edit => "edit",
+                    How::Append => "append",
+                };
+                format!("{} {how}", w.path.display())
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    #[test]
+    fn every_writer_finds_what_its_examples_say() {
+        for w in WRITERS {
+            assert!(!w.examples.is_empty(), "{:?}: no example", w.names);
+            for (command, want) in w.examples {
+                assert_eq!(found(command), *want, "{:?}: {command}", w.names);
+            }
+        }
+    }
+
+    #[test]
+    fn every_wrapper_is_looked_through_as_its_examples_say() {
+        for w in WRAPPERS {
+            assert!(!w.examples.is_empty(), "{:?}: no example", w.names);
+            for (command, want) in w.examples {
+                assert_eq!(found(command), *want, "{:?}: {command}", w.names);
+            }
+        }
+    }
+
+    #[test]
+    fn each_name_is_one_writer_or_wrapper() {
+        let mut seen: Vec<&str> = Vec::new();
+        for n in WRITERS
+            .iter()
+            .flat_map(|w| w.names)
+            .chain(WRAPPERS.iter().flat_map(|w| w.names))
+        {
+            assert!(!seen.contains(n), "{n} twice");
+            seen.push(n);
+        }
+        assert!(writer("python3.12").is_some() && writer("python").is_some());
+        assert!(writer("pythonista").is_none() && writer(">").is_none());
+    }
+
+    /// The table under `heading` in docs/shell.md, line by line.
+    fn doc_table(heading: &str) -> Vec<String> {
+        let doc =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/shell.md"))
+                .expect("docs/shell.md");
+        let at = doc
+            .find(heading)
+            .unwrap_or_else(|| panic!("docs/shell.md: no {heading:?}"));
+        doc[at..]
+            .lines()
+            .skip_while(|l| !l.starts_with('|'))
+            .take_while(|l| l.starts_with('|'))
+            .map(String::from)
+            .collect()
+    }
+
+    fn same_rows(heading: &str, code: Vec<String>) {
+        let doc = doc_table(heading);
+        for (i, c) in code.iter().enumerate() {
+            assert!(
+                doc.get(i) == Some(c),
+                "docs/shell.md, {heading:?}, row {i}:\n  docs: {:?}\n  code: {c:?}\n\nThe table as the code has it:\n{}\n",
+                doc.get(i),
+                code.join("\n")
+            );
+        }
+        assert_eq!(
+            doc.len(),
+            code.len(),
+            "docs/shell.md, {heading:?}: rows past the code's"
+        );
+    }
+
+    #[test]
+    fn the_docs_table_of_writers_is_this_table() {
+        same_rows("## The writes it gates", writers_doc());
+    }
+
+    #[test]
+    fn the_docs_table_of_wrappers_is_this_table() {
+        same_rows("### The wrappers it looks through", wrappers_doc());
+    }
+}

@@ -1,0 +1,161 @@
+//! Shell commands, read the way bash reads them: which lines of which file
+//! a command prints, and which files it writes.
+//!
+//! Every agent fsview answers has a shell tool, and a shell can show a file
+//! (`cat`, `sed -n`) or write one (`>`, `tee`, `sed -i`, `cp`) as surely as
+//! the agent's read and edit tools. This is the one reader of command lines
+//! for every adapter: a command line is parsed as bash parses it
+//! (`brush-parser`), and only what it says literally is taken. A word with
+//! a variable, a command substitution, a glob or a `~` names no file fsview
+//! can know, so nothing is taken from it: such a write is not gated and
+//! such a read records nothing. A command fsview cannot read is allowed,
+//! never refused on a guess.
+//!
+//! What a command shows ([`read`]), when it is one of these alone, after an
+//! optional `cd DIR &&`, with literal arguments:
+//! - `cat FILE`: the whole file, as its bytes;
+//! - `cat -n FILE`, `nl -ba FILE`: the whole file, each line numbered;
+//! - `sed -n 'A,Bp' FILE`, `sed -n 'Ap'`, `sed -n 'A,$p'`: lines A to B;
+//! - `nl -ba FILE | sed -n 'A,Bp'` (or `cat -n`): the same, numbered;
+//! - `head [-n N | -N] FILE` (10 lines by default): the first lines;
+//! - `tail [-n N | -N] FILE`: the last lines; `tail -n +A FILE`: from A.
+//!
+//! What a command writes ([`writes`]), anywhere in the command line (each
+//! part of a pipeline or a list, loops, subshells, functions, `$(...)`,
+//! `bash -c '...'`, `bash <<'EOF'`, `eval '...'`), its paths taken from
+//! where the `cd`s before it lead; never a name that is no file
+//! ([`not_a_file`]): the redirections, and the commands of
+//! [`commands::WRITERS`] (which word names the file, a whole write or in
+//! place), looked through [`commands::WRAPPERS`].
+//!
+//! A whole-file write whose text the command spells out (`cat > f <<'EOF'`,
+//! `tee f <<'EOF'`, `echo TEXT > f`, with nothing to expand) says what the
+//! file then holds. It also finds the patch Codex takes from a command
+//! line ([`apply_patch`]), and git's commands that discard work-tree
+//! changes ([`discards`]).
+
+//!
+//! The modules: [`parse`] flattens a command line into its simple commands;
+//! [`commands`] is the table of the commands fsview knows (which word
+//! names the file each writes, and how; the wrappers it looks through),
+//! which docs/shell.md's tables are checked against; [`read`], [`write`]
+//! and [`git`] read what those commands show, write and discard.
+
+use std::path::{Path, PathBuf};
+
+use crate::event::{Changed, Event, OwnWrite, Shown};
+
+mod apply_patch;
+pub mod commands;
+mod git;
+mod parse;
+mod read;
+mod write;
+
+pub use apply_patch::apply_patch;
+pub use git::{discards, Discard, Loses};
+pub use read::{read, unnumber, Lines, Output, Read};
+pub use write::{not_a_file, writes, How, Write};
+
+use read::shown;
+
+/// What a command the agent ran showed it of a file, the files it wrote
+/// with a text it spelled out, and every file it wrote (what it left there
+/// is the agent's own output: [`fsview_store::own`]): the events to record
+/// once the command has run (its output as `output` says, when the agent
+/// reports it). `dir`: where the command ran, when not the agent's working
+/// directory.
+pub fn ran(command: &str, dir: Option<&Path>, output: Option<Output<'_>>) -> Vec<Event> {
+    ran_as(command, dir, output, false)
+}
+
+/// [`ran`] for a command the agent runs on in the background (Claude
+/// Code's `run_in_background`): the hook after it comes when it started,
+/// and what it writes is still being written.
+pub fn started(command: &str, dir: Option<&Path>) -> Vec<Event> {
+    ran_as(command, dir, None, true)
+}
+
+fn ran_as(
+    command: &str,
+    dir: Option<&Path>,
+    output: Option<Output<'_>>,
+    background: bool,
+) -> Vec<Event> {
+    let mut events = Vec::new();
+    if let Some(read) = output.and_then(|o| read(command).and_then(|r| shown(r, o))) {
+        events.push(Event::Shown(under(dir, read)));
+    }
+    let writes = writes(command);
+    for w in &writes {
+        if let (How::Whole, Some(text), None, false) = (w.how, &w.text, &w.into, background) {
+            events.push(Event::ShellWrote(Changed {
+                path: join(dir, &w.path),
+                text: text.clone(),
+                before: None,
+                whole: true,
+            }));
+        }
+    }
+    if !writes.is_empty() {
+        events.push(Event::ShellWritten(own_writes(&writes, dir, background)));
+    }
+    if !discards(command).is_empty() {
+        events.push(Event::GitDiscarded);
+    }
+    events
+}
+
+fn own_writes(writes: &[Write], dir: Option<&Path>, background: bool) -> Vec<OwnWrite> {
+    writes
+        .iter()
+        .map(|w| OwnWrite {
+            path: join(dir, &w.path),
+            into: w.into.clone(),
+            how: w.how,
+            from: w.from.as_deref().map(|f| join(dir, f)),
+            live: background || w.background,
+        })
+        .collect()
+}
+
+/// The gate's questions for the files a command is about to write (see
+/// [`writes`]; an append is no question, see [`How::Append`]), then what
+/// each of them holds before it runs ([`Event::ShellWriting`]).
+pub fn about_to_run(command: &str, dir: Option<&Path>) -> Vec<Event> {
+    let writes = writes(command);
+    let mut events: Vec<Event> = writes
+        .iter()
+        .filter(|w| w.how != How::Append)
+        .map(|w| {
+            Event::ShellWrite(crate::event::ShellWrite {
+                path: join(dir, &w.path),
+                whole: w.how == How::Whole,
+                into: w.into.clone(),
+            })
+        })
+        .collect();
+    for mut d in discards(command) {
+        d.dir = join(dir, &d.dir);
+        events.push(Event::GitDiscard(d));
+    }
+    if !writes.is_empty() {
+        events.push(Event::ShellWriting(own_writes(&writes, dir, false)));
+    }
+    events
+}
+
+fn join(dir: Option<&Path>, path: &Path) -> PathBuf {
+    match dir {
+        Some(d) => d.join(path),
+        None => path.to_path_buf(),
+    }
+}
+
+fn under(dir: Option<&Path>, mut s: Shown) -> Shown {
+    s.path = join(dir, &s.path);
+    s
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,620 @@
+//! The shell reader's unit tests: what it reads, writes and discards.
+
+use super::git::*;
+use super::read::*;
+use super::write::*;
+use super::*;
+use crate::event::{Extent, Printed, ShownText};
+
+fn r(path: &str, lines: Lines, numbered: bool) -> Option<Read> {
+    Some(Read {
+        path: path.into(),
+        dir: None,
+        lines,
+        numbered,
+    })
+}
+
+#[test]
+fn reads_it_understands() {
+    assert_eq!(read("cat a.txt"), r("a.txt", Lines::All, false));
+    assert_eq!(
+        read("cat 'my file.txt'"),
+        r("my file.txt", Lines::All, false)
+    );
+    assert_eq!(
+        read("cat my\\ file.txt"),
+        r("my file.txt", Lines::All, false)
+    );
+    assert_eq!(read("cat -n a.txt"), r("a.txt", Lines::All, true));
+    assert_eq!(read("nl -ba src/x.rs"), r("src/x.rs", Lines::All, true));
+    let range = |from, to| Lines::Range { from, to };
+    assert_eq!(
+        read("sed -n '1,5p' a.txt"),
+        r("a.txt", range(1, Some(5)), false)
+    );
+    assert_eq!(
+        read("sed -n 7p a.txt"),
+        r("a.txt", range(7, Some(7)), false)
+    );
+    assert_eq!(
+        read("sed -n '3,$p' a.txt"),
+        r("a.txt", range(3, None), false)
+    );
+    assert_eq!(
+        read("nl -ba a.txt | sed -n '3,6p'"),
+        r("a.txt", range(3, Some(6)), true)
+    );
+    assert_eq!(read("head a.txt"), r("a.txt", Lines::Head(10), false));
+    assert_eq!(read("head -n 3 a.txt"), r("a.txt", Lines::Head(3), false));
+    assert_eq!(read("head -20 a.txt"), r("a.txt", Lines::Head(20), false));
+    assert_eq!(read("tail -n 2 a.txt"), r("a.txt", Lines::Tail(2), false));
+    assert_eq!(
+        read("tail -n +40 a.txt"),
+        r("a.txt", range(40, None), false)
+    );
+    for cmd in [
+        "cd src && cat x.rs",
+        "cd src&&cat x.rs",
+        "cd \"src\" && cat x.rs",
+    ] {
+        assert_eq!(
+            read(cmd),
+            Some(Read {
+                dir: Some("src".into()),
+                ..r("x.rs", Lines::All, false).unwrap()
+            }),
+            "{cmd}"
+        );
+    }
+}
+
+#[test]
+fn nothing_from_what_it_does_not_understand() {
+    for c in [
+        "cat a.txt b.txt",
+        "cat *.txt",
+        "cat $F",
+        "cat a.txt > b.txt",
+        "cat a.txt; rm a.txt",
+        "sed -n '1,5p;10p' a.txt",
+        "sed -i 's/a/b/' a.txt",
+        "sed -n '5,1p' a.txt",
+        "head -c 10 a.txt",
+        "grep -n x a.txt",
+        "cat a.txt | head",
+        "sed -n '1,5p' a.txt | nl -ba",
+        "cat \"$HOME/a\"",
+        "cat ~/a",
+        "ls && cat a",
+        "cd - && cat a",
+        "cat -",
+        "X=1 cat a",
+        "! cat a",
+        "cat 'unterminated",
+        "",
+    ] {
+        assert_eq!(read(c), None, "{c}");
+    }
+}
+
+fn w(path: &str, how: How) -> Write {
+    Write {
+        path: path.into(),
+        how,
+        into: None,
+        text: None,
+        from: None,
+        background: false,
+    }
+}
+
+/// A copy of the file `name` onto `path`.
+fn into(path: &str, name: &str) -> Write {
+    Write {
+        into: Some(name.into()),
+        from: Some(name.into()),
+        ..w(path, How::Whole)
+    }
+}
+
+fn from(mut w: Write, source: &str) -> Write {
+    w.from = Some(source.into());
+    w
+}
+
+fn background(mut w: Write) -> Write {
+    w.background = true;
+    w
+}
+
+fn with_text(mut w: Write, text: &str) -> Write {
+    w.text = Some(text.into());
+    w
+}
+
+#[test]
+fn writes_it_finds() {
+    use How::*;
+    let cases: Vec<(&str, Vec<Write>)> = vec![
+        (
+            "echo hi > out.txt",
+            vec![with_text(w("out.txt", Whole), "hi\n")],
+        ),
+        (
+            "echo -n 'a  b' >| out.txt",
+            vec![with_text(w("out.txt", Whole), "a  b")],
+        ),
+        ("printf x >> log.txt", vec![w("log.txt", Append)]),
+        ("make 2> err.log", vec![w("err.log", Whole)]),
+        (
+            "make &> all.log; make &>> all.log",
+            vec![w("all.log", Whole), w("all.log", Append)],
+        ),
+        ("cmd >& out.log 2>&1", vec![w("out.log", Whole)]),
+        (
+            "cat > config.py <<'EOF'\nx = $1\nEOF\n",
+            vec![with_text(w("config.py", Whole), "x = $1\n")],
+        ),
+        (
+            "cat <<EOF > c.txt\nplain\nEOF",
+            vec![with_text(w("c.txt", Whole), "plain\n")],
+        ),
+        ("cat <<EOF > c.txt\n$HOME\nEOF", vec![w("c.txt", Whole)]),
+        (
+            "cat <<-EOF > c.txt\n\tindented\nEOF",
+            vec![with_text(w("c.txt", Whole), "indented\n")],
+        ),
+        (
+            "tee out.txt <<'EOF'\nhello\nEOF",
+            vec![with_text(w("out.txt", Whole), "hello\n")],
+        ),
+        (
+            "echo x | tee -a log.txt other.txt",
+            vec![w("log.txt", Append), w("other.txt", Append)],
+        ),
+        ("cargo test 2>&1 | tee test.log", vec![w("test.log", Whole)]),
+        ("echo x | tee -i -p out.txt", vec![w("out.txt", Whole)]),
+        ("echo x | tee -ia log.txt", vec![w("log.txt", Append)]),
+        (
+            "echo x | tee --output-error=warn out.txt",
+            vec![w("out.txt", Whole)],
+        ),
+        (
+            "sed -i 's/a/b/' f.txt g.txt",
+            vec![w("f.txt", Edit), w("g.txt", Edit)],
+        ),
+        (
+            "sed -i.bak -e 's/a/b/' -e 's/c/d/' f.txt",
+            vec![w("f.txt", Edit)],
+        ),
+        ("sed -ni '/x/p' f.txt", vec![w("f.txt", Edit)]),
+        ("sed --in-place=.orig s/a/b/ f.txt", vec![w("f.txt", Edit)]),
+        ("sed 's/a/b/' f.txt > g.txt", vec![w("g.txt", Whole)]),
+        ("perl -pi -e 's/a/b/' f.txt", vec![w("f.txt", Edit)]),
+        ("perl -i.bak -pe 's/a/b/' f.txt", vec![w("f.txt", Edit)]),
+        ("perl -ne 'print' f.txt", vec![]),
+        ("cp a.txt b.txt", vec![into("b.txt", "a.txt")]),
+        ("cp -T a.txt b.txt", vec![from(w("b.txt", Whole), "a.txt")]),
+        (
+            "cd sub && cp ../example.json config.json",
+            vec![Write {
+                into: Some("example.json".into()),
+                ..from(w("sub/config.json", Whole), "sub/../example.json")
+            }],
+        ),
+        ("cp -r src dest", vec![into("dest", "src")]),
+        (
+            "cp a.txt b.txt dir/",
+            vec![into("dir/", "a.txt"), into("dir/", "b.txt")],
+        ),
+        ("cp -t dir a.txt", vec![into("dir", "a.txt")]),
+        ("cp -n a.txt b.txt", vec![]),
+        ("cp -b a.txt b.txt", vec![]),
+        ("mv -f new.txt old.txt", vec![into("old.txt", "new.txt")]),
+        (
+            "install -m 644 a.txt /opt/b.txt",
+            vec![into("/opt/b.txt", "a.txt")],
+        ),
+        ("install -d build", vec![]),
+        (
+            "ln -sf target link",
+            vec![Write {
+                into: Some("target".into()),
+                ..w("link", Whole)
+            }],
+        ),
+        (
+            "touch a.txt -d yesterday b.txt; touch -r ref c",
+            vec![w("a.txt", Append), w("b.txt", Append), w("c", Append)],
+        ),
+        (
+            "npm run dev > dev.log 2>&1 & sleep 1; cat dev.log > copy.txt",
+            vec![background(w("dev.log", Whole)), w("copy.txt", Whole)],
+        ),
+        (
+            "(cd web && npm start > ../web.log) & wait",
+            vec![background(w("web/../web.log", Whole))],
+        ),
+        ("ln -s target link", vec![]),
+        ("truncate -s 0 big.log", vec![w("big.log", Whole)]),
+        ("truncate -s +1M big.log", vec![]),
+        (
+            "dd if=/dev/zero of=disk.img bs=1M count=1",
+            vec![w("disk.img", Whole)],
+        ),
+        (
+            "dd if=x of=disk.img conv=notrunc",
+            vec![w("disk.img", Edit)],
+        ),
+        (
+            "python3 -c \"open('out.txt', 'w').write('x')\"",
+            vec![w("out.txt", Whole)],
+        ),
+        (
+            "python -c 'open(\"log.txt\", mode=\"a\").write(1)'",
+            vec![w("log.txt", Append)],
+        ),
+        ("python3 -c \"print(open('in.txt').read())\"", vec![]),
+        (
+            "python3 - <<'EOF'\nfrom pathlib import Path\nPath('p.txt').write_text('x')\nEOF",
+            vec![w("p.txt", Whole)],
+        ),
+        (
+            "node -e \"require('fs').writeFileSync('o.json', '{}')\"",
+            vec![w("o.json", Whole)],
+        ),
+        (
+            "node -e \"fs.appendFileSync('o.log', 'x')\"",
+            vec![w("o.log", Append)],
+        ),
+        (
+            "cd sub && echo x > f.txt",
+            vec![with_text(w("sub/f.txt", Whole), "x\n")],
+        ),
+        (
+            "cd \"my dir\"&&sed -i s/a/b/ f.txt",
+            vec![w("my dir/f.txt", Edit)],
+        ),
+        (
+            "(cd sub; echo x > a); echo y > b",
+            vec![
+                with_text(w("sub/a", Whole), "x\n"),
+                with_text(w("b", Whole), "y\n"),
+            ],
+        ),
+        (
+            "cd $D && echo x > rel; echo y > /abs/f",
+            vec![with_text(w("/abs/f", Whole), "y\n")],
+        ),
+        (
+            "for f in a b; do echo $f > out.txt; done",
+            vec![w("out.txt", Whole)],
+        ),
+        ("if true; then cd x; fi; echo y > f", vec![]),
+        ("{ echo a; echo b; } > both.txt", vec![w("both.txt", Whole)]),
+        ("echo $(sed -i s/a/b/ f.txt)", vec![w("f.txt", Edit)]),
+        (
+            "bash -c 'echo x > inner.txt'",
+            vec![with_text(w("inner.txt", Whole), "x\n")],
+        ),
+        (
+            "sudo -u root tee /etc/x.conf < x",
+            vec![w("/etc/x.conf", Whole)],
+        ),
+        ("env A=1 sed -i s/a/b/ f", vec![w("f", Edit)]),
+        ("timeout 5 cp a b", vec![into("b", "a")]),
+        ("echo x > $OUT", vec![]),
+        ("echo x > *.txt", vec![]),
+        ("echo x > ~/f", vec![]),
+        ("echo x > /dev/null", vec![]),
+        (
+            "make 2>/dev/stderr >/dev/fd/1 | tee /dev/tty /proc/self/fd/2",
+            vec![],
+        ),
+        ("cd /tmp && echo x > ../dev/stdout", vec![]),
+        ("echo x > /dev/tcp/localhost/80", vec![]),
+        (
+            "echo x > /proc/1/fd/1",
+            vec![with_text(w("/proc/1/fd/1", Whole), "x\n")],
+        ),
+        (
+            "echo x > /dev/stdout.txt",
+            vec![with_text(w("/dev/stdout.txt", Whole), "x\n")],
+        ),
+        (
+            "cat > f <<'EOF'\napply_patch <<'X'\n*** Begin Patch\nX\nEOF",
+            vec![with_text(
+                w("f", Whole),
+                "apply_patch <<'X'\n*** Begin Patch\nX\n",
+            )],
+        ),
+        ("sort -o out.txt in.txt", vec![w("out.txt", Whole)]),
+        ("sort -u --output=a.txt a.txt", vec![w("a.txt", Whole)]),
+        ("sort -oa.txt a.txt", vec![w("a.txt", Whole)]),
+        ("sort a.txt", vec![]),
+        (
+            "curl -sL -o page.html https://x",
+            vec![w("page.html", Whole)],
+        ),
+        ("curl --output=f.bin https://x", vec![w("f.bin", Whole)]),
+        ("curl -O https://x/f.bin", vec![]),
+        ("wget -q -O f.tar.gz https://x", vec![w("f.tar.gz", Whole)]),
+        ("wget -O - https://x", vec![]),
+        ("wget -qO f.sh https://x", vec![w("f.sh", Whole)]),
+        ("curl -fsSLo f.sh https://x", vec![w("f.sh", Whole)]),
+        (
+            "curl -sS https://x > page.html",
+            vec![w("page.html", Whole)],
+        ),
+        (
+            "wget -a wget.log --output-document=f https://x",
+            vec![w("wget.log", Append), w("f", Whole)],
+        ),
+        ("ruby -pi -e 'gsub(/a/, \"b\")' f.rb", vec![w("f.rb", Edit)]),
+        ("ruby -i.bak -pe 'x' f.rb", vec![w("f.rb", Edit)]),
+        ("ruby script.rb f.rb", vec![]),
+        (
+            "bash <<'EOF'\necho x > inner.txt\nsed -i s/a/b/ f\nEOF",
+            vec![with_text(w("inner.txt", Whole), "x\n"), w("f", Edit)],
+        ),
+        (
+            "sh -s <<EOF\necho $HOME > out.txt\nEOF",
+            vec![w("out.txt", Whole)],
+        ),
+        (
+            "bash <<< 'echo x > here.txt'",
+            vec![with_text(w("here.txt", Whole), "x\n")],
+        ),
+        ("bash script.sh <<'EOF'\necho x > no.txt\nEOF", vec![]),
+        (
+            "eval 'echo x > e.txt'",
+            vec![with_text(w("e.txt", Whole), "x\n")],
+        ),
+        ("eval \"$CMD\" > /dev/null", vec![]),
+        (
+            "sudo bash -c 'echo x > /etc/f'",
+            vec![with_text(w("/etc/f", Whole), "x\n")],
+        ),
+        (
+            "flock /tmp/l -c 'echo x > f.txt'",
+            vec![with_text(w("f.txt", Whole), "x\n")],
+        ),
+        ("flock -w 5 /tmp/l sed -i s/a/b/ f", vec![w("f", Edit)]),
+        ("stdbuf -oL sed -i s/a/b/ f", vec![w("f", Edit)]),
+        ("stdbuf -o L tee out.txt < in", vec![w("out.txt", Whole)]),
+        ("ionice -c 3 cp a b", vec![into("b", "a")]),
+        ("taskset -c 0,1 cp a b", vec![into("b", "a")]),
+        ("taskset 0x3 cp a b", vec![into("b", "a")]),
+        ("chrt -f 10 cp a b", vec![into("b", "a")]),
+        ("setsid -f cp a b", vec![into("b", "a")]),
+        ("cargo build --release && cargo test", vec![]),
+        ("git commit -am 'x > y'", vec![]),
+        ("echo 'unterminated", vec![]),
+    ];
+    for (cmd, want) in cases {
+        assert_eq!(writes(cmd), want, "{cmd}");
+    }
+}
+
+#[test]
+fn git_discards_it_finds() {
+    let idx = Loses::SinceIndex;
+    let at = |rev: &str, untracked, ignored| Loses::SinceCommit {
+        rev: rev.into(),
+        untracked,
+        ignored,
+    };
+    let head = at("HEAD", false, false);
+    let clean = |dirs, ignored, only_ignored| Loses::Untracked {
+        dirs,
+        ignored,
+        only_ignored,
+    };
+    let d = |dir: &str, paths: &[&str], loses: Loses| {
+        (
+            PathBuf::from(dir),
+            paths.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+            loses,
+        )
+    };
+    type Found = (PathBuf, Vec<String>, Loses);
+    let cases: Vec<(&str, Vec<Found>)> = vec![
+        (
+            "git checkout -- f.rs g.rs",
+            vec![d("", &["f.rs", "g.rs"], idx.clone())],
+        ),
+        (
+            "git checkout HEAD -- f.rs",
+            vec![d("", &["f.rs"], head.clone())],
+        ),
+        (
+            "git checkout HEAD~2 -- .",
+            vec![d("", &["."], at("HEAD~2", false, false))],
+        ),
+        (
+            "git checkout f.rs",
+            vec![d("", &["f.rs"], Loses::CheckoutAmbiguous)],
+        ),
+        (
+            "git checkout main src/",
+            vec![d("", &["main", "src/"], Loses::CheckoutAmbiguous)],
+        ),
+        (
+            "git checkout .",
+            vec![d("", &["."], Loses::CheckoutAmbiguous)],
+        ),
+        ("git checkout -f", vec![d("", &[], head.clone())]),
+        ("git checkout --force main", vec![d("", &[], head.clone())]),
+        ("git restore f.rs", vec![d("", &["f.rs"], idx.clone())]),
+        ("git restore -- .", vec![d("", &["."], idx.clone())]),
+        (
+            "git restore --source=HEAD --worktree f.rs",
+            vec![d("", &["f.rs"], head.clone())],
+        ),
+        (
+            "git restore -s v1 -W f.rs",
+            vec![d("", &["f.rs"], at("v1", false, false))],
+        ),
+        ("git restore -SW f.rs", vec![d("", &["f.rs"], head.clone())]),
+        ("git reset --hard", vec![d("", &[], head.clone())]),
+        (
+            "git reset --hard origin/main",
+            vec![d("", &[], head.clone())],
+        ),
+        ("git stash", vec![d("", &[], head.clone())]),
+        ("git stash -u", vec![d("", &[], at("HEAD", true, false))]),
+        (
+            "git stash push --all",
+            vec![d("", &[], at("HEAD", true, true))],
+        ),
+        (
+            "git stash push -m wip -- f.rs",
+            vec![d("", &["f.rs"], head.clone())],
+        ),
+        ("git stash save wip", vec![d("", &[], head.clone())]),
+        ("git clean -f", vec![d("", &[], clean(false, false, false))]),
+        ("git clean -fd", vec![d("", &[], clean(true, false, false))]),
+        (
+            "git clean -fdx build",
+            vec![d("", &["build"], clean(true, true, false))],
+        ),
+        (
+            "git clean -f -X",
+            vec![d("", &[], clean(false, false, true))],
+        ),
+        (
+            "git switch --discard-changes main",
+            vec![d("", &[], head.clone())],
+        ),
+        ("git switch -f main", vec![d("", &[], head.clone())]),
+        (
+            "cd sub && git checkout -- f.rs",
+            vec![d("sub", &["f.rs"], idx.clone())],
+        ),
+        ("git -C sub restore .", vec![d("sub", &["."], idx.clone())]),
+        ("git -c x.y=1 reset --hard", vec![d("", &[], head.clone())]),
+        // Nothing lost, or nothing fsview can know.
+        ("git checkout", vec![]),
+        ("git checkout -b new", vec![]),
+        ("git checkout -p f.rs", vec![]),
+        ("git switch main", vec![]),
+        ("git reset HEAD~1", vec![]),
+        ("git reset --keep HEAD~1", vec![]),
+        ("git restore --staged f.rs", vec![]),
+        ("git stash pop", vec![]),
+        ("git stash list", vec![]),
+        ("git stash -p", vec![]),
+        ("git clean -n", vec![]),
+        ("git clean -fn", vec![]),
+        ("git clean -d", vec![]),
+        ("git checkout -- $F", vec![]),
+        ("git --work-tree=/w checkout -- f.rs", vec![]),
+        ("git status && git diff > x.patch", vec![]),
+        ("echo git checkout .", vec![]),
+    ];
+    for (cmd, want) in cases {
+        let got: Vec<_> = discards(cmd)
+            .into_iter()
+            .map(|d| (d.dir, d.paths, d.loses))
+            .collect();
+        assert_eq!(got, want, "{cmd}");
+    }
+    assert_eq!(
+        discards("git checkout  --  .")[0].words,
+        "git checkout -- ."
+    );
+}
+
+#[test]
+fn finds_patches_as_codex_takes_them() {
+    let patch = "*** Begin Patch\n*** Add File: b.txt\n+bee\n*** End Patch\n";
+    assert_eq!(
+        apply_patch(&format!("apply_patch <<'EOF'\n{patch}EOF\n")),
+        Some((None, patch.to_string()))
+    );
+    for (cmd, dir) in [
+        ("cd sub && apply_patch <<\"PATCH\"\nx\nPATCH", "sub"),
+        ("cd sub&&apply_patch <<'EOF'\nx\nEOF", "sub"),
+        ("cd 'my dir' && applypatch <<EOF\nx\nEOF", "my dir"),
+        ("cd \"my dir\" && apply_patch <<'EOF'\nx\nEOF\n", "my dir"),
+    ] {
+        assert_eq!(
+            apply_patch(cmd),
+            Some((Some(dir.into()), "x\n".to_string())),
+            "{cmd}"
+        );
+    }
+    for cmd in [
+        "cat <<EOF\nx\nEOF",
+        "apply_patch <<EOF\nno end",
+        // Quoted inside another command's here-document: its input.
+        "cat > notes.md <<'EOF'\napply_patch <<'X'\n*** Begin Patch\n*** End Patch\nX\nEOF",
+        "ls; apply_patch <<'EOF'\nx\nEOF",
+        "cd $D && apply_patch <<'EOF'\nx\nEOF",
+        "apply_patch <<'EOF' &\nx\nEOF",
+    ] {
+        assert_eq!(apply_patch(cmd), None, "{cmd}");
+    }
+}
+
+#[test]
+fn numbered_lines() {
+    assert_eq!(unnumber("     3\tline 3"), Some((3, "line 3")));
+    assert_eq!(unnumber("    12\t"), Some((12, "")));
+    assert_eq!(unnumber("line"), None);
+    assert_eq!(
+        unnumbered("     3\tline 3\n     4\t\n", 3).as_deref(),
+        Some("line 3\n")
+    );
+    assert_eq!(unnumbered("     3\ta\n     5\tb\n", 3), None);
+    assert_eq!(unnumbered("a\n", 1), None);
+    // The output trimmed at its end: the last line's tab gone.
+    assert_eq!(unnumbered("     1\tx\n     2", 1).as_deref(), Some("x\n"));
+}
+
+#[test]
+fn what_the_output_showed() {
+    let s = |cmd: &str, out: Output<'_>| shown(read(cmd).unwrap(), out);
+    let printed = |text: &str, form| {
+        ShownText::Printed(Printed {
+            text: text.into(),
+            form,
+        })
+    };
+    use crate::event::Form;
+    assert_eq!(
+        s("cat a", Output::Exact("")).map(|x| (x.text, x.extent)),
+        Some((printed("", Form::Exact), Extent::Whole))
+    );
+    assert_eq!(s("head -n 2 a", Output::Exact("")), None);
+    assert_eq!(
+        s(
+            "cat a",
+            Output::Head {
+                text: "one\ntwo\nthr",
+                trimmed: true
+            }
+        )
+        .map(|x| (x.text, x.extent)),
+        Some((printed("one\ntwo\n", Form::Trimmed), Extent::Start))
+    );
+    assert_eq!(
+        s(
+            "tail -n 3 a",
+            Output::Head {
+                text: "x\ny",
+                trimmed: false
+            }
+        ),
+        None
+    );
+    assert_eq!(
+        s(
+            "nl -ba a | sed -n '2,3p'",
+            Output::Terminal("     2\tb\r\n     3\tc\r\n")
+        )
+        .map(|x| (x.text, x.offset)),
+        Some((printed("b\nc", Form::Terminal), 2))
+    );
+}

@@ -1,0 +1,698 @@
+//! The files a command line writes ([`writes`]), read by the table of
+//! commands fsview knows ([`super::commands`]).
+
+use std::path::{Path, PathBuf};
+
+use super::commands::{strip_wrappers, writer, Files};
+use super::parse::{flatten, program, Dir, Redirect, Simple};
+
+/// How a command writes a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum How {
+    /// Replaces all of it (`>`, `tee`, `cp` onto it): needs a fresh view of
+    /// the whole file, as a write tool does.
+    Whole,
+    /// Changes it in place (`sed -i`, `perl -i`): needs a fresh view, as an
+    /// edit tool does.
+    Edit,
+    /// Adds to its end (`>>`, `tee -a`). Nothing that was there is lost,
+    /// so it needs no view: a log or a scratch file grows as it always
+    /// did. Views of the file then stop being fresh, as after any change.
+    Append,
+}
+
+/// A file a command writes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Write {
+    /// As the command names it, from where the command line starts.
+    pub path: PathBuf,
+    pub how: How,
+    /// When `path` is a directory, the file written is the one of this
+    /// name in it (`cp a.txt dir`).
+    pub into: Option<String>,
+    /// What a whole-file write puts in the file, when the command spells
+    /// it out and writes the file only once.
+    pub text: Option<String>,
+    /// The file whose bytes it copies there (`cp SRC DEST`, `install`,
+    /// `mv`), from where the command line starts.
+    pub from: Option<PathBuf>,
+    /// The command runs in the background (`&`): it may go on writing the
+    /// file after the command line returns.
+    pub background: bool,
+}
+
+/// The files a command line writes, as far as it names them literally;
+/// never a name that is no file ([`not_a_file`]).
+pub fn writes(command: &str) -> Vec<Write> {
+    let Some(p) = program(command) else {
+        return Vec::new();
+    };
+    let mut out: Vec<Write> = Vec::new();
+    for cmd in flatten(&p, &Dir::Known(PathBuf::new())) {
+        command_writes(&cmd, &mut out);
+    }
+    out.retain(|w| !not_a_file(&w.path));
+    // A text is what the file holds only when nothing else writes it.
+    let paths: Vec<PathBuf> = out.iter().map(|w| w.path.clone()).collect();
+    for w in &mut out {
+        if paths.iter().filter(|p| **p == w.path).count() > 1 {
+            w.text = None;
+        }
+    }
+    // A redirection of a group or a loop is each of its commands'.
+    let mut seen = Vec::new();
+    out.retain(|w| {
+        let key = (w.path.clone(), w.how, w.into.clone());
+        let new = !seen.contains(&key);
+        seen.push(key);
+        new
+    });
+    out
+}
+
+/// Whether `path` (absolute, or relative to where the command runs) names
+/// no file of anyone's: `/dev/null`, the command's own standard streams and
+/// descriptors (`/dev/stdout`, `/dev/stderr`, `/dev/stdin`, `/dev/fd/N`,
+/// `/proc/self/fd/N`, `/proc/thread-self/fd/N`), its terminal (`/dev/tty`)
+/// and bash's network names (`/dev/tcp/...`, `/dev/udp/...`).
+///
+/// Answered by the name as written (`..` taken away by the letter), never
+/// by resolving it: in the hook's process `/dev/stderr` is the hook's own
+/// standard error, which may be a file, and not what the command writes.
+pub fn not_a_file(path: &Path) -> bool {
+    let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::RootDir => parts.clear(),
+            std::path::Component::ParentDir => {
+                parts.pop();
+            }
+            std::path::Component::Normal(n) => parts.push(n),
+            _ => {}
+        }
+    }
+    if !path.is_absolute() {
+        return false;
+    }
+    let parts: Vec<&str> = parts.iter().filter_map(|p| p.to_str()).collect();
+    matches!(
+        parts.as_slice(),
+        ["dev", "null" | "stdin" | "stdout" | "stderr" | "tty"]
+            | ["dev", "fd" | "tcp" | "udp", ..]
+            | ["proc", "self" | "thread-self", "fd", ..]
+    )
+}
+
+pub(super) fn command_writes(cmd: &Simple, out: &mut Vec<Write>) {
+    // The source of the copy `push` is given next.
+    let from = std::cell::Cell::new(None);
+    let mut push = |name: &str, how: How, into: Option<String>, text: Option<String>| {
+        if let Some(path) = cmd.dir.join(name) {
+            out.push(Write {
+                path,
+                how,
+                into,
+                text: text.filter(|_| how == How::Whole),
+                from: from.take(),
+                background: cmd.background,
+            });
+        }
+    };
+    // What the command prints, when it spells it out.
+    let printed = printed(cmd);
+    for r in &cmd.redirects {
+        if let Redirect::Out { path: Some(p), how } = r {
+            if !p.is_empty() {
+                push(p, *how, None, printed.clone());
+            }
+        }
+    }
+    let words = strip_wrappers(&cmd.words);
+    let Some((Some(name), args)) = words.split_first() else {
+        return;
+    };
+    let base = name.rsplit('/').next().unwrap_or(name);
+    let args: Vec<Option<&str>> = args.iter().map(|a| a.as_deref()).collect();
+    let Some(writer) = writer(base) else {
+        return;
+    };
+    match writer.files {
+        Files::Redirection => {}
+        Files::Operands => {
+            let mut how = How::Whole;
+            let mut files = Vec::new();
+            let mut opts = true;
+            for a in &args {
+                match a {
+                    Some("--") if opts => opts = false,
+                    Some("-a" | "--append") if opts => how = How::Append,
+                    Some(o) if opts && o.starts_with('-') && o.len() > 1 => {
+                        // Short options together (`-ai`): one of them
+                        // may be -a. Any other option names no file.
+                        let append =
+                            !o.starts_with("--") && o.trim_start_matches('-').contains('a');
+                        how = if append { How::Append } else { how };
+                    }
+                    Some(f) => files.push(*f),
+                    None => {}
+                }
+            }
+            let text = cmd.stdin().flatten().map(String::from);
+            for f in files {
+                push(f, how, None, text.clone());
+            }
+        }
+        Files::InPlace(option) => {
+            for f in in_place_files(&args, option) {
+                push(f, How::Edit, None, None);
+            }
+        }
+        // The file an option names as where the output goes: `sort -o`,
+        // `curl -o`/`--output`, `wget -O`/`--output-document` (and its log,
+        // `-o`; `-a` appends to it).
+        Files::Options(options) => {
+            let mut it = args.iter().peekable();
+            while let Some(a) = it.next() {
+                let Some(a) = a else { continue };
+                if *a == "--" {
+                    break;
+                }
+                for (short, long, how) in options {
+                    let value = if a == long {
+                        it.next().copied().flatten()
+                    } else if let Some(v) = a.strip_prefix(&format!("{long}=")) {
+                        Some(v)
+                    } else if a.starts_with('-') && !a.starts_with("--") {
+                        // A cluster of short options (`-sSo FILE`, `-qO
+                        // FILE`): the letter's value is the rest of the
+                        // word, or the next word.
+                        match a[1..].split_once(*short) {
+                            Some((_, "")) => it.next().copied().flatten(),
+                            Some((_, rest)) => Some(rest),
+                            None => None,
+                        }
+                    } else {
+                        None
+                    };
+                    // `-` is standard output.
+                    if let Some(f) = value.filter(|f| *f != "-") {
+                        push(f, *how, None, None);
+                    }
+                }
+            }
+        }
+        Files::Destination => {
+            for (dest, into, source) in copies(base, &args) {
+                from.set(source.and_then(|f| cmd.dir.join(f)));
+                push(dest, How::Whole, into, None);
+            }
+        }
+        Files::Touched => {
+            // It creates a file or sets its times: nothing that was there
+            // is lost, as with an append.
+            let mut it = args.iter();
+            let mut opts = true;
+            while let Some(a) = it.next() {
+                match a {
+                    Some("--") if opts => opts = false,
+                    Some("-d" | "-r" | "-t") if opts => {
+                        it.next();
+                    }
+                    Some(o) if opts && o.starts_with('-') && o.len() > 1 => {}
+                    Some(f) => push(f, How::Append, None, None),
+                    None => {}
+                }
+            }
+        }
+        Files::Truncated => {
+            let mut files = Vec::new();
+            let mut grows = false;
+            let mut it = args.iter();
+            while let Some(a) = it.next() {
+                match a {
+                    Some("-s" | "--size") => {
+                        grows = it
+                            .next()
+                            .copied()
+                            .flatten()
+                            .is_some_and(|s| s.starts_with(['+', '>']))
+                    }
+                    Some(o) if o.starts_with("--size=") => grows = o[7..].starts_with(['+', '>']),
+                    Some(o) if o.starts_with("-s") && o.len() > 2 => {
+                        grows = o[2..].starts_with(['+', '>'])
+                    }
+                    Some("-r" | "--reference" | "-o") => {
+                        it.next();
+                    }
+                    Some(o) if o.starts_with('-') => {}
+                    Some(f) => files.push(*f),
+                    None => {}
+                }
+            }
+            if !grows {
+                for f in files {
+                    push(f, How::Whole, None, None);
+                }
+            }
+        }
+        Files::Of => {
+            let of = args
+                .iter()
+                .find_map(|a| a.and_then(|a| a.strip_prefix("of=")));
+            let notrunc = args.iter().any(|a| {
+                a.and_then(|a| a.strip_prefix("conv="))
+                    .is_some_and(|c| c.split(',').any(|c| c == "notrunc"))
+            });
+            if let Some(f) = of {
+                push(f, if notrunc { How::Edit } else { How::Whole }, None, None);
+            }
+        }
+        Files::Python | Files::Node => {
+            let python = matches!(writer.files, Files::Python);
+            let code = code_of(python, &args).or_else(|| {
+                // `python3 - <<'EOF'`, `node <<'EOF'`: the code on stdin.
+                let script_file = args.iter().any(|a| a.is_some_and(|a| !a.starts_with('-')));
+                (!script_file).then(|| cmd.stdin().flatten()).flatten()
+            });
+            if let Some(code) = code {
+                let found = if python {
+                    python_writes(code)
+                } else {
+                    node_writes(code)
+                };
+                for (f, how) in found {
+                    push(&f, how, None, None);
+                }
+            }
+        }
+    }
+}
+
+/// What an option word of `sed` or `perl` does.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Opt {
+    /// It takes the next word as its argument.
+    pub(super) takes_next: bool,
+    /// It asks for in-place editing.
+    pub(super) in_place: bool,
+    /// It gives the script (so the first other word is a file).
+    pub(super) script: bool,
+}
+
+/// An option of `sed`, or `None` when the word is not one.
+pub(super) fn sed_option(a: &str) -> Option<Opt> {
+    let arg = |script| Opt {
+        takes_next: true,
+        script,
+        ..Opt::default()
+    };
+    match a {
+        "-e" | "--expression" | "-f" | "--file" => Some(arg(true)),
+        "-l" | "--line-length" => Some(arg(false)),
+        _ if a == "--in-place" || a.starts_with("--in-place=") => Some(Opt {
+            in_place: true,
+            ..Opt::default()
+        }),
+        _ if a.starts_with("--expression=") || a.starts_with("--file=") => Some(Opt {
+            script: true,
+            ..Opt::default()
+        }),
+        _ if a.starts_with("--") => Some(Opt::default()),
+        _ if a.starts_with('-') && a.len() > 1 => {
+            // A cluster (-n, -E, -s); -i[SUFFIX] takes the rest of the
+            // word (so `-ie` is -i with the suffix "e"); -e, -f and -l take
+            // the rest, or the next word.
+            let flags = &a[1..];
+            for (at, c) in flags.char_indices() {
+                let last = at + 1 == flags.len();
+                match c {
+                    'i' => {
+                        return Some(Opt {
+                            in_place: true,
+                            ..Opt::default()
+                        })
+                    }
+                    'e' | 'f' => {
+                        return Some(Opt {
+                            takes_next: last,
+                            script: true,
+                            ..Opt::default()
+                        })
+                    }
+                    'l' => {
+                        return Some(Opt {
+                            takes_next: last,
+                            ..Opt::default()
+                        })
+                    }
+                    _ => {}
+                }
+            }
+            Some(Opt::default())
+        }
+        _ => None,
+    }
+}
+
+/// An option of `perl`, or `None` when the word is not one.
+pub(super) fn perl_option(a: &str) -> Option<Opt> {
+    if a.starts_with("--") || a == "-" {
+        return Some(Opt::default());
+    }
+    let flags = a.strip_prefix('-').filter(|f| !f.is_empty())?;
+    let mut opt = Opt::default();
+    for (at, c) in flags.char_indices() {
+        match c {
+            // -i[EXT]: the rest of the word is the backup's suffix.
+            'i' => {
+                opt.in_place = true;
+                return Some(opt);
+            }
+            'e' | 'E' => {
+                opt.script = true;
+                opt.takes_next = at + 1 == flags.len();
+                return Some(opt);
+            }
+            // Switches whose argument is the rest of the word.
+            'I' | 'M' | 'm' | 'x' | 'd' | 'D' | 'C' | '0' | 'l' => return Some(opt),
+            _ => {}
+        }
+    }
+    Some(opt)
+}
+
+/// The files of `sed -i` or `perl -i`: the words after the script (the
+/// first word that is no option, unless an option gave the script), when
+/// an option asked for in-place editing.
+pub(super) fn in_place_files<'a>(
+    args: &[Option<&'a str>],
+    option: fn(&str) -> Option<Opt>,
+) -> Vec<&'a str> {
+    let mut in_place = false;
+    let mut script_given = false;
+    let mut files = Vec::new();
+    let mut opts = true;
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i];
+        i += 1;
+        let Some(a) = a else {
+            // A word fsview cannot read: the script, or a file it cannot
+            // name.
+            script_given = true;
+            continue;
+        };
+        if opts && a == "--" {
+            opts = false;
+            continue;
+        }
+        if let Some(o) = option(a).filter(|_| opts) {
+            in_place |= o.in_place;
+            script_given |= o.script;
+            if o.takes_next {
+                i += 1;
+            }
+            continue;
+        }
+        if !script_given {
+            script_given = true;
+            continue;
+        }
+        files.push(a);
+    }
+    if in_place {
+        files
+    } else {
+        Vec::new()
+    }
+}
+
+/// The destinations of `cp`, `mv`, `install` or `ln` that it overwrites:
+/// each with the name of the file it becomes when the destination is a
+/// directory, and the file it copies there when the command names one
+/// source (never for `ln`, whose link is no copy).
+#[allow(clippy::type_complexity)]
+pub(super) fn copies<'a>(
+    name: &str,
+    args: &[Option<&'a str>],
+) -> Vec<(&'a str, Option<String>, Option<&'a str>)> {
+    let with_arg: &[&str] = match name {
+        "install" => &[
+            "-m",
+            "-o",
+            "-g",
+            "-S",
+            "-t",
+            "--mode",
+            "--owner",
+            "--group",
+            "--suffix",
+            "--target-directory",
+        ],
+        _ => &["-S", "-t", "--suffix", "--target-directory"],
+    };
+    let mut operands: Vec<Option<&str>> = Vec::new();
+    let mut target_dir: Option<Option<&str>> = None;
+    let (mut no_clobber, mut backup, mut force, mut no_target_dir, mut dirs_only) =
+        (false, false, false, false, false);
+    let mut opts = true;
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i];
+        i += 1;
+        match a {
+            Some("--") if opts => opts = false,
+            Some(o) if opts && o.starts_with("--") => {
+                let (key, value) = match o.split_once('=') {
+                    Some((k, v)) => (k, Some(v)),
+                    None => (o, None),
+                };
+                match key {
+                    "--no-clobber" => no_clobber = true,
+                    "--update" if value == Some("none") || value == Some("none-fail") => {
+                        no_clobber = true
+                    }
+                    "--backup" => backup = true,
+                    "--force" => force = true,
+                    "--no-target-directory" => no_target_dir = true,
+                    "--directory" => dirs_only = true,
+                    "--target-directory" => {
+                        target_dir = Some(match value {
+                            Some(v) => Some(v),
+                            None => {
+                                i += 1;
+                                args.get(i - 1).copied().flatten()
+                            }
+                        })
+                    }
+                    k if with_arg.contains(&k) && value.is_none() => i += 1,
+                    _ => {}
+                }
+            }
+            Some(o) if opts && o.starts_with('-') && o.len() > 1 => {
+                let flags = &o[1..];
+                for (at, c) in flags.char_indices() {
+                    let takes = with_arg.contains(&format!("-{c}").as_str());
+                    match c {
+                        'n' if name != "ln" => no_clobber = true,
+                        'b' => backup = true,
+                        'f' => force = true,
+                        'T' => no_target_dir = true,
+                        'd' if name == "install" => dirs_only = true,
+                        _ => {}
+                    }
+                    if takes {
+                        let rest = &flags[at + c.len_utf8()..];
+                        let value = if rest.is_empty() {
+                            i += 1;
+                            args.get(i - 1).copied().flatten()
+                        } else {
+                            Some(rest)
+                        };
+                        if c == 't' {
+                            target_dir = Some(value);
+                        }
+                        break;
+                    }
+                }
+            }
+            other => operands.push(other),
+        }
+    }
+    // Nothing is lost: not overwritten, or kept as a backup; `ln` without
+    // -f refuses an existing destination; `install -d` makes directories.
+    if no_clobber || backup || dirs_only || (name == "ln" && !force) {
+        return Vec::new();
+    }
+    let base_of = |s: Option<&str>| {
+        s.and_then(|s| Path::new(s.trim_end_matches('/')).file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+    };
+    let copied = |s: Option<&'a str>| s.filter(|_| name != "ln");
+    match target_dir {
+        Some(Some(dir)) => operands
+            .iter()
+            .filter_map(|s| base_of(*s).map(|n| (dir, Some(n), copied(*s))))
+            .collect(),
+        Some(None) => Vec::new(),
+        None => {
+            let Some((Some(dest), sources)) = operands.split_last() else {
+                return Vec::new();
+            };
+            if sources.is_empty() && name != "ln" {
+                return Vec::new();
+            }
+            if sources.len() > 1 {
+                // Several sources: the destination is a directory.
+                return sources
+                    .iter()
+                    .filter_map(|s| base_of(*s).map(|n| (*dest, Some(n), copied(*s))))
+                    .collect();
+            }
+            let into = if no_target_dir {
+                None
+            } else {
+                sources.first().copied().and_then(base_of)
+            };
+            vec![(*dest, into, copied(sources.first().copied().flatten()))]
+        }
+    }
+}
+
+/// The code of `python -c CODE` or `node -e CODE` (`--eval`, `-p`).
+pub(super) fn code_of<'a>(python: bool, args: &[Option<&'a str>]) -> Option<&'a str> {
+    let flags: &[&str] = if python {
+        &["-c"]
+    } else {
+        &["-e", "--eval", "-p", "--print"]
+    };
+    let at = args
+        .iter()
+        .position(|a| a.is_some_and(|a| flags.contains(&a)))?;
+    args.get(at + 1).copied().flatten()
+}
+
+/// The files Python code opens for writing by a literal name:
+/// `open('f', 'w')` (a whole file; `'a'` appends, `'r+'` edits),
+/// `Path('f').write_text(`, `.write_bytes(`.
+pub(super) fn python_writes(code: &str) -> Vec<(String, How)> {
+    let mut out = Vec::new();
+    for (at, _) in code.match_indices("open(") {
+        // Not `os.open(`, `fdopen(`, `urlopen(`: a name of its own.
+        let before = code[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
+            && !code[..at].ends_with("io.")
+        {
+            continue;
+        }
+        let rest = &code[at + 5..];
+        let Some((path, rest)) = string_literal(rest) else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let mode = match rest.strip_prefix(',') {
+            Some(r) => {
+                let r = r.trim_start();
+                let r = r
+                    .strip_prefix("mode")
+                    .map(|m| m.trim_start().trim_start_matches('=').trim_start())
+                    .unwrap_or(r);
+                match string_literal(r) {
+                    Some((m, _)) => m,
+                    // A mode fsview cannot read: not taken.
+                    None => continue,
+                }
+            }
+            None => "r".to_string(),
+        };
+        let how = if mode.contains('a') {
+            How::Append
+        } else if mode.contains(['w', 'x']) {
+            How::Whole
+        } else if mode.contains('+') {
+            How::Edit
+        } else {
+            continue;
+        };
+        out.push((path, how));
+    }
+    for (at, _) in code.match_indices("Path(") {
+        let Some((path, rest)) = string_literal(&code[at + 5..]) else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        if rest.starts_with(").write_text(") || rest.starts_with(").write_bytes(") {
+            out.push((path, How::Whole));
+        }
+    }
+    out
+}
+
+/// The files JavaScript code writes by a literal name: `writeFileSync('f'`
+/// and `writeFile('f'` (a whole file), `appendFileSync('f'`,
+/// `appendFile('f'` (an append).
+pub(super) fn node_writes(code: &str) -> Vec<(String, How)> {
+    let mut out = Vec::new();
+    for (call, how) in [
+        ("writeFileSync(", How::Whole),
+        ("writeFile(", How::Whole),
+        ("appendFileSync(", How::Append),
+        ("appendFile(", How::Append),
+    ] {
+        for (at, _) in code.match_indices(call) {
+            if let Some((path, _)) = string_literal(&code[at + call.len()..]) {
+                out.push((path, how));
+            }
+        }
+    }
+    out
+}
+
+/// A string literal at the start of `s` (after spaces): `'...'` or
+/// `"..."` with no escape, no interpolation prefix; its text and the rest.
+pub(super) fn string_literal(s: &str) -> Option<(String, &str)> {
+    let s = s.trim_start();
+    let s = s.strip_prefix('r').unwrap_or(s);
+    let q = s.chars().next().filter(|c| matches!(c, '\'' | '"' | '`'))?;
+    let body = &s[1..];
+    let end = body.find(q)?;
+    let text = &body[..end];
+    if text.contains('\\') || text.is_empty() || (q == '`' && text.contains("${")) {
+        return None;
+    }
+    Some((text.to_string(), &body[end + 1..]))
+}
+
+/// What a command prints to standard output, when it spells it out: `cat`
+/// of a literal here-document or here-string, `echo` of literal words.
+pub(super) fn printed(cmd: &Simple) -> Option<String> {
+    let words = strip_wrappers(&cmd.words);
+    let (name, args) = words.split_first()?;
+    match name.as_deref()? {
+        "cat" => match args {
+            [] => cmd.stdin().flatten().map(String::from),
+            [Some(dash)] if dash == "-" => cmd.stdin().flatten().map(String::from),
+            _ => None,
+        },
+        "echo" => {
+            let args = args
+                .iter()
+                .map(|a| a.as_deref())
+                .collect::<Option<Vec<_>>>()?;
+            let (newline, args) = match args.split_first() {
+                Some((&"-n", rest)) => (false, rest),
+                _ => (true, &args[..]),
+            };
+            // An option, or an escape some echo would read: not certain.
+            if args.iter().any(|a| a.starts_with('-') || a.contains('\\')) {
+                return None;
+            }
+            let mut t = args.join(" ");
+            if newline {
+                t.push('\n');
+            }
+            Some(t)
+        }
+        _ => None,
+    }
+}
