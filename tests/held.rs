@@ -254,6 +254,24 @@ fn an_at_mention_is_a_view_and_the_edit_after_it_goes_through() {
     assert_eq!(reads.len(), 1, "read once, not at every hook");
 }
 
+// Issue 40, item 5: the file changed between the @-mention and the first
+// hook. The model was shown the attached text all the same: the Edit is
+// refused as modified, with the change (not "not read"), and the view
+// stays the attached text, so the change is what it is told.
+#[test]
+fn an_at_mention_of_a_file_changed_since_is_a_view_of_what_was_shown() {
+    let mut c = Conversation::new("mention_compact");
+    c.f.env.write("notes.txt", "alpha\nbeta\n");
+    c.f.hook("session_start_startup", &[]).expect(0, "");
+    c.f.env.write("notes.txt", "alpha\nBETA\n");
+    c.write_until(Some("toolu_e2e_0002"));
+    let refusal = c.gate("notes.txt", false);
+    assert!(
+        refusal.contains("notes.txt: modified (content)\n--- notes.txt (as viewed)\n+++ notes.txt (now)\n@@ -1,2 +1,2 @@\n alpha\n-beta\n+BETA\n"),
+        "{refusal}"
+    );
+}
+
 // Claude Code writes its transcript a little after the fact: the hook of
 // the model's first call may run before the lines of the prompt (the
 // attachment) are written. A refusal first waits for the transcript to
@@ -302,9 +320,11 @@ fn a_compaction_drops_views_and_keeps_what_it_reattached() {
     c.f.env.write("a.txt", A_TXT);
     c.f.env.write("cut.txt", cut_txt());
     c.write_until(Some("compact_boundary"));
-    // No hook saw any of it: the catch-up finds it all (but the mention
-    // of notes.txt, whose text the disk no longer holds: the Edit after it
-    // knows better).
+    // No hook saw any of it: the catch-up finds it all. The mention of
+    // notes.txt showed text the disk no longer holds (the Edit after it
+    // changed it): it is the view the Edit then applies to, so the
+    // conversation holds the whole file as the Edit left it (issue 40,
+    // item 5: what was shown is a view, even when the disk moved on).
     assert_eq!(c.prompt(), "");
     let mut v = c.views();
     v.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
@@ -314,9 +334,8 @@ fn a_compaction_drops_views_and_keeps_what_it_reattached() {
             view("a.txt", "full", "read", true),
             view("a.txt", "range", "read", true),
             view("cut.txt", "start", "read", true),
-            // The Edit's lines: the mention before it showed text the
-            // disk no longer holds, so it is not taken as seen now.
-            view("notes.txt", "range", "write", true),
+            // The mention's whole text with the Edit applied.
+            view("notes.txt", "full", "write", true),
         ]
     );
     assert_eq!(c.gate("notes.txt", false), "");
@@ -347,8 +366,9 @@ fn a_compaction_drops_views_and_keeps_what_it_reattached() {
             view("a.txt", "full", "read", true),
             view("a.txt", "range", "read", false),
             view("cut.txt", "start", "read", false),
+            // The re-attached whole text, over the Edit's full view the
+            // compaction released.
             view("notes.txt", "full", "read", true),
-            view("notes.txt", "range", "write", false),
         ]
     );
 }

@@ -295,14 +295,19 @@ fn droid_install_merges_into_factory_settings_by_absolute_path() {
 /// `droid exec "@m.txt ..."`: Droid attaches the file itself in a message
 /// of its own that only its transcript holds (tests/fixtures/transcripts/
 /// droid-0.225.2, from the real binary); the next hook reads it there, and
-/// the edit goes through. A file changed since it was attached, or a
-/// transcript not written, records nothing: the edit asks for a read.
+/// the edit goes through. A file changed since it was attached was shown
+/// all the same: the edit is refused as modified, with the change (issue
+/// 40, item 5), which the model then holds. A transcript not written
+/// records nothing: the edit asks for a read.
 #[test]
 fn droid_a_file_attached_by_an_at_mention_is_a_view() {
     let m = "first line of m\nsecond line of m\n";
+    let changed = deny(&crate::harness::modified_told(
+        "m.txt: modified (content)\n--- m.txt (as viewed)\n+++ m.txt (now)\n@@ -1,2 +1,2 @@\n first line of m\n-second line of m\n+second line of M\n",
+    ));
     for (disk, written, want) in [
         (m, true, String::new()),
-        ("first line of m\nsecond line of M\n", true, deny(NOT_READ)),
+        ("first line of m\nsecond line of M\n", true, changed),
         (m, false, deny(NOT_READ)),
     ] {
         let d = droid();

@@ -435,7 +435,13 @@ fn record(
     source: Source,
     action: &str,
 ) -> Result<(), Problem> {
-    if s.replaying && held.moved {
+    // A line read back from the transcript may be older than what the
+    // session learned since: where the disk no longer holds what it
+    // showed, it is recorded only for a file the session has no record of
+    // (an @-mention whose file changed before the first hook: the model
+    // was shown that text, and the gate is to say "modified" with the
+    // diff, not "not read"), never over a newer view.
+    if s.replaying && held.moved && store.file_by_path(&s.sid, &held.canonical)?.is_some() {
         return Ok(());
     }
     let verdict = match (held.moved, source) {
