@@ -1024,3 +1024,39 @@ fn more_writers_are_gated() {
         );
     }
 }
+
+/// Issue 39, item 4: a line brush-parser rejects (a `case` inside `$(...)`,
+/// a `select` loop) was allowed whole, the literal writes beside it
+/// included. The parts that parse are read: their writes are gated; what
+/// does not parse is allowed, never refused on a guess.
+#[test]
+fn unparsable_lines_are_gated_in_the_parts_that_parse() {
+    for (a, deny) in every_agent() {
+        files(&a);
+        let bin = stand_ins(&a);
+        for cmd in [
+            "x=$(case a in a) echo a;; esac); echo x > a.txt",
+            "select f in a; do break; done < /dev/null; sed -i s/one/ONE/ a.txt",
+            "select f in a\ndo\n  break\ndone < /dev/null\ncp crlf.txt a.txt",
+            "uv run python3 -c \"open('a.txt', 'w').write('x')\"",
+            "npx tee a.txt < /dev/null",
+        ] {
+            assert_eq!(
+                agent_runs(&a, &bin, cmd),
+                deny(NOT_READ),
+                "{}: {cmd}",
+                a.name
+            );
+        }
+        assert_eq!(std::fs::read_to_string(a.env.path("a.txt")).unwrap(), A_TXT);
+        // What does not parse, or names no file literally, is allowed.
+        for cmd in [
+            "x=$(case a in a) echo a;; esac) > /dev/null",
+            "select f in a; do echo 'x > a.txt'; done < /dev/null",
+            "select f in a; do break; done < /dev/null # ; echo x > a.txt",
+        ] {
+            assert_eq!(agent_runs(&a, &bin, cmd), "", "{}: {cmd}", a.name);
+        }
+        assert_eq!(std::fs::read_to_string(a.env.path("a.txt")).unwrap(), A_TXT);
+    }
+}

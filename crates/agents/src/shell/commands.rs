@@ -338,6 +338,50 @@ pub const WRAPPERS: &[Wrapper] = &[
         elsewhere: &[],
         examples: &[("flock -w 5 /tmp/l sed -i s/a/b/ f", "f edit")],
     },
+    Wrapper {
+        names: &["npx", "bunx"],
+        takes_value: &["-p", "--package"],
+        then: Then::Command,
+        elsewhere: &[],
+        examples: &[
+            ("npx -y tsx -e \"require('fs').writeFileSync('o', '')\"", ""),
+            ("npx --package=x tee out.txt", "out.txt whole"),
+        ],
+    },
+    Wrapper {
+        names: &["uv run"],
+        takes_value: &[
+            "--with",
+            "--python",
+            "-p",
+            "--project",
+            "--package",
+            "--env-file",
+            "--extra",
+            "--group",
+            "--index",
+            "--directory",
+        ],
+        then: Then::Command,
+        elsewhere: &["--directory"],
+        examples: &[
+            (
+                "uv run --with rich python -c \"open('o.txt', 'w')\"",
+                "o.txt whole",
+            ),
+            (
+                "uv run --directory sub python -c \"open('o.txt', 'w')\"",
+                "",
+            ),
+        ],
+    },
+    Wrapper {
+        names: &["poetry run", "pipenv run"],
+        takes_value: &[],
+        then: Then::Command,
+        elsewhere: &[],
+        examples: &[("poetry run python -c \"open('o.txt', 'w')\"", "o.txt whole")],
+    },
 ];
 
 /// A command's words without the wrappers that run the rest as a command

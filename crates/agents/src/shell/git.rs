@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::commands::strip_wrappers;
-use super::parse::{flatten, program, Dir, Simple};
+use super::parse::{commands, Dir, Simple};
 
 /// A git command that throws away changes in the work tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,11 +64,8 @@ pub enum Loses {
 /// (`--pathspec-from-file`, `--git-dir`, `--work-tree`, a word with a
 /// variable).
 pub fn discards(command: &str) -> Vec<Discard> {
-    let Some(p) = program(command) else {
-        return Vec::new();
-    };
     let mut out = Vec::new();
-    for cmd in flatten(&p, &Dir::Known(PathBuf::new())) {
+    for cmd in commands(command, &Dir::Known(PathBuf::new())) {
         if let Some(d) = git_discard(&cmd) {
             out.push(d);
         }

@@ -136,11 +136,174 @@ impl Simple {
 /// apply to it and the directory it runs in.
 pub(super) fn flatten(program: &ast::Program, start: &Dir) -> Vec<Simple> {
     let mut out = Vec::new();
+    let mut dir = start.clone();
+    chain(program, &mut dir, &mut out);
+    out
+}
+
+/// [`flatten`] from `dir`, leaving it where the program's `cd`s lead (a
+/// `cd` on one line holds for the next).
+fn chain(program: &ast::Program, dir: &mut Dir, out: &mut Vec<Simple>) {
     for list in &program.complete_commands {
-        let mut dir = start.clone();
-        compound_list(list, &mut dir, &[], &mut out);
+        compound_list(list, dir, &[], out);
+    }
+}
+
+/// Every simple command of a command line, as [`flatten`] finds them. A
+/// line brush-parser rejects (a `case` inside `$(...)`, a `select` loop)
+/// is read in the parts that parse ([`recover`]): their literal writes are
+/// still gated, and nothing is taken from the rest.
+pub(super) fn commands(command: &str, start: &Dir) -> Vec<Simple> {
+    match program(command) {
+        Some(p) => flatten(&p, start),
+        None => recover(command, start),
+    }
+}
+
+/// The most lines [`recover`] reads, and the most it joins to find a part
+/// that parses: a hook answers in milliseconds.
+const RECOVER_LINES: usize = 400;
+const RECOVER_JOIN: usize = 64;
+
+/// The commands of the parts of a line that parse, when the whole does
+/// not. From each line on, the fewest whole lines that parse together (a
+/// loop, a here-document, a quoted newline) are one part. A line that
+/// parses with none of those after it is split at its `;`, `&&`, `||`,
+/// `|` and `&` outside quotes and brackets, and each piece that parses is
+/// a part; the `cd`s of such a line are not followed (where it runs after
+/// one is not known). Reading stops, taking nothing more, at a line that
+/// ends inside quotes or brackets or opens a here-document (what follows
+/// may be text, not commands), and past [`RECOVER_LINES`] lines.
+fn recover(command: &str, start: &Dir) -> Vec<Simple> {
+    let lines: Vec<&str> = command.split_inclusive('\n').collect();
+    let mut out = Vec::new();
+    let mut dir = start.clone();
+    let mut at = 0;
+    while at < lines.len().min(RECOVER_LINES) {
+        let last = lines.len().min(at + RECOVER_JOIN);
+        let parsed =
+            (at + 1..=last).find_map(|end| Some((end, program(&lines[at..end].concat())?)));
+        if let Some((end, p)) = parsed {
+            chain(&p, &mut dir, &mut out);
+            at = end;
+            continue;
+        }
+        let line = lines[at];
+        at += 1;
+        let Some(pieces) = pieces(line) else {
+            break;
+        };
+        for (piece, background) in pieces {
+            let before = dir.clone();
+            match program(piece) {
+                Some(p) => {
+                    let from = out.len();
+                    chain(&p, &mut dir, &mut out);
+                    for c in &mut out[from..] {
+                        c.background |= background;
+                    }
+                }
+                None if names_cd(piece) => dir = Dir::Unknown,
+                None => {}
+            }
+            if dir != before {
+                dir = Dir::Unknown;
+            }
+        }
     }
     out
+}
+
+/// Whether a piece that does not parse may change the directory.
+fn names_cd(piece: &str) -> bool {
+    piece
+        .split(|c: char| c.is_whitespace() || ";&|(){}`$\"'".contains(c))
+        .any(|w| matches!(w, "cd" | "pushd" | "popd"))
+}
+
+/// One line split at its `;`, `&&`, `||`, `|` and `&` outside quotes,
+/// brackets and backquotes, each piece with whether a lone `&` puts it in
+/// the background; a comment ends it. `None` when the line ends inside
+/// quotes or brackets, with a backslash, or opens a here-document.
+fn pieces(line: &str) -> Option<Vec<(&str, bool)>> {
+    #[derive(PartialEq)]
+    enum In {
+        Paren,
+        Double,
+        Back,
+    }
+    let b = line.as_bytes();
+    let mut stack: Vec<In> = Vec::new();
+    let mut out = Vec::new();
+    let mut from = 0;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let prev = if i > 0 { b[i - 1] } else { b' ' };
+        match stack.last() {
+            Some(In::Double) => match c {
+                b'\\' => i += 1,
+                b'"' => {
+                    stack.pop();
+                }
+                b'(' if prev == b'$' => stack.push(In::Paren),
+                b'`' => stack.push(In::Back),
+                _ => {}
+            },
+            Some(In::Back) => match c {
+                b'\\' => i += 1,
+                b'`' => {
+                    stack.pop();
+                }
+                _ => {}
+            },
+            None | Some(In::Paren) => match c {
+                b'\\' => i += 1,
+                b'\'' => {
+                    i += b[i + 1..].iter().position(|&q| q == b'\'')? + 1;
+                }
+                b'"' => stack.push(In::Double),
+                b'`' => stack.push(In::Back),
+                b'(' => stack.push(In::Paren),
+                // A `)` with no `(` open (a `case` pattern's) closes nothing.
+                b')' if stack.last() == Some(&In::Paren) => {
+                    stack.pop();
+                }
+                b'#' if prev.is_ascii_whitespace() || b";&|()".contains(&prev) => {
+                    if !stack.is_empty() {
+                        return None;
+                    }
+                    out.push((&line[from..i], false));
+                    return Some(out);
+                }
+                b'<' if b.get(i + 1) == Some(&b'<') => {
+                    if b.get(i + 2) != Some(&b'<') {
+                        return None;
+                    }
+                    i += 2;
+                }
+                b';' | b'&' | b'|' if stack.is_empty() => {
+                    let redirect = (c == b'&'
+                        && (b"<>".contains(&prev) || b.get(i + 1) == Some(&b'>')))
+                        || (c == b'|' && prev == b'>');
+                    if !redirect {
+                        let double = b.get(i + 1) == Some(&c);
+                        let background = c == b'&' && !double;
+                        out.push((&line[from..i], background));
+                        i += usize::from(double);
+                        from = i + 1;
+                    }
+                }
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    if !stack.is_empty() || line.trim_end_matches(['\n', '\r']).ends_with('\\') {
+        return None;
+    }
+    out.push((&line[from..], false));
+    Some(out)
 }
 
 pub(super) fn compound_list(
@@ -319,13 +482,11 @@ pub(super) fn simple(
     // `bash -c 'SCRIPT'`, `bash <<'EOF'`, `eval '...'`: the script's
     // commands too, where it runs.
     if let Some(script) = shell_script(&cmd) {
-        if let Some(p) = program(&script) {
-            let from = out.len();
-            out.extend(flatten(&p, &cmd.dir));
-            if cmd.background {
-                for c in &mut out[from..] {
-                    c.background = true;
-                }
+        let from = out.len();
+        out.extend(commands(&script, &cmd.dir));
+        if cmd.background {
+            for c in &mut out[from..] {
+                c.background = true;
             }
         }
     }
@@ -400,9 +561,7 @@ pub(super) fn substitutions(w: &str, dir: &Dir, out: &mut Vec<Simple>) {
     let mut scripts = Vec::new();
     collect_substitutions(&pieces, &mut scripts);
     for s in scripts {
-        if let Some(p) = program(&s) {
-            out.extend(flatten(&p, dir));
-        }
+        out.extend(commands(&s, dir));
     }
 }
 

@@ -618,3 +618,71 @@ fn what_the_output_showed() {
         Some((printed("b\nc", Form::Terminal), 2))
     );
 }
+
+#[test]
+fn unparsable_lines_gate_the_writes_in_the_parts_that_parse() {
+    type Found = (String, How, bool);
+    let found = |cmd: &str| -> Vec<Found> {
+        writes(cmd)
+            .into_iter()
+            .map(|w| (w.path.display().to_string(), w.how, w.background))
+            .collect()
+    };
+    let w = |p: &str, how| (p.to_string(), how, false);
+    use How::*;
+    let cases: Vec<(&str, Vec<Found>)> = vec![
+        // brush-parser rejects each of these lines whole.
+        (
+            "x=$(case $y in a) echo a;; esac); echo hi > notes.txt",
+            vec![w("notes.txt", Whole)],
+        ),
+        (
+            "select f in a b; do echo $f; break; done; sed -i s/a/b/ notes.txt",
+            vec![w("notes.txt", Edit)],
+        ),
+        (
+            "select f in a b\ndo\n  echo $f > out.txt\ndone\necho hi > notes.txt",
+            vec![w("out.txt", Whole), w("notes.txt", Whole)],
+        ),
+        (
+            "select f in a; do :; done; npm run dev > dev.log &",
+            vec![("dev.log".into(), Whole, true)],
+        ),
+        (
+            "bash -c 'select f in a; do :; done; echo x > b.txt'",
+            vec![w("b.txt", Whole)],
+        ),
+        ("cd sub\necho x > f", vec![w("sub/f", Whole)]),
+        // A `cd` in a line that does not parse: where it leads is not
+        // known, so relative paths after it are not taken.
+        (
+            "select d in a; do cd $d; done; echo x > rel.txt; echo y > /abs.txt",
+            vec![w("/abs.txt", Whole)],
+        ),
+        (
+            "x=$(case $y in a) cd sub;; esac); echo x > f; echo y > /g",
+            vec![w("/g", Whole)],
+        ),
+        // Nothing taken from what may be text: quotes, a comment, a
+        // here-document, a line ending inside quotes.
+        ("select f in a; do echo 'a; echo x > q.txt'; done", vec![]),
+        ("select f in a; do :; done # ; echo x > c.txt", vec![]),
+        (
+            "select f in a; do cat > f.txt <<EOF\necho x > g.txt\nEOF\ndone",
+            vec![],
+        ),
+        (
+            "x=$(case $y in a) echo;; esac); echo \"\necho x > s.txt\n\"",
+            vec![],
+        ),
+        ("echo $(case $y in a) echo a;; esac) > f", vec![]),
+    ];
+    for (cmd, want) in cases {
+        assert_eq!(found(cmd), want, "{cmd}");
+    }
+    let d = discards("select f in a; do :; done; git checkout -- f.rs");
+    assert_eq!(
+        d.iter().map(|d| d.paths.clone()).collect::<Vec<_>>(),
+        vec![vec!["f.rs".to_string()]]
+    );
+}

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::commands::{strip_wrappers, writer, Files};
-use super::parse::{flatten, program, Dir, Redirect, Simple};
+use super::parse::{commands, Dir, Redirect, Simple};
 
 /// How a command writes a file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,11 +44,8 @@ pub struct Write {
 /// The files a command line writes, as far as it names them literally;
 /// never a name that is no file ([`not_a_file`]).
 pub fn writes(command: &str) -> Vec<Write> {
-    let Some(p) = program(command) else {
-        return Vec::new();
-    };
     let mut out: Vec<Write> = Vec::new();
-    for cmd in flatten(&p, &Dir::Known(PathBuf::new())) {
+    for cmd in commands(command, &Dir::Known(PathBuf::new())) {
         command_writes(&cmd, &mut out);
     }
     out.retain(|w| !not_a_file(&w.path));
