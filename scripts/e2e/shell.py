@@ -1,7 +1,7 @@
 """The shell scenarios, for every agent with a shell tool.
 
 Every agent fsview answers has a shell tool, and fsview reads its commands
-with one shell reader (crates/agents/src/shell.rs): the writes they make are
+with one shell reader (crates/agents/src/shell/): the writes they make are
 gated like the agent's write tool, and what a read command printed counts
 as seen. These scenarios are the same for every agent; each suite hands
 them a `Kit` saying how its agent is driven (scripts/e2e-claude,
@@ -15,6 +15,11 @@ e2e-pi, e2e-kilo):
   and fmt, npm test, python's unittest, git, appends to a log, scratch files
   from here-documents, one-liners, copies and moves) and the agent's own
   edit tool after shell reads and shell-written files: nothing refused.
+- shell-discards-gated: a build log written twice (the agent's own
+  output: applied), `git checkout .` over a user's edit the agent never
+  saw (refused with fsview, naming the file with git's diff), `git restore`
+  of a file the user changed after the agent read it (refused, the change
+  told); each discard applied alone, the user's line lost.
 
 `capture(kit, run)` saves the payloads the agent's shell tool sent as
 fixtures (`*_shell_*`), for the hook's tests.
@@ -292,11 +297,89 @@ def normal_work(kit):
     return scenario
 
 
+def discards_gated(kit):
+    """Issue 39, item 6: a build log run again (the agent's own output,
+    applied), `git restore` over a user's edit the agent never saw (a file
+    it read before: refused, the change told), a whole-tree `git checkout
+    .` with one such edit (refused, naming it)."""
+    def kept(res):
+        # Run, and nothing lost: what git said (an agent's sandbox may keep
+        # it from writing).
+        said = [re.sub(r"'/[^']*/(\.git/[^']*)'", r"'\1'", l.strip()) for l in res.splitlines()
+                if "fatal:" in l or "error:" in l]
+        return ", nothing lost: %s" % squeeze("; ".join(said) or res, 100)
+
+    def scenario(run):
+        ws = run.ws
+        project(ws)
+        ws.write("todo.md", "- ship it\n")
+        ws.commit()
+        build = kit.sh(cargo("build --offline -q > build.log 2>&1"))
+        rebuild = kit.sh(cargo("build --offline -q > build.log 2>&1"))
+        read = kit.sh("cat notes.txt")
+
+        def user_edits_notes(body):
+            ws.write("notes.txt", "b\na\nb\nthe user's line\n")
+            return [checkout]
+
+        checkout = kit.sh("git checkout .")
+
+        cat_todo = kit.sh("cat todo.md")
+
+        def user_edits_todo(body):
+            ws.write("todo.md", "- ship it\n- the user's todo\n")
+            return [restore]
+
+        restore = kit.sh("git restore todo.md")
+        turns = [[build], [rebuild], [read], user_edits_notes, [cat_todo], user_edits_todo, [kit.done]]
+        with kit.agent(run, turns) as (proto, a):
+            kit.wire(run, a)
+            r = kit.prompt(a, "build, then clean up")
+            run.eq(r.code, 0, "exit code")
+            got = outcome(kit, proto, rebuild)
+            run.check(outcome(kit, proto, build) == "ran" and got == "ran", "the build log written twice: %s" % got)
+            run.step("`cargo build > build.log 2>&1`, then again", "applied" if got == "ran" else got)
+            res = kit.result(proto, checkout) or ""
+            refused = "would discard changes" in res
+            run.check(refused == run.fsview, "git checkout . over an unseen edit: %s" % squeeze(res))
+            named = refused and "notes.txt" in res and "+the user's line" in res
+            if run.fsview:
+                run.check(named, "the refusal names notes.txt with its diff: %s" % squeeze(res, 400))
+                run.eq(ws.read("notes.txt"), "b\na\nb\nthe user's line\n", "notes.txt after the refusal")
+            lost = ws.read("notes.txt") == "b\na\nb\n"
+            run.step("`cat notes.txt`, the user adds a line, then `git checkout .`",
+                     ("refused, naming notes.txt with its diff" if named else "refused: " + squeeze(res, 100))
+                     if refused else "ran" + (" (the user's line lost)" if lost else kept(res)))
+            res = kit.result(proto, restore) or ""
+            refused = MODIFIED in res or NOT_READ in res
+            run.check(refused == run.fsview, "git restore over an unseen edit: %s" % squeeze(res))
+            told = refused and "+- the user's todo" in res
+            # An agent may show the model nothing of the read (Qwen Code's
+            # "Output: (empty)", see lost_output): the gate then answers as
+            # for a file never read, and is right to.
+            saw = not lost_output(kit, proto, cat_todo)
+            if run.fsview:
+                run.check(told if saw else NOT_READ in res, "the refusal tells the change: %s" % squeeze(res, 400))
+                run.eq(ws.read("todo.md"), "- ship it\n- the user's todo\n", "todo.md after the refusal")
+            lost = ws.read("todo.md") == "- ship it\n"
+            run.step("`cat todo.md`, the user adds a line, then `git restore todo.md`",
+                     ("refused, the change told" if told else "refused: " + squeeze(res, 100)
+                      + ("" if saw else " (the agent showed the model nothing of `cat todo.md`)"))
+                     if refused else "ran" + (" (the user's line lost)" if lost else kept(res)))
+            if run.failures:
+                for n, c in [("build", build), ("rebuild", rebuild), ("read", read), ("checkout", checkout),
+                             ("cat todo", cat_todo), ("restore", restore)]:
+                    run.note("%s: %s" % (n, squeeze(kit.result(proto, c) or "(none)", 400)))
+
+    return scenario
+
+
 def scenarios(kit, runs=(False, True)):
     """The shell scenarios for a suite's SCENARIOS list."""
     return [
         ("shell-writes-gated", writes_gated(kit), runs),
         ("shell-normal-work", normal_work(kit), runs),
+        ("shell-discards-gated", discards_gated(kit), runs),
     ]
 
 
