@@ -19,8 +19,12 @@ use super::write::How;
 
 /// The command line as bash parses it; `None` when it does not parse.
 pub(super) fn program(command: &str) -> Option<ast::Program> {
+    parse(command).ok()
+}
+
+fn parse(command: &str) -> Result<ast::Program, brush_parser::ParseError> {
     let mut p = brush_parser::Parser::new(std::io::Cursor::new(command), &ParserOptions::default());
-    p.parse_program().ok()
+    p.parse_program()
 }
 
 /// A word's text when it has nothing for the shell to expand (no
@@ -164,6 +168,8 @@ pub(super) fn commands(command: &str, start: &Dir) -> Vec<Simple> {
 /// that parses: a hook answers in milliseconds.
 const RECOVER_LINES: usize = 400;
 const RECOVER_JOIN: usize = 64;
+/// The most parses [`recover`] tries in all.
+const RECOVER_TRIES: usize = 1000;
 
 /// The commands of the parts of a line that parse, when the whole does
 /// not. From each line on, the fewest whole lines that parse together (a
@@ -173,16 +179,29 @@ const RECOVER_JOIN: usize = 64;
 /// a part; the `cd`s of such a line are not followed (where it runs after
 /// one is not known). Reading stops, taking nothing more, at a line that
 /// ends inside quotes or brackets or opens a here-document (what follows
-/// may be text, not commands), and past [`RECOVER_LINES`] lines.
+/// may be text, not commands), and past [`RECOVER_LINES`] lines or
+/// [`RECOVER_TRIES`] parses.
 fn recover(command: &str, start: &Dir) -> Vec<Simple> {
     let lines: Vec<&str> = command.split_inclusive('\n').collect();
     let mut out = Vec::new();
     let mut dir = start.clone();
     let mut at = 0;
-    while at < lines.len().min(RECOVER_LINES) {
+    let mut tries = 0;
+    while at < lines.len().min(RECOVER_LINES) && tries < RECOVER_TRIES {
         let last = lines.len().min(at + RECOVER_JOIN);
-        let parsed =
-            (at + 1..=last).find_map(|end| Some((end, program(&lines[at..end].concat())?)));
+        let mut parsed = None;
+        for end in at + 1..=last {
+            tries += 1;
+            match parse(&lines[at..end].concat()) {
+                Ok(p) => {
+                    parsed = Some((end, p));
+                    break;
+                }
+                // An error before the last line: no line more mends it.
+                Err(brush_parser::ParseError::ParsingNear(pos)) if pos.line < end - at => break,
+                Err(_) => {}
+            }
+        }
         if let Some((end, p)) = parsed {
             chain(&p, &mut dir, &mut out);
             at = end;

@@ -686,3 +686,15 @@ fn unparsable_lines_gate_the_writes_in_the_parts_that_parse() {
         vec![vec!["f.rs".to_string()]]
     );
 }
+
+/// A hook answers in milliseconds: a long line that does not parse is read
+/// two parses a line, up to its 400th line.
+#[test]
+fn a_long_line_that_does_not_parse_is_read_up_to_a_bound() {
+    let bad: String = (0..500)
+        .map(|i| format!("select f in a; do :; done; echo x > f{i}.txt\n"))
+        .collect();
+    let found = writes(&bad);
+    assert_eq!(found.len(), 400);
+    assert_eq!(found[399].path, PathBuf::from("f399.txt"));
+}
