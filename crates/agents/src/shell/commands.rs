@@ -250,8 +250,8 @@ pub struct Wrapper {
 pub enum Then {
     /// Nothing.
     Command,
-    /// One word (`timeout 5`, `chrt 10`, `flock FILE`).
-    Word,
+    /// One word, which it names (`timeout 5`: the time).
+    Word(&'static str),
     /// `NAME=VALUE` words (`env`).
     Assignments,
     /// A mask, unless `-c`/`--cpu-list` gave the list (`taskset`).
@@ -296,7 +296,7 @@ pub const WRAPPERS: &[Wrapper] = &[
     Wrapper {
         names: &["timeout"],
         takes_value: &["-s", "-k", "--signal", "--kill-after"],
-        then: Then::Word,
+        then: Then::Word("the time"),
         elsewhere: &[],
         examples: &[("timeout -k 1 5 cp a b", "b whole")],
     },
@@ -327,14 +327,14 @@ pub const WRAPPERS: &[Wrapper] = &[
     Wrapper {
         names: &["chrt"],
         takes_value: &[],
-        then: Then::Word,
+        then: Then::Word("the priority"),
         elsewhere: &[],
         examples: &[("chrt -f 10 cp a b", "b whole")],
     },
     Wrapper {
         names: &["flock"],
         takes_value: &["-w", "-E", "--timeout", "--conflict-exit-code"],
-        then: Then::Word,
+        then: Then::Word("the lock file"),
         elsewhere: &[],
         examples: &[("flock -w 5 /tmp/l sed -i s/a/b/ f", "f edit")],
     },
@@ -435,7 +435,7 @@ pub(super) fn strip_wrappers(words: &[Option<String>]) -> &[Option<String>] {
         }
         let n = match wrapper.then {
             Then::Command => opts,
-            Then::Word => opts + 1,
+            Then::Word(_) => opts + 1,
             Then::Assignments => {
                 let mut i = opts;
                 while rest
@@ -510,12 +510,11 @@ pub fn wrappers_doc() -> Vec<String> {
     ];
     for w in WRAPPERS {
         let mut then = match w.then {
-            Then::Command => "its options",
-            Then::Word => "its options and one word (a time, a priority, a lock file)",
-            Then::Assignments => "its options and its `NAME=VALUE` words",
-            Then::Mask => "its options and a mask, unless `-c` gave the list",
-        }
-        .to_string();
+            Then::Command => "its options".to_string(),
+            Then::Word(what) => format!("its options and {what}"),
+            Then::Assignments => "its options and its `NAME=VALUE` words".to_string(),
+            Then::Mask => "its options and a mask, unless `-c` gave the list".to_string(),
+        };
         if !w.elsewhere.is_empty() {
             then.push_str(&format!(
                 "; nothing is read with {} (the command runs in another directory)",
