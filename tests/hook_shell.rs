@@ -1060,3 +1060,63 @@ fn unparsable_lines_are_gated_in_the_parts_that_parse() {
         assert_eq!(std::fs::read_to_string(a.env.path("a.txt")).unwrap(), A_TXT);
     }
 }
+
+/// Issue 44, item 2: `ln -sf`, `ln -sfn`, `mv -f` and `cp
+/// --remove-destination` onto a symlink replace the link and leave the
+/// file it points to alone: gated as what they do to the link (a link
+/// holds no one's text), where `cp` onto it writes through it and is gated
+/// as a write of the file behind it. A link made is no one's output: the
+/// file it points to stays the user's.
+#[test]
+fn links_are_replaced_not_written_through() {
+    for (a, deny) in every_agent() {
+        files(&a);
+        let bin = stand_ins(&a);
+        let link = |to: &str| {
+            let at = a.env.path("link");
+            let _ = std::fs::remove_file(&at);
+            std::os::unix::fs::symlink(to, &at).unwrap();
+        };
+        for cmd in [
+            "ln -sf crlf.txt link",
+            "ln -sfn big.txt link",
+            "ln -f -s -n crlf.txt link",
+            "mv -f new.txt link",
+            "mv new.txt link",
+            "cp --remove-destination crlf.txt link",
+        ] {
+            link("a.txt");
+            a.env.write("new.txt", "new\n");
+            assert_eq!(agent_runs(&a, &bin, cmd), "", "{}: {cmd}", a.name);
+            assert_eq!(std::fs::read_to_string(a.env.path("a.txt")).unwrap(), A_TXT);
+        }
+        // Through the link: the file behind it is written.
+        link("a.txt");
+        assert_eq!(
+            agent_runs(&a, &bin, "cp crlf.txt link"),
+            deny(NOT_READ),
+            "{}",
+            a.name
+        );
+        assert_eq!(
+            agent_runs(&a, &bin, "echo x > link"),
+            deny(NOT_READ),
+            "{}",
+            a.name
+        );
+        // A link to a directory without -n: the link made goes in it.
+        std::fs::create_dir_all(a.env.path("d")).unwrap();
+        link("d");
+        assert_eq!(agent_runs(&a, &bin, "ln -sf crlf.txt link"), "");
+        assert!(a.env.path("d/crlf.txt").is_symlink());
+        // The file a link it made points to is still the user's.
+        assert_eq!(agent_runs(&a, &bin, "ln -sf a.txt made"), "");
+        assert_eq!(
+            agent_runs(&a, &bin, "echo x > a.txt"),
+            deny(NOT_READ),
+            "{}",
+            a.name
+        );
+        assert_eq!(std::fs::read_to_string(a.env.path("a.txt")).unwrap(), A_TXT);
+    }
+}

@@ -1098,10 +1098,16 @@ fn shell_write(
     s: &Session<'_>,
     w: &ShellWrite,
 ) -> Result<Answer, Problem> {
+    let want = if w.whole { Want::Write } else { Want::Edit };
+    if let Some(at) = replaced_link(s.cwd(), &w.path, w.into.as_deref(), w.link) {
+        return Ok(match &s.open_existing()? {
+            Some(store) => passed(opts, s, store, &at, want, "link", MSG_LINK),
+            None => allowed(opts, MSG_LINK),
+        });
+    }
     let Some((canonical, exists)) = shell_target(s.cwd(), &w.path, w.into.as_deref()) else {
         return Ok(Answer::Nothing);
     };
-    let want = if w.whole { Want::Write } else { Want::Edit };
     let mut changed_own = None;
     if exists {
         let store = s.open_existing()?;
@@ -1152,6 +1158,40 @@ fn shell_write(
         }
         (a, _) => a,
     })
+}
+
+/// A command replacing a symbolic link ([`replaced_link`]).
+const MSG_LINK: &str = "The command replaces a symbolic link, not the file it points to: a link holds no one's text, and the file behind it is not touched.";
+
+/// Where a command that replaces a symlink rather than writing through it
+/// (`ln -sf`, `ln -sfn`, `mv`, `cp --remove-destination`: [`crate::shell::Link`])
+/// finds one at its destination: the link's own path (its directory
+/// resolved, not the link). A link to a directory, without `-n` or `-T`,
+/// is followed as the command follows it: the name written is in the
+/// directory, and a link there is replaced in turn.
+fn replaced_link(
+    cwd: &Path,
+    path: &Path,
+    into: Option<&str>,
+    link: Option<crate::shell::Link>,
+) -> Option<PathBuf> {
+    let link = link?;
+    if crate::shell::not_a_file(&cwd.join(path)) {
+        return None;
+    }
+    let is_link = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+    let at = cwd.join(path);
+    let dest = if is_link(&at) && (into.is_none() || link.even_to_dir || !at.is_dir()) {
+        at
+    } else if at.is_dir() {
+        at.join(into?)
+    } else {
+        return None;
+    };
+    if !is_link(&dest) {
+        return None;
+    }
+    Some(dest.parent()?.canonicalize().ok()?.join(dest.file_name()?))
 }
 
 /// A change the gate lets through, as `fsview-check-edit` answers it.
@@ -1253,7 +1293,16 @@ fn scratch(canonical: &Path, cwd: &Path) -> bool {
 fn shell_writing(s: &Session<'_>, writes: &[OwnWrite]) -> Result<(), Problem> {
     let mut store = None;
     for w in writes {
-        let Some((canonical, exists)) = shell_target(s.cwd(), &w.path, w.into.as_deref()) else {
+        if w.link.is_some_and(|l| l.makes) {
+            continue; // a link holds no one's text
+        }
+        // A link replaced (`mv`, `cp --remove-destination`): the file made
+        // there is where nothing was.
+        let replaced = replaced_link(s.cwd(), &w.path, w.into.as_deref(), w.link);
+        let Some((canonical, exists)) = replaced
+            .map(|at| (at, false))
+            .or_else(|| shell_target(s.cwd(), &w.path, w.into.as_deref()))
+        else {
             continue;
         };
         let store = match &store {
@@ -1290,6 +1339,9 @@ fn shell_written(s: &Session<'_>, writes: &[OwnWrite]) -> Result<(), Problem> {
     };
     let mut targets: Vec<(PathBuf, bool, Option<&Path>, bool)> = Vec::new();
     for w in writes {
+        if w.link.is_some_and(|l| l.makes) {
+            continue; // a link holds no one's text
+        }
         let Some((canonical, _)) = shell_target(s.cwd(), &w.path, w.into.as_deref()) else {
             continue;
         };

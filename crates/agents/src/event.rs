@@ -232,6 +232,8 @@ pub struct ShellWrite {
     /// When `path` is a directory, the file written is the one of this
     /// name in it (`cp a.txt dir`).
     pub into: Option<String>,
+    /// A symlink there is replaced, not written through (`ln -sf`).
+    pub link: Option<crate::shell::Link>,
 }
 
 /// A file a shell command writes, as the reader of its command line finds
@@ -248,6 +250,8 @@ pub struct OwnWrite {
     /// It runs in the background: it may go on writing after the hook that
     /// follows the command.
     pub live: bool,
+    /// A symlink there is replaced, not written through (`ln -sf`).
+    pub link: Option<crate::shell::Link>,
 }
 
 /// A change the agent made, as its tool reports it.
@@ -389,6 +393,7 @@ impl Event {
             path: path.into(),
             whole,
             into: None,
+            link: None,
         })
     }
 

@@ -146,7 +146,7 @@ pub const WRITERS: &[Writer] = &[
     },
     Writer {
         names: &["cp", "mv", "install"],
-        file: "the destination; a directory (or `-t DIR`): the file of the source's name in it. None with `-n`, a `--backup`, `install -d`",
+        file: "the destination; a directory (or `-t DIR`): the file of the source's name in it. None with `-n`, a `--backup`, `install -d`. A symlink there: `mv` and `cp --remove-destination` replace it (nothing asked), `cp` and `install` write through it",
         asks: How::Whole,
         files: Files::Destination,
         examples: &[
@@ -157,7 +157,7 @@ pub const WRITERS: &[Writer] = &[
     },
     Writer {
         names: &["ln"],
-        file: "with `-f`, the link's name",
+        file: "with `-f`, the link's name; a symlink there is replaced, not the file behind it (nothing asked; `-n`: a link to a directory too)",
         asks: How::Whole,
         files: Files::Destination,
         examples: &[("ln -sf t link", "link whole"), ("ln -s t link", "")],

@@ -55,7 +55,7 @@ mod write;
 pub use apply_patch::apply_patch;
 pub use git::{discards, Discard, Loses};
 pub use read::{read, unnumber, Lines, Output, Read};
-pub use write::{not_a_file, writes, How, Write};
+pub use write::{not_a_file, writes, How, Link, Write};
 
 use read::shown;
 
@@ -115,6 +115,7 @@ fn own_writes(writes: &[Write], dir: Option<&Path>, background: bool) -> Vec<Own
             how: w.how,
             from: w.from.as_deref().map(|f| join(dir, f)),
             live: background || w.background,
+            link: w.link,
         })
         .collect()
 }
@@ -132,6 +133,7 @@ pub fn about_to_run(command: &str, dir: Option<&Path>) -> Vec<Event> {
                 path: join(dir, &w.path),
                 whole: w.how == How::Whole,
                 into: w.into.clone(),
+                link: w.link,
             })
         })
         .collect();

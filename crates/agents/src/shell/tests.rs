@@ -106,6 +106,7 @@ fn w(path: &str, how: How) -> Write {
         text: None,
         from: None,
         background: false,
+        link: None,
     }
 }
 
@@ -120,6 +121,12 @@ fn into(path: &str, name: &str) -> Write {
 
 fn from(mut w: Write, source: &str) -> Write {
     w.from = Some(source.into());
+    w
+}
+
+/// A write that replaces a symlink at its destination.
+fn link(mut w: Write, makes: bool, even_to_dir: bool) -> Write {
+    w.link = Some(Link { makes, even_to_dir });
     w
 }
 
@@ -211,7 +218,25 @@ fn writes_it_finds() {
         ("cp -t dir a.txt", vec![into("dir", "a.txt")]),
         ("cp -n a.txt b.txt", vec![]),
         ("cp -b a.txt b.txt", vec![]),
-        ("mv -f new.txt old.txt", vec![into("old.txt", "new.txt")]),
+        (
+            "mv -f new.txt old.txt",
+            vec![link(into("old.txt", "new.txt"), false, false)],
+        ),
+        (
+            "cp --remove-destination a.txt b.txt",
+            vec![link(into("b.txt", "a.txt"), false, false)],
+        ),
+        (
+            "ln -sfn target link",
+            vec![link(
+                Write {
+                    into: Some("target".into()),
+                    ..w("link", Whole)
+                },
+                true,
+                true,
+            )],
+        ),
         (
             "install -m 644 a.txt /opt/b.txt",
             vec![into("/opt/b.txt", "a.txt")],
@@ -219,10 +244,14 @@ fn writes_it_finds() {
         ("install -d build", vec![]),
         (
             "ln -sf target link",
-            vec![Write {
-                into: Some("target".into()),
-                ..w("link", Whole)
-            }],
+            vec![link(
+                Write {
+                    into: Some("target".into()),
+                    ..w("link", Whole)
+                },
+                true,
+                false,
+            )],
         ),
         (
             "touch a.txt -d yesterday b.txt; touch -r ref c",

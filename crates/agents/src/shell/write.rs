@@ -39,6 +39,20 @@ pub struct Write {
     /// The command runs in the background (`&`): it may go on writing the
     /// file after the command line returns.
     pub background: bool,
+    /// A symlink at the destination is replaced, not written through (`ln
+    /// -f`, `mv`, `cp --remove-destination`); `None`: written through.
+    pub link: Option<Link>,
+}
+
+/// What a command does to a symlink where it writes: it replaces the link,
+/// and the file the link points to is not touched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Link {
+    /// It makes a link (`ln`): what it leaves there holds no one's text.
+    pub makes: bool,
+    /// A link to a directory is replaced too (`ln -n`, `-T`), where
+    /// otherwise the command writes into the directory it points to.
+    pub even_to_dir: bool,
 }
 
 /// The files a command line writes, as far as it names them literally;
@@ -103,6 +117,7 @@ pub fn not_a_file(path: &Path) -> bool {
 pub(super) fn command_writes(cmd: &Simple, out: &mut Vec<Write>) {
     // The source of the copy `push` is given next.
     let from = std::cell::Cell::new(None);
+    let link = std::cell::Cell::new(None);
     let mut push = |name: &str, how: How, into: Option<String>, text: Option<String>| {
         if let Some(path) = cmd.dir.join(name) {
             out.push(Write {
@@ -112,6 +127,7 @@ pub(super) fn command_writes(cmd: &Simple, out: &mut Vec<Write>) {
                 text: text.filter(|_| how == How::Whole),
                 from: from.take(),
                 background: cmd.background,
+                link: link.take(),
             });
         }
     };
@@ -199,8 +215,9 @@ pub(super) fn command_writes(cmd: &Simple, out: &mut Vec<Write>) {
             }
         }
         Files::Destination => {
-            for (dest, into, source) in copies(base, &args) {
+            for (dest, into, source, replaces) in copies(base, &args) {
                 from.set(source.and_then(|f| cmd.dir.join(f)));
+                link.set(replaces);
                 push(dest, How::Whole, into, None);
             }
         }
@@ -427,12 +444,13 @@ pub(super) fn in_place_files<'a>(
 /// The destinations of `cp`, `mv`, `install` or `ln` that it overwrites:
 /// each with the name of the file it becomes when the destination is a
 /// directory, and the file it copies there when the command names one
-/// source (never for `ln`, whose link is no copy).
+/// source (never for `ln`, whose link is no copy), and what it does to a
+/// symlink there.
 #[allow(clippy::type_complexity)]
 pub(super) fn copies<'a>(
     name: &str,
     args: &[Option<&'a str>],
-) -> Vec<(&'a str, Option<String>, Option<&'a str>)> {
+) -> Vec<(&'a str, Option<String>, Option<&'a str>, Option<Link>)> {
     let with_arg: &[&str] = match name {
         "install" => &[
             "-m",
@@ -452,6 +470,7 @@ pub(super) fn copies<'a>(
     let mut target_dir: Option<Option<&str>> = None;
     let (mut no_clobber, mut backup, mut force, mut no_target_dir, mut dirs_only) =
         (false, false, false, false, false);
+    let (mut remove_destination, mut no_dereference) = (false, false);
     let mut opts = true;
     let mut i = 0;
     while i < args.len() {
@@ -472,6 +491,8 @@ pub(super) fn copies<'a>(
                     "--backup" => backup = true,
                     "--force" => force = true,
                     "--no-target-directory" => no_target_dir = true,
+                    "--remove-destination" => remove_destination = true,
+                    "--no-dereference" => no_dereference = true,
                     "--directory" => dirs_only = true,
                     "--target-directory" => {
                         target_dir = Some(match value {
@@ -492,6 +513,7 @@ pub(super) fn copies<'a>(
                     let takes = with_arg.contains(&format!("-{c}").as_str());
                     match c {
                         'n' if name != "ln" => no_clobber = true,
+                        'n' => no_dereference = true,
                         'b' => backup = true,
                         'f' => force = true,
                         'T' => no_target_dir = true,
@@ -526,10 +548,28 @@ pub(super) fn copies<'a>(
             .map(|n| n.to_string_lossy().into_owned())
     };
     let copied = |s: Option<&'a str>| s.filter(|_| name != "ln");
+    // `ln -f` unlinks what is there, `mv` renames over it, `cp
+    // --remove-destination` unlinks it first: a link there is replaced.
+    // `cp` and `install` otherwise write through it.
+    let link = match name {
+        "ln" => Some(Link {
+            makes: true,
+            even_to_dir: no_dereference || no_target_dir,
+        }),
+        "mv" => Some(Link {
+            makes: false,
+            even_to_dir: no_target_dir,
+        }),
+        "cp" if remove_destination => Some(Link {
+            makes: false,
+            even_to_dir: no_target_dir,
+        }),
+        _ => None,
+    };
     match target_dir {
         Some(Some(dir)) => operands
             .iter()
-            .filter_map(|s| base_of(*s).map(|n| (dir, Some(n), copied(*s))))
+            .filter_map(|s| base_of(*s).map(|n| (dir, Some(n), copied(*s), link)))
             .collect(),
         Some(None) => Vec::new(),
         None => {
@@ -543,7 +583,7 @@ pub(super) fn copies<'a>(
                 // Several sources: the destination is a directory.
                 return sources
                     .iter()
-                    .filter_map(|s| base_of(*s).map(|n| (*dest, Some(n), copied(*s))))
+                    .filter_map(|s| base_of(*s).map(|n| (*dest, Some(n), copied(*s), link)))
                     .collect();
             }
             let into = if no_target_dir {
@@ -551,7 +591,12 @@ pub(super) fn copies<'a>(
             } else {
                 sources.first().copied().and_then(base_of)
             };
-            vec![(*dest, into, copied(sources.first().copied().flatten()))]
+            vec![(
+                *dest,
+                into,
+                copied(sources.first().copied().flatten()),
+                link,
+            )]
         }
     }
 }
