@@ -867,3 +867,39 @@ fn the_misses_are_refused_with_the_words_and_the_diff() {
         assert!(a.env.path("notes.md").is_file());
     }
 }
+
+/// Issue 44, item 3: a read command inside a list whose other output is
+/// known (`cd d && cat f`, `gen > f && cat f`, `cat f; echo done`) is a
+/// view of what it printed, in every payload shape: the agent's next
+/// `sed -i` of the user's file passes. Where something else printed too
+/// (`ls && cat f`), nothing is recorded, and the edit is refused (by
+/// Codex's gate with the file given back whole).
+#[test]
+fn reads_inside_a_list_are_views() {
+    for (name, fixtures) in SHAPES {
+        let day = Day::new(name, fixtures);
+        let env = &day.a.env;
+        env.write("docs/notes.txt", "alpha\n  beta\n\ngamma\n");
+        env.write("docs/other.txt", "one\ntwo\n");
+        env.write("docs/third.txt", "x\ny\n");
+        let edit = |f: &str| day.run(&format!("sed -i s/a/A/ {f}")).stdout;
+        for f in ["docs/notes.txt", "docs/other.txt", "docs/third.txt"] {
+            assert_eq!(edit(f), denied(&day.a, NOT_READ), "{name}: {f}");
+        }
+        for cmd in [
+            "cd docs && cat notes.txt; echo done",
+            "git status --short > status.txt && cat docs/other.txt",
+            "echo '--- third' && cat docs/third.txt && echo '--- end'",
+        ] {
+            assert_eq!(day.run(cmd).stdout, "", "{name}: {cmd}");
+        }
+        for f in ["docs/notes.txt", "docs/other.txt", "docs/third.txt"] {
+            assert_eq!(edit(f), "", "{name}: {f}");
+        }
+        // Something else printed: no view, the edit still refused.
+        env.write("docs/fourth.txt", "four\n");
+        assert_eq!(day.run("ls docs && cat docs/fourth.txt").stdout, "");
+        assert_eq!(day.a.views("docs/fourth.txt"), [], "{name}: ls && cat");
+        assert_ne!(edit("docs/fourth.txt"), "", "{name}: ls && cat");
+    }
+}

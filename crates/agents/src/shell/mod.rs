@@ -11,8 +11,9 @@
 //! such a read records nothing. A command fsview cannot read is allowed,
 //! never refused on a guess.
 //!
-//! What a command shows ([`read`]), when it is one of these alone, after an
-//! optional `cd DIR &&`, with literal arguments:
+//! What a command shows ([`read`]), when it is one of these with literal
+//! arguments, alone or in a list of commands whose other output is known
+//! (`cd DIR &&`, `gen > f &&`, `; echo done`: [`read`] says which):
 //! - `cat FILE`: the whole file, as its bytes;
 //! - `cat -n FILE`, `nl -ba FILE`: the whole file, each line numbered;
 //! - `sed -n 'A,Bp' FILE`, `sed -n 'Ap'`, `sed -n 'A,$p'`: lines A to B;

@@ -18,6 +18,10 @@ pub struct Read {
     pub lines: Lines,
     /// Each line came out as `%6d\t` and the line (`nl -ba`, `cat -n`).
     pub numbered: bool,
+    /// What the commands before it in the command line print, known (an
+    /// `echo`), and after it: the output is the three together.
+    pub before: String,
+    pub after: String,
 }
 
 /// Which lines.
@@ -34,27 +38,179 @@ pub enum Lines {
 }
 
 /// The read a command line makes, if it is one this module understands:
-/// one command (or a numbering piped into `sed -n`) after an optional
-/// `cd DIR &&`, no redirection, every word literal.
+/// one read command (or a numbering piped into `sed -n`), every word
+/// literal, no redirection, alone or in a list of commands run one after
+/// the other (`;`, `&&`, a new line) whose other output is known:
+/// before it, `cd DIR` (followed), `echo` of literal words (what it prints
+/// is known), `true`, `:`, and commands whose standard output goes to a
+/// file (`gen > f`: they print nothing, unless on standard error, which
+/// then leaves more in the output than the file, and nothing is recorded);
+/// after it, `echo` of literal words, `true`, `:`. So the output is what
+/// is known to come before, the read's, what is known to come after: the
+/// read's part is delimited ([`shown`]). Anything else (`||`, `&`, a
+/// second read, a command whose output is not known) reads nothing.
 pub fn read(command: &str) -> Option<Read> {
     let p = program(command)?;
-    let [list] = p.complete_commands.as_slice() else {
-        return None;
-    };
-    let [ast::CompoundListItem(and_or, _)] = list.0.as_slice() else {
-        return None;
-    };
-    let (dir, pipe) = match and_or.additional.as_slice() {
-        [] => (None, &and_or.first),
-        [ast::AndOr::And(next)] => {
-            let cd = plain_words(&and_or.first)?;
-            match cd.as_slice() {
-                [c, d] if c == "cd" && d != "-" => (Some(PathBuf::from(d)), next),
-                _ => return None,
+    let mut pipes = Vec::new();
+    for list in &p.complete_commands {
+        for ast::CompoundListItem(and_or, sep) in &list.0 {
+            if matches!(sep, ast::SeparatorOperator::Async) {
+                return None;
+            }
+            pipes.push(&and_or.first);
+            for next in &and_or.additional {
+                match next {
+                    ast::AndOr::And(p) => pipes.push(p),
+                    ast::AndOr::Or(_) => return None,
+                }
             }
         }
-        _ => return None,
+    }
+    let mut found: Option<(usize, Read)> = None;
+    for (i, pipe) in pipes.iter().enumerate() {
+        if let Some(r) = pipe_read(pipe) {
+            if found.is_some() {
+                return None; // two reads: whose is which output is a guess
+            }
+            found = Some((i, r));
+        }
+    }
+    let (at, mut r) = found?;
+    let mut dir: Option<PathBuf> = None;
+    for pipe in &pipes[..at] {
+        match before_read(pipe)? {
+            Prints::Cd(d) => {
+                dir = Some(match dir {
+                    Some(now) => now.join(d),
+                    None => PathBuf::from(d),
+                })
+            }
+            Prints::Text(t) => r.before.push_str(&t),
+        }
+    }
+    for pipe in &pipes[at + 1..] {
+        match after_read(pipe)? {
+            Prints::Text(t) => r.after.push_str(&t),
+            Prints::Cd(_) => return None,
+        }
+    }
+    r.dir = dir;
+    Some(r)
+}
+
+/// What a command around a read adds to the output, or where it goes.
+enum Prints {
+    Cd(String),
+    Text(String),
+}
+
+/// A command before the read: `cd DIR`, a literal `echo`, `true`, `:`, or
+/// one whose standard output goes to a file.
+fn before_read(pipe: &ast::Pipeline) -> Option<Prints> {
+    if pipe.bang || pipe.timed.is_some() {
+        return None;
+    }
+    if let Some(words) = plain_words(pipe) {
+        match words.as_slice() {
+            [cd, d] if cd == "cd" && d != "-" && !d.is_empty() => {
+                return Some(Prints::Cd(d.clone()))
+            }
+            _ => {
+                if let Some(t) = echoed(&words) {
+                    return Some(Prints::Text(t));
+                }
+            }
+        }
+    }
+    // A pipeline whose last command writes its standard output to a file.
+    let [.., ast::Command::Simple(last)] = pipe.seq.as_slice() else {
+        return None;
     };
+    for c in &pipe.seq {
+        let ast::Command::Simple(c) = c else {
+            return None;
+        };
+        // What changes the shell itself, or its output, is not followed.
+        let name = c.word_or_name.as_ref().map(|w| w.value.as_str());
+        if matches!(
+            name,
+            None | Some(
+                "cd" | "pushd" | "popd" | "exec" | "source" | "." | "eval" | "set" | "alias"
+            )
+        ) {
+            return None;
+        }
+    }
+    stdout_to_file(last).then(|| Prints::Text(String::new()))
+}
+
+/// A command after the read: a literal `echo`, `true`, `:`.
+fn after_read(pipe: &ast::Pipeline) -> Option<Prints> {
+    if pipe.bang || pipe.timed.is_some() {
+        return None;
+    }
+    echoed(&plain_words(pipe)?).map(Prints::Text)
+}
+
+/// What `echo` of literal words (`true`, `:`: nothing) prints, when
+/// certain.
+fn echoed(words: &[String]) -> Option<String> {
+    let (name, args) = words.split_first()?;
+    match name.as_str() {
+        "true" | ":" if args.is_empty() => Some(String::new()),
+        "echo" => {
+            // An option, or an escape some echo would read: not certain.
+            let option = |a: &str| {
+                a.len() > 1 && a.starts_with('-') && a[1..].chars().all(|c| "neE".contains(c))
+            };
+            if args.iter().any(|a| option(a) || a.contains('\\')) {
+                return None;
+            }
+            Some(format!("{}\n", args.join(" ")))
+        }
+        _ => None,
+    }
+}
+
+/// The command's standard output goes to a file (its last redirection of
+/// it names one), and no redirection sends it back (`/dev/stdout`).
+fn stdout_to_file(c: &ast::SimpleCommand) -> bool {
+    use ast::IoFileRedirectKind as K;
+    use ast::IoFileRedirectTarget as T;
+    let items = c
+        .prefix
+        .iter()
+        .flat_map(|p| p.0.iter())
+        .chain(c.suffix.iter().flat_map(|s| s.0.iter()));
+    let mut to_file = false;
+    let file = |w: &ast::Word| {
+        let v = w.value.as_str();
+        !v.is_empty() && (!v.starts_with("/dev/") || v == "/dev/null") && !v.starts_with("/proc/")
+    };
+    for item in items {
+        let ast::CommandPrefixOrSuffixItem::IoRedirect(r) = item else {
+            continue;
+        };
+        match r {
+            ast::IoRedirect::File(fd, kind, target) if fd.is_none_or(|f| f == 1) => {
+                to_file = match (kind, target) {
+                    (K::Write | K::Clobber | K::Append, T::Filename(w)) => file(w),
+                    (K::DuplicateOutput, T::Duplicate(w)) => {
+                        !w.value.bytes().all(|b| b.is_ascii_digit() || b == b'-') && file(w)
+                    }
+                    _ => false,
+                }
+            }
+            ast::IoRedirect::OutputAndError(w, _) => to_file = file(w),
+            _ => {}
+        }
+    }
+    to_file
+}
+
+/// The read of one pipeline: a read command, or a numbering piped into
+/// `sed -n`.
+fn pipe_read(pipe: &ast::Pipeline) -> Option<Read> {
     let stages = pipe
         .seq
         .iter()
@@ -66,8 +222,8 @@ pub fn read(command: &str) -> Option<Read> {
     if pipe.bang || pipe.timed.is_some() {
         return None;
     }
-    let mut r = match stages.as_slice() {
-        [one] => single(one)?,
+    match stages.as_slice() {
+        [one] => single(one),
         [numbering, filter] => {
             let mut r = single(numbering)?;
             if !r.numbered || r.lines != Lines::All {
@@ -77,13 +233,12 @@ pub fn read(command: &str) -> Option<Read> {
                 Some((sed, args)) if sed == "sed" => sed_range(args)?,
                 _ => return None,
             };
-            r
+            Some(r)
         }
-        _ => return None,
-    };
-    r.dir = dir;
-    Some(r)
+        _ => None,
+    }
 }
+
 /// One command of the pipeline, naming its file.
 pub(super) fn single(words: &[String]) -> Option<Read> {
     let (name, args) = words.split_first()?;
@@ -130,6 +285,8 @@ pub(super) fn single(words: &[String]) -> Option<Read> {
         dir: None,
         lines,
         numbered,
+        before: String::new(),
+        after: String::new(),
     })
 }
 
@@ -188,6 +345,7 @@ pub enum Output<'a> {
 
 /// What a read command's output showed of its file.
 pub(super) fn shown(read: Read, output: Output<'_>) -> Option<Shown> {
+    let output = delimited(&read, output)?;
     let (text, cut, form) = match output {
         Output::Exact(t) => (t, false, crate::event::Form::Exact),
         Output::Terminal(t) => (t, false, crate::event::Form::Terminal),
@@ -234,6 +392,47 @@ pub(super) fn shown(read: Read, output: Output<'_>) -> Option<Shown> {
         text: ShownText::Printed(Printed { text, form }),
         offset,
         extent,
+    })
+}
+
+/// The read's part of the output: what is known to come before and after
+/// it taken away, each exactly as the agent shows it; `None` when the
+/// output does not hold them so (something printed what was not known).
+fn delimited<'a>(read: &Read, output: Output<'a>) -> Option<Output<'a>> {
+    let (before, after) = (read.before.as_str(), read.after.as_str());
+    if before.is_empty() && after.is_empty() {
+        return Some(output);
+    }
+    let strip = |t: &'a str, b: &str, a: &str| t.strip_prefix(b)?.strip_suffix(a);
+    Some(match output {
+        Output::Exact(t) => Output::Exact(strip(t, before, after)?),
+        Output::Terminal(t) => {
+            let crlf = |s: &str| s.replace('\n', "\r\n");
+            Output::Terminal(
+                strip(t, &crlf(before), &crlf(after)).or_else(|| strip(t, before, after))?,
+            )
+        }
+        // Whitespace at the ends of the whole output was removed: the
+        // known parts' outer ends are matched trimmed, the read's part is
+        // trimmed as if it stood alone.
+        Output::Trimmed(t) => {
+            let rest = t.strip_prefix(before.trim_start())?;
+            let rest = if after.trim().is_empty() {
+                rest
+            } else {
+                rest.strip_suffix(after.trim_end())?
+            };
+            Output::Trimmed(rest.trim())
+        }
+        // A cut output: only what comes before is known to be whole.
+        Output::Head { text, trimmed } if after.is_empty() => Output::Head {
+            text: match trimmed {
+                true => text.strip_prefix(before.trim_start())?,
+                false => text.strip_prefix(before)?,
+            },
+            trimmed,
+        },
+        Output::Head { .. } => return None,
     })
 }
 

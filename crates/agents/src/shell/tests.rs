@@ -12,6 +12,8 @@ fn r(path: &str, lines: Lines, numbered: bool) -> Option<Read> {
         dir: None,
         lines,
         numbered,
+        before: String::new(),
+        after: String::new(),
     })
 }
 
@@ -69,6 +71,31 @@ fn reads_it_understands() {
     }
 }
 
+/// Issue 44, item 3: a read inside a list whose other output is known.
+#[test]
+fn reads_inside_a_list() {
+    let with = |cmd: &str, dir: Option<&str>, before: &str, after: &str| {
+        assert_eq!(
+            read(cmd),
+            Some(Read {
+                dir: dir.map(Into::into),
+                before: before.into(),
+                after: after.into(),
+                ..r("f", Lines::All, false).unwrap()
+            }),
+            "{cmd}"
+        );
+    };
+    with("gen > f && cat f", None, "", "");
+    with("./gen.sh --out x > f 2>&1 && cat f", None, "", "");
+    with("make gen | sort > f; cat f", None, "", "");
+    with("cd d && cat f", Some("d"), "", "");
+    with("cd d && cd e\ncat f", Some("d/e"), "", "");
+    with("cat f; echo done", None, "", "done\n");
+    with("echo '--- f' && cat f && echo", None, "--- f\n", "\n");
+    with("mkdir -p d > /dev/null; true; cat f; :", None, "", "");
+}
+
 #[test]
 fn nothing_from_what_it_does_not_understand() {
     for c in [
@@ -88,6 +115,15 @@ fn nothing_from_what_it_does_not_understand() {
         "cat ~/a",
         "ls && cat a",
         "cd - && cat a",
+        "gen > f || cat f",
+        "gen > f & cat f",
+        "cat a; cat b",
+        "cat a && ls",
+        "cat a; echo -n x",
+        "gen > /dev/stdout && cat f",
+        "gen >&2 && cat f",
+        "exec > log && cat f",
+        "if true; then cd x; fi; cat f",
         "cat -",
         "X=1 cat a",
         "! cat a",
@@ -645,6 +681,42 @@ fn what_the_output_showed() {
         )
         .map(|x| (x.text, x.offset)),
         Some((printed("b\nc", Form::Terminal), 2))
+    );
+    // In a list: the known parts taken away, exactly; else nothing.
+    let text = |cmd: &str, out| s(cmd, out).map(|x| x.text);
+    assert_eq!(
+        text(
+            "echo top && cat a; echo done",
+            Output::Exact("top\nx\ny\ndone\n")
+        ),
+        Some(printed("x\ny\n", Form::Exact))
+    );
+    assert_eq!(
+        text(
+            "echo top && cat a; echo done",
+            Output::Exact("top\nwarn\nx\ndone\n")
+        )
+        .map(|t| t == printed("warn\nx\n", Form::Exact)),
+        Some(true)
+    );
+    assert_eq!(text("echo top && cat a", Output::Exact("tip\nx\n")), None);
+    assert_eq!(
+        text("cat a; echo done", Output::Trimmed("x\n  y\n\ndone")),
+        Some(printed("x\n  y", Form::Trimmed))
+    );
+    assert_eq!(
+        text("cat a; echo done", Output::Terminal("x\r\ndone\r\n")),
+        Some(printed("x\r\n", Form::Terminal))
+    );
+    assert_eq!(
+        text(
+            "cat a; echo done",
+            Output::Head {
+                text: "x\ny",
+                trimmed: false
+            }
+        ),
+        None
     );
 }
 
