@@ -903,3 +903,48 @@ fn reads_inside_a_list_are_views() {
         assert_ne!(edit("docs/fourth.txt"), "", "{name}: ls && cat");
     }
 }
+
+/// Issue 44, item 1: what a command changed without naming it (a
+/// formatter, a generator run from a script) among the files the agent
+/// made or holds whole is the agent's own change: its next write of the
+/// generated file and its next `sed -i` after its own formatter pass, in
+/// every payload shape. A change by someone else between its commands is
+/// still someone else's: refused (where the agent was not told it since).
+#[test]
+fn what_a_command_changed_without_naming_it_is_the_agents_own() {
+    for (name, fixtures) in SHAPES {
+        let day = Day::new(name, fixtures);
+        let env = &day.a.env;
+        env.write(
+            "gen/regen.sh",
+            "printf 'generated again\\n' > gen/out.txt\n",
+        );
+        env.write("gen/fmt.sh", "sed -i 's/  */ /g' gen/src.txt\n");
+        env.write("gen/src.txt", "let  x =  1;\n");
+        let ok = |cmd: &str| assert_eq!(day.run(cmd).stdout, "", "{name}: {cmd}");
+        ok("printf 'generated\\n' > gen/out.txt");
+        ok("sh gen/regen.sh");
+        ok("printf 'generated a third time\\n' > gen/out.txt");
+        ok("cat gen/src.txt");
+        ok("sh gen/fmt.sh");
+        ok("sed -i s/x/y/ gen/src.txt");
+        ok("sh gen/fmt.sh && sed -i s/y/z/ gen/src.txt");
+        assert_eq!(
+            std::fs::read_to_string(env.path("gen/src.txt")).unwrap(),
+            "let z = 1;\n"
+        );
+        // The user's change between two commands: not the agent's.
+        env.write("gen/src.txt", "let z = 1; // the user's\n");
+        assert_ne!(
+            day.run("sed -i s/z/w/ gen/src.txt").stdout,
+            "",
+            "{name}: the user's change"
+        );
+        env.write("gen/out.txt", "the user's\n");
+        assert_ne!(
+            day.run("printf 'x\\n' > gen/out.txt").stdout,
+            "",
+            "{name}: the user's change"
+        );
+    }
+}

@@ -1291,7 +1291,10 @@ fn scratch(canonical: &Path, cwd: &Path) -> bool {
 /// decides whether what it leaves there is the agent's own
 /// ([`shell_written`]).
 fn shell_writing(s: &Session<'_>, writes: &[OwnWrite]) -> Result<(), Problem> {
-    let mut store = None;
+    let mut store = s.open_existing()?;
+    if let Some(store) = &store {
+        track(s, store)?;
+    }
     for w in writes {
         if w.link.is_some_and(|l| l.makes) {
             continue; // a link holds no one's text
@@ -1322,6 +1325,81 @@ fn shell_writing(s: &Session<'_>, writes: &[OwnWrite]) -> Result<(), Problem> {
         };
         store.own_before(&s.conversation, &canonical, before)?;
     }
+    Ok(())
+}
+
+/// How many of the conversation's own outputs, and of the session's
+/// viewed files, a command's hooks look at for what it changed without
+/// naming it ([`track`]): the newest.
+const TRACK_FILES: usize = 200;
+
+/// Before a shell command: the files it may change without naming them
+/// (`cargo fmt`, a generator, `make`) whose change would be the agent's
+/// own. Under the agent's working directory, among the newest
+/// [`TRACK_FILES`]: its own output that still holds what its command left
+/// (`own`), and files it holds whole, fresh (`seen`). What the last
+/// command marked and no hook after it reported is dropped first: a
+/// change since is not this command's.
+fn track(s: &Session<'_>, store: &Store) -> Result<(), Problem> {
+    store.own_untrack(&s.conversation)?;
+    let cwd = std::fs::canonicalize(s.cwd()).unwrap_or_else(|_| s.cwd().to_path_buf());
+    for p in store.own_paths(&s.conversation, TRACK_FILES)? {
+        if !p.starts_with(&cwd) {
+            continue;
+        }
+        if let Some(row) = store.own(&s.conversation, &p)? {
+            if row.before.is_none() && !row.live && row.holds(&p) {
+                store.own_before(&s.conversation, &p, Before::Own)?;
+            }
+        }
+    }
+    for f in store.recent_files(&s.sid, TRACK_FILES)? {
+        if !f.path.starts_with(&cwd) || store.own(&s.conversation, &f.path)?.is_some() {
+            continue;
+        }
+        if gate::decide_for(Some(store), &s.sid, s.cwd(), &f.path, Want::Write)?.verdict
+            == Verdict::Ok
+        {
+            store.own_before(&s.conversation, &f.path, Before::Seen)?;
+        }
+    }
+    Ok(())
+}
+
+/// After a shell command: each file [`track`] marked that the command
+/// changed without naming it is the agent's own output now (logged as an
+/// `own` with what changed it); one it did not change is as it was.
+fn attribute(s: &Session<'_>, store: &Store) -> Result<(), Problem> {
+    let mut changed = Vec::new();
+    for p in store.own_pending(&s.conversation, Before::Own)? {
+        match store.own(&s.conversation, &p)? {
+            Some(row) if !row.live && !row.holds(&p) => changed.push(p),
+            _ => {}
+        }
+    }
+    for p in store.own_pending(&s.conversation, Before::Seen)? {
+        if gate::decide_for(Some(store), &s.sid, s.cwd(), &p, Want::Write)?.verdict != Verdict::Ok {
+            changed.push(p);
+        }
+    }
+    for p in changed {
+        match own::take(&p) {
+            Ok((fp, bytes)) => {
+                store.own_wrote(&s.conversation, &p, &fp, bytes.as_deref())?;
+                if s.ensure_agent(store).is_ok() {
+                    let _ = store.log(
+                        &s.sid,
+                        &[LogEvent::new(TOOL, "check")
+                            .path(&p)
+                            .verdict("own")
+                            .detail(Some("changed by the command"))],
+                    );
+                }
+            }
+            Err(_) => store.own_forget(&s.conversation, &p)?,
+        }
+    }
+    store.own_untrack(&s.conversation)?;
     Ok(())
 }
 
@@ -1393,6 +1471,7 @@ fn shell_written(s: &Session<'_>, writes: &[OwnWrite]) -> Result<(), Problem> {
             None => {}
         }
     }
+    attribute(s, &store)?;
     Ok(())
 }
 

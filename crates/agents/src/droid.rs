@@ -474,29 +474,33 @@ mod tests {
         );
         assert_eq!(
             e,
-            Event::Each(vec![Event::Shown(Shown {
-                path: "a.txt".into(),
-                text: ShownText::Printed(crate::event::Printed {
-                    text: "one\ntwo\n".into(),
-                    form: crate::event::Form::Exact,
+            Event::Each(vec![
+                Event::Shown(Shown {
+                    path: "a.txt".into(),
+                    text: ShownText::Printed(crate::event::Printed {
+                        text: "one\ntwo\n".into(),
+                        form: crate::event::Form::Exact,
+                    }),
+                    offset: 1,
+                    extent: Extent::Whole,
                 }),
-                offset: 1,
-                extent: Extent::Whole,
-            })])
+                // What it changed without naming it is looked for.
+                Event::ShellWritten(vec![])
+            ])
         );
         assert_eq!(
             execute(
                 &json!({"command": "cat a.txt"}),
                 "cat: a.txt: No such file\n\n\n[Process exited with code 1]"
             ),
-            Event::Ignored
+            Event::Each(vec![Event::ShellWritten(vec![])])
         );
         assert_eq!(
             execute(
                 &json!({"command": "ls"}),
                 "a.txt\n\n\n[Process exited with code 0]"
             ),
-            Event::Ignored
+            Event::Each(vec![Event::ShellWritten(vec![])])
         );
     }
 }

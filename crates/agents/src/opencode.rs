@@ -589,7 +589,9 @@ mod tests {
             Event::Each(vec![Event::shell_write("/w/sub/a.txt", false)])
         );
         assert_eq!(
-            call(json!({"action": "start", "command": "npm run dev"})).unwrap(),
+            call(json!({"action": "start", "command": "npm run dev"}))
+                .unwrap()
+                .gates(),
             Event::Ignored
         );
         assert_eq!(

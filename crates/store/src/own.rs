@@ -285,6 +285,38 @@ impl Store {
         })
     }
 
+    /// The paths conversation `sid`'s commands left output at and no
+    /// command runs on writing, newest first, at most `limit`.
+    pub fn own_paths(&self, sid: &str, limit: usize) -> Result<Vec<std::path::PathBuf>> {
+        use std::os::unix::ffi::OsStringExt;
+        self.read(|conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT path FROM own WHERE sid=?1 AND dev IS NOT NULL AND live=0
+                 ORDER BY written_ns DESC LIMIT ?2",
+            )?;
+            let rows = stmt.query_map(params![sid, limit as i64], |r| {
+                Ok(std::path::PathBuf::from(std::ffi::OsString::from_vec(
+                    r.get(0)?,
+                )))
+            })?;
+            rows.collect()
+        })
+    }
+
+    /// No command is about to change the paths marked `own` or `seen` any
+    /// more, but one that runs on in the background.
+    pub fn own_untrack(&self, sid: &str) -> Result<()> {
+        self.write(|conn| {
+            conn.prepare_cached(
+                "UPDATE own SET before=NULL WHERE sid=?1 AND live=0 AND before IN ('own', 'seen')",
+            )?
+            .execute([sid])?;
+            conn.prepare_cached("DELETE FROM own WHERE sid=?1 AND dev IS NULL AND before IS NULL")?
+                .execute([sid])?;
+            Ok(())
+        })
+    }
+
     /// No command is about to write the paths marked `before` any more
     /// (it was refused, or its end was never reported).
     pub fn own_unpend(&self, sid: &str, before: Before) -> Result<()> {

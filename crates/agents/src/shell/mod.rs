@@ -98,7 +98,8 @@ fn ran_as(
             }));
         }
     }
-    if !writes.is_empty() {
+    // Every command: what it changed without naming it is looked for too.
+    if !writes.is_empty() || !background {
         events.push(Event::ShellWritten(own_writes(&writes, dir, background)));
     }
     if !discards(command).is_empty() {
@@ -142,9 +143,7 @@ pub fn about_to_run(command: &str, dir: Option<&Path>) -> Vec<Event> {
         d.dir = join(dir, &d.dir);
         events.push(Event::GitDiscard(d));
     }
-    if !writes.is_empty() {
-        events.push(Event::ShellWriting(own_writes(&writes, dir, false)));
-    }
+    events.push(Event::ShellWriting(own_writes(&writes, dir, false)));
     events
 }
 
