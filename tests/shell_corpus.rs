@@ -463,6 +463,23 @@ const CORPUS: &[&str] = &[
     "tail -n 3 go-test.log build.log",
     "git status --short",
     "git log --oneline | head -5",
+    // Programs that write files the command line does not name (issue
+    // 44): a formatter over the agent's own file and a file it read
+    // whole, a make recipe regenerating a file it wrote, then its next
+    // edit of each.
+    "printf 'pub fn extra() {}   \\n' > rust/src/extra.rs",
+    "cd rust && cargo fmt",
+    "sed -i 's/extra/more/' rust/src/extra.rs",
+    "printf \"export const greeting = 'hi';\\n\" > web/src/greeting.js",
+    "cat web/src/util.js",
+    "cd web && npx prettier --write src",
+    "sed -i 's/hi/hello/' web/src/greeting.js",
+    "sed -i 's/[[:space:]]*$//' web/src/util.js",
+    "printf 'N = 0\\n' > gen.txt",
+    "cat > Makefile <<'EOF'\ngen:\n\tprintf 'N = 1\\n' > gen.txt\nEOF",
+    "make gen > make.log 2>&1",
+    "printf 'N = 2\\n' > gen.txt",
+    "make gen > make.log 2>&1 && printf 'N = 3\\n' > gen.txt",
 ];
 
 /// One agent's day: its work tree, its stand-ins, and where its hook's
