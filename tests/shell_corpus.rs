@@ -941,6 +941,16 @@ fn what_a_command_changed_without_naming_it_is_the_agents_own() {
         let ok = |cmd: &str| assert_eq!(day.run(cmd).stdout, "", "{name}: {cmd}");
         ok("printf 'generated\\n' > gen/out.txt");
         ok("sh gen/regen.sh");
+        // Logged with the command that changed it.
+        let events = env.run("fsview-session", &["events", "--json"]).json();
+        assert!(
+            events.iter().any(|e| e["verdict"] == "own"
+                && e["path"]
+                    .as_str()
+                    .is_some_and(|p| p.ends_with("gen/out.txt"))
+                && e["detail"] == "changed by the command: sh gen/regen.sh"),
+            "{name}: {events:?}"
+        );
         ok("printf 'generated a third time\\n' > gen/out.txt");
         ok("cat gen/src.txt");
         ok("sh gen/fmt.sh");

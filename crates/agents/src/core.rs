@@ -189,7 +189,9 @@ pub fn handle(
         Event::GitDiscard(d) => git_discard(agent, opts, &session, d),
         Event::ShellWrote(c) => shell_wrote(&session, c).map(|()| Answer::Nothing),
         Event::ShellWriting(w) => shell_writing(&session, w).map(|()| Answer::Nothing),
-        Event::ShellWritten(w) => shell_written(&session, w).map(|()| Answer::Nothing),
+        Event::ShellWritten(w, command) => {
+            shell_written(&session, w, command).map(|()| Answer::Nothing)
+        }
         Event::GitDiscarded => git_discarded(&session).map(|()| Answer::Nothing),
         Event::Changed(c) => changed(&session, c).map(|()| Answer::Nothing),
         Event::InstructionsFor(path) => {
@@ -1367,9 +1369,19 @@ fn track(s: &Session<'_>, store: &Store) -> Result<(), Problem> {
 }
 
 /// After a shell command: each file [`track`] marked that the command
-/// changed without naming it is the agent's own output now (logged as an
-/// `own` with what changed it); one it did not change is as it was.
-fn attribute(s: &Session<'_>, store: &Store) -> Result<(), Problem> {
+/// changed without naming it is the agent's own output now (logged as a
+/// `check` with verdict `own` and the command); one it did not change is
+/// as it was.
+fn attribute(s: &Session<'_>, store: &Store, command: &str) -> Result<(), Problem> {
+    // The command, as the event's detail: its first line, capped.
+    let line = command.lines().next().unwrap_or("");
+    let cut: String = line.chars().take(200).collect();
+    let more = if cut.len() < command.len() {
+        " ..."
+    } else {
+        ""
+    };
+    let detail = format!("changed by the command: {cut}{more}");
     let mut changed = Vec::new();
     for p in store.own_pending(&s.conversation, Before::Own)? {
         match store.own(&s.conversation, &p)? {
@@ -1392,7 +1404,7 @@ fn attribute(s: &Session<'_>, store: &Store) -> Result<(), Problem> {
                         &[LogEvent::new(TOOL, "check")
                             .path(&p)
                             .verdict("own")
-                            .detail(Some("changed by the command"))],
+                            .detail(Some(&detail))],
                     );
                 }
             }
@@ -1411,7 +1423,7 @@ fn attribute(s: &Session<'_>, store: &Store) -> Result<(), Problem> {
 /// forgotten (nothing to tell it), and the text it now holds is a view
 /// where it is known: a copy of a file it holds whole (`cp`), an empty
 /// file.
-fn shell_written(s: &Session<'_>, writes: &[OwnWrite]) -> Result<(), Problem> {
+fn shell_written(s: &Session<'_>, writes: &[OwnWrite], command: &str) -> Result<(), Problem> {
     let Some(store) = s.open_existing()? else {
         return Ok(());
     };
@@ -1471,7 +1483,7 @@ fn shell_written(s: &Session<'_>, writes: &[OwnWrite]) -> Result<(), Problem> {
             None => {}
         }
     }
-    attribute(s, &store)?;
+    attribute(s, &store, command)?;
     Ok(())
 }
 

@@ -485,7 +485,7 @@ mod tests {
                     extent: Extent::Whole,
                 }),
                 // What it changed without naming it is looked for.
-                Event::ShellWritten(vec![])
+                Event::ShellWritten(vec![], "cat a.txt".into())
             ])
         );
         assert_eq!(
@@ -493,14 +493,14 @@ mod tests {
                 &json!({"command": "cat a.txt"}),
                 "cat: a.txt: No such file\n\n\n[Process exited with code 1]"
             ),
-            Event::Each(vec![Event::ShellWritten(vec![])])
+            Event::Each(vec![Event::ShellWritten(vec![], "cat a.txt".into())])
         );
         assert_eq!(
             execute(
                 &json!({"command": "ls"}),
                 "a.txt\n\n\n[Process exited with code 0]"
             ),
-            Event::Each(vec![Event::ShellWritten(vec![])])
+            Event::Each(vec![Event::ShellWritten(vec![], "ls".into())])
         );
     }
 }

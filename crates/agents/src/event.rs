@@ -76,8 +76,9 @@ pub enum Event {
     ShellWriting(Vec<OwnWrite>),
     /// A shell command that wrote these files has finished: what it left
     /// in each is the agent's own output, where it was nothing or the
-    /// agent's own before, or the command wrote all of it.
-    ShellWritten(Vec<OwnWrite>),
+    /// agent's own before, or the command wrote all of it. With the
+    /// command line: what else it changed is looked for, and told with it.
+    ShellWritten(Vec<OwnWrite>, String),
     /// The agent changed a file, and now believes it holds a known text.
     Changed(Changed),
     /// The agent put the instruction files that apply to a path into its
@@ -428,7 +429,7 @@ impl Event {
             | Event::Patched(Patched { applied: true, .. })
             | Event::Removed(_)
             | Event::ShellWrote(_)
-            | Event::ShellWritten(_)
+            | Event::ShellWritten(..)
             | Event::GitDiscarded => Stage::Changed,
             Event::Patched(_) => Stage::AboutToChange,
             Event::Each(events) => events.first().map_or(Stage::Other, Event::stage),

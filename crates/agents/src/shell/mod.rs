@@ -100,7 +100,10 @@ fn ran_as(
     }
     // Every command: what it changed without naming it is looked for too.
     if !writes.is_empty() || !background {
-        events.push(Event::ShellWritten(own_writes(&writes, dir, background)));
+        events.push(Event::ShellWritten(
+            own_writes(&writes, dir, background),
+            command.to_string(),
+        ));
     }
     if !discards(command).is_empty() {
         events.push(Event::GitDiscarded);
