@@ -43,6 +43,9 @@ _fsview__hook() {
             fsview__hook,claude)
                 cmd="fsview__hook__subcmd__claude"
                 ;;
+            fsview__hook,cline)
+                cmd="fsview__hook__subcmd__cline"
+                ;;
             fsview__hook,codex)
                 cmd="fsview__hook__subcmd__codex"
                 ;;
@@ -75,6 +78,9 @@ _fsview__hook() {
                 ;;
             fsview__hook__subcmd__help,claude)
                 cmd="fsview__hook__subcmd__help__subcmd__claude"
+                ;;
+            fsview__hook__subcmd__help,cline)
+                cmd="fsview__hook__subcmd__help__subcmd__cline"
                 ;;
             fsview__hook__subcmd__help,codex)
                 cmd="fsview__hook__subcmd__help__subcmd__codex"
@@ -113,7 +119,7 @@ _fsview__hook() {
 
     case "${cmd}" in
         fsview__hook)
-            opts="-h -V --help --version claude gemini codex qwen opencode kilo pi copilot droid install help"
+            opts="-h -V --help --version claude gemini codex qwen opencode kilo pi copilot droid cline install help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -127,6 +133,52 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__claude)
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sid)
+                    _fsview_session_ids
+                    return 0
+                    ;;
+                --on-error)
+                    COMPREPLY=($(compgen -W "open closed" -- "${cur}"))
+                    return 0
+                    ;;
+                --also)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --total-diff-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --short-reads)
+                    COMPREPLY=($(compgen -W "on off auto" -- "${cur}"))
+                    return 0
+                    ;;
+                --give-back)
+                    COMPREPLY=($(compgen -W "on off" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__hook__subcmd__cline)
             opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -361,7 +413,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__help)
-            opts="claude gemini codex qwen opencode kilo pi copilot droid install help"
+            opts="claude gemini codex qwen opencode kilo pi copilot droid cline install help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -375,6 +427,20 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__help__subcmd__claude)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fsview__hook__subcmd__help__subcmd__cline)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -529,7 +595,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__install)
-            opts="-q -h --project --local --user --uninstall --also --short-reads --give-back --json --quiet --help claude gemini codex qwen opencode copilot droid kilo pi"
+            opts="-q -h --project --local --user --uninstall --also --short-reads --give-back --json --quiet --help claude gemini codex qwen opencode copilot droid kilo pi cline"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -53,6 +53,7 @@ complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "kilo" -d 'A
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "pi" -d 'Answer what fsview\'s pi extension sends (JSON on stdin)'
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "copilot" -d 'Answer one GitHub Copilot CLI hook payload (JSON on stdin)'
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "droid" -d 'Answer one Factory Droid hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "cline" -d 'Answer one Cline CLI hook payload (JSON on stdin)'
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "install" -d 'Wire fsview-hook into an agent\'s settings, by its absolute path'
 complete -c fsview-hook -n "__fish_fsview_hook_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
@@ -193,6 +194,21 @@ off\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand cline" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand cline" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r -f -a '(__fsview_session_ids)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand cline" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'
+closed\t'The gate: deny, naming the problem; other events: exit 2 (a blocking error)'"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand cline" -l also -d 'SessionStart: another instruction file name for ctx-build to read' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand cline" -l diff-lines -d 'At a prompt: most diff lines shown per file' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand cline" -l total-diff-lines -d 'At a prompt: most diff lines shown in all' -r
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand cline" -l short-reads -d 'Answer a whole re-read of a file the conversation still holds, unchanged, with a short notice instead of its text: on, off, or auto' -r -f -a "on\t''
+off\t''
+auto\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand cline" -l give-back -d 'Give the model a small file whole where it would otherwise have to read it: a rewrite whose diff --diff-lines would cut is told by its whole text when that is shorter, and a refusal carries the file when its change cannot be told whole or a compaction or rewind dropped it from the conversation' -r -f -a "on\t''
+off\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand cline" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand cline" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand cline" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l also -d 'Have each hook pass --also NAME' -r
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l short-reads -d 'Have each hook pass --short-reads WHEN' -r -f -a "on\t''
 off\t''
@@ -206,14 +222,15 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l unin
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l json -d 'Write one JSON object to stdout saying what was done'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -s q -l quiet -d 'Print nothing when it worked'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "claude" -d 'Answer one Claude Code hook payload'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "gemini" -d 'Answer one gemini-cli hook payload (JSON on stdin)'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "codex" -d 'Answer one Codex hook payload (JSON on stdin)'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "qwen" -d 'Answer one Qwen Code hook payload (JSON on stdin)'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "opencode" -d 'Answer what fsview\'s opencode plugin sends (JSON on stdin)'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "kilo" -d 'Answer what fsview\'s Kilo Code CLI plugin sends (JSON on stdin)'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "pi" -d 'Answer what fsview\'s pi extension sends (JSON on stdin)'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "copilot" -d 'Answer one GitHub Copilot CLI hook payload (JSON on stdin)'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "droid" -d 'Answer one Factory Droid hook payload (JSON on stdin)'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "install" -d 'Wire fsview-hook into an agent\'s settings, by its absolute path'
-complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid install help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid cline install help" -f -a "claude" -d 'Answer one Claude Code hook payload'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid cline install help" -f -a "gemini" -d 'Answer one gemini-cli hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid cline install help" -f -a "codex" -d 'Answer one Codex hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid cline install help" -f -a "qwen" -d 'Answer one Qwen Code hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid cline install help" -f -a "opencode" -d 'Answer what fsview\'s opencode plugin sends (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid cline install help" -f -a "kilo" -d 'Answer what fsview\'s Kilo Code CLI plugin sends (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid cline install help" -f -a "pi" -d 'Answer what fsview\'s pi extension sends (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid cline install help" -f -a "copilot" -d 'Answer one GitHub Copilot CLI hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid cline install help" -f -a "droid" -d 'Answer one Factory Droid hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid cline install help" -f -a "cline" -d 'Answer one Cline CLI hook payload (JSON on stdin)'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid cline install help" -f -a "install" -d 'Wire fsview-hook into an agent\'s settings, by its absolute path'
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand help; and not __fish_seen_subcommand_from claude gemini codex qwen opencode kilo pi copilot droid cline install help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -12,6 +12,7 @@ use clap::{Args as ClapArgs, CommandFactory, Parser, Subcommand, ValueEnum};
 use serde_json::Value;
 
 use fsview_agents::claude::{Claude, ClaudeInstaller};
+use fsview_agents::cline::{Cline, ClineInstaller};
 use fsview_agents::codex::{Codex, CodexInstaller};
 use fsview_agents::copilot::{Copilot, CopilotInstaller};
 use fsview_agents::core::Options;
@@ -44,6 +45,7 @@ Examples:
   fsview-hook install droid                .factory/settings.json (Factory Droid)
   fsview-hook install kilo                 a plugin in .kilo/plugins/ (Kilo Code CLI)
   fsview-hook install pi                   an extension in .pi/extensions/ (pi)
+  fsview-hook install cline                hook files in .clinerules/hooks/ (Cline CLI)
   fsview-hook claude < payload.json        answer one Claude Code hook payload (JSON on stdin)
   fsview-hook gemini < payload.json        ... one gemini-cli hook payload
   fsview-hook codex < payload.json         ... one Codex hook payload
@@ -70,7 +72,8 @@ exits 1.";
 /// (gemini-cli), codex (Codex), qwen (Qwen Code), opencode (through the
 /// plugin `install opencode` writes), copilot (GitHub Copilot CLI), droid
 /// (Factory Droid), kilo (Kilo Code CLI, through the same plugin), pi
-/// (through the extension `install pi` writes). Each
+/// (through the extension `install pi` writes), cline (Cline CLI, through
+/// the hook files `install cline` writes). Each
 /// gates the agent's edit and write tools, records what its reads showed
 /// and what it wrote, as the tool reports them, tells the files changed
 /// since the agent saw them at its next prompt, and gives at a session's
@@ -184,6 +187,9 @@ pub enum Cmd {
     /// Answer one Factory Droid hook payload (JSON on stdin)
     #[command(after_help = DROID_EXAMPLES, long_about = DROID_ABOUT)]
     Droid(HookArgs),
+    /// Answer one Cline CLI hook payload (JSON on stdin)
+    #[command(after_help = CLINE_EXAMPLES, long_about = CLINE_ABOUT)]
+    Cline(HookArgs),
     /// Wire fsview-hook into an agent's settings, by its absolute path
     #[command(after_help = INSTALL_EXAMPLES)]
     Install(InstallArgs),
@@ -395,6 +401,34 @@ Exit codes:
   0  answered (a deny is an answer: JSON on stdout), or failed open
   2  bad arguments, or failed closed outside the gate";
 
+const CLINE_ABOUT: &str = "\
+Answer one Cline CLI hook payload (JSON on stdin).
+
+Cline runs the hook files named by event in .clinerules/hooks/ (and
+~/.cline/hooks/); install cline writes PreToolUse.bash and
+PostToolUse.bash there, each running fsview-hook cline by its absolute
+path. PreToolUse gates editor (a targeted edit; without old_text the
+creation of a missing file), apply_patch and run_commands (each file a
+command writes). Cline has no answer that refuses one call (cancel ends
+the whole task, an exit code is ignored): a refusal runs the call with an
+input the tool rejects (overrideInput) and tells the model why (context,
+a <hook_context> after the tool's error). PostToolUse records what
+read_files showed (its N | line text; a capped read is a partial view),
+what editor wrote and what run_commands printed, and tells the files
+changed since they were seen (contextModification). A subagent
+(spawn_agent: a parent_agent_id) has views of its own. When fsview-hook
+is missing, the hook file refuses editor, apply_patch and run_commands
+itself.";
+
+const CLINE_EXAMPLES: &str = "\
+Examples:
+  fsview-hook install cline                .clinerules/hooks/ (--user: ~/.cline/hooks/)
+  fsview-hook cline < payload.json         answer one payload: JSON on stdout, or nothing
+
+Exit codes:
+  0  answered (a refusal is an answer: JSON on stdout), or failed open
+  2  bad arguments";
+
 const INSTALL_EXAMPLES: &str = "\
 Examples:
   fsview-hook install claude               .claude/settings.local.json (this project, you)
@@ -412,6 +446,7 @@ Examples:
   fsview-hook install droid                .factory/settings.json (--user: ~/.factory/settings.json)
   fsview-hook install kilo                 .kilo/plugins/fsview.js at the top of the work tree
   fsview-hook install pi                   .pi/extensions/fsview.js (--user: ~/.pi/agent/extensions/)
+  fsview-hook install cline                .clinerules/hooks/*.bash at the top of the work tree
 
 Exit codes:
   0  installed, uninstalled, or already as asked
@@ -574,6 +609,8 @@ pub enum InstallAgent {
     Kilo,
     /// pi (an extension in .pi/extensions/)
     Pi,
+    /// Cline CLI (hook files in .clinerules/hooks/)
+    Cline,
 }
 
 #[derive(ClapArgs, Debug)]
@@ -586,7 +623,7 @@ pub struct InstallArgs {
     /// gemini: .gemini/settings.json, codex: .codex/hooks.json, qwen:
     /// .qwen/settings.json, droid: .factory/settings.json, pi:
     /// .pi/extensions/fsview.js, in the current directory; opencode: .opencode/plugins/fsview.js, kilo:
-    /// .kilo/plugins/fsview.js and copilot: .github/hooks/fsview.json at
+    /// .kilo/plugins/fsview.js, cline: .clinerules/hooks/ and copilot: .github/hooks/fsview.json at
     /// the top of the git work tree) [default for every agent but claude]
     #[arg(long, group = "scope")]
     pub project: bool,
@@ -603,7 +640,8 @@ pub struct InstallArgs {
     /// ~/.qwen/settings.json; droid: ~/.factory/settings.json; opencode:
     /// ~/.config/opencode/plugins/; kilo: ~/.config/kilo/plugins/; pi:
     /// $PI_CODING_AGENT_DIR, else ~/.pi/agent, /extensions/;
-    /// copilot: $COPILOT_HOME, else ~/.copilot, /hooks/)
+    /// copilot: $COPILOT_HOME, else ~/.copilot, /hooks/; cline:
+    /// ~/.cline/hooks/)
     #[arg(long, group = "scope")]
     pub user: bool,
 
@@ -653,6 +691,7 @@ pub fn main() -> u8 {
         Cmd::Kilo(a) => answer(&Opencode(&KILO), a, a.gate),
         Cmd::Pi(a) => answer(&Pi, a, a.gate),
         Cmd::Droid(a) => answer(&Droid, a, a.gate),
+        Cmd::Cline(a) => answer(&Cline, a, a.gate),
         Cmd::Copilot(a) => {
             let event = a
                 .event
@@ -765,6 +804,7 @@ fn installer(agent: InstallAgent) -> &'static dyn Installer {
         InstallAgent::Pi => &PiInstaller,
         InstallAgent::Copilot => &CopilotInstaller,
         InstallAgent::Droid => &DroidInstaller,
+        InstallAgent::Cline => &ClineInstaller,
     }
 }
 

@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use crate::harness::{self, Env, Run};
 
-const AGENTS: [&str; 9] = [
-    "claude", "gemini", "codex", "qwen", "opencode", "copilot", "kilo", "pi", "droid",
+const AGENTS: [&str; 10] = [
+    "claude", "gemini", "codex", "qwen", "opencode", "copilot", "kilo", "pi", "droid", "cline",
 ];
 
 /// The settings file each agent's project install writes, from the top.
@@ -26,6 +26,7 @@ fn settings(agent: &str) -> &'static str {
         "kilo" => ".kilo/plugins/fsview.js",
         "pi" => ".pi/extensions/fsview.js",
         "droid" => ".factory/settings.json",
+        "cline" => ".clinerules/hooks/PreToolUse.bash",
         _ => unreachable!(),
     }
 }
@@ -379,4 +380,68 @@ fn install_passes_the_switches_on_to_each_hook() {
         settings.contains("--give-back off"),
         "each hook runs with it: {settings}"
     );
+}
+
+/// Cline's hooks are executable files of fsview-hook's own beside the
+/// user's (a `PreToolUse` of theirs stays); uninstalled, the project is as
+/// it was, byte for byte.
+#[test]
+fn cline_hook_files_are_executable_and_leave_the_users_alone() {
+    let env = git_repo();
+    env.write(".clinerules/hooks/PreToolUse", "#!/bin/sh\necho '{}'\n");
+    std::fs::set_permissions(
+        env.path(".clinerules/hooks/PreToolUse"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let work = env.path("");
+    let before = snapshot(&work);
+    install(&env, &["cline", "--quiet"]).expect(0, "");
+    let hook = harness::bin("fsview-hook");
+    for e in ["PreToolUse", "PostToolUse"] {
+        let p = env.path(&format!(".clinerules/hooks/{e}.bash"));
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert_eq!(
+            std::fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+            0o755
+        );
+        assert!(text.starts_with(&format!(
+            "#!/bin/sh\n# Written by `fsview-hook install cline` (Cline {e} hook)"
+        )));
+        assert!(
+            text.contains(&format!("  exec {} cline\n", hook.display())),
+            "{text}"
+        );
+    }
+    install(&env, &["cline", "--uninstall", "--quiet"]).expect(0, "");
+    assert_eq!(snapshot(&work), before);
+}
+
+/// With fsview-hook gone, the PreToolUse hook file refuses a change
+/// itself (fail closed) and lets a read through.
+#[test]
+fn cline_hook_file_refuses_a_change_when_fsview_hook_is_missing() {
+    let env = git_repo();
+    let copy = env.root().join("bin/fsview-hook");
+    std::fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    std::fs::copy(harness::bin("fsview-hook"), &copy).unwrap();
+    let mut c = env.cmd(&copy);
+    c.args(["install", "cline", "--quiet"]);
+    harness::output(c, None).expect(0, "");
+    std::fs::remove_file(&copy).unwrap();
+    let script = env.path(".clinerules/hooks/PreToolUse.bash");
+    let edit = r#"{"hookName":"tool_call","tool_call":{"id":"c1","name":"editor","input":{"path":"a.txt","old_text":"a","new_text":"b"}},"preToolUse":{"toolName":"editor","parameters":{}}}"#;
+    let mut c = env.cmd(&script);
+    let r = harness::output(c, Some(edit.as_bytes()));
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        v,
+        serde_json::json!({
+            "overrideInput": {"fsview": "refused; see the hook_context after this result"},
+            "context": format!("fsview-hook could not check this change, so it is denied: {} is missing (reinstall fsview, or run `fsview-hook install cline --uninstall`)", copy.display()),
+        })
+    );
+    let read = r#"{"hookName":"tool_call","tool_call":{"id":"c2","name":"read_files","input":{}},"preToolUse":{"toolName":"read_files","parameters":{}}}"#;
+    c = env.cmd(&script);
+    harness::output(c, Some(read.as_bytes())).expect(0, "");
 }

@@ -16,6 +16,7 @@ mod freshness;
 mod harness;
 mod held;
 mod hook;
+mod hook_cline;
 mod hook_codex;
 mod hook_continue;
 mod hook_copilot;

@@ -372,13 +372,13 @@ fn a_terminal_on_stdin_is_refused_with_what_to_do() {
 
 // Issue 42: an agent fsview does not know is told the agents it does know;
 // a name is suggested only when it is near what was typed (a typo), never
-// another program's ("cline" is not "claude").
+// another program's ("aider" is not "claude"; "cline" is known now).
 #[test]
 fn an_unknown_agent_lists_the_known_ones_and_suggests_only_a_near_name() {
     let env = Env::new();
-    let known = "claude, gemini, codex, qwen, opencode, copilot, droid, kilo or pi";
+    let known = "claude, gemini, codex, qwen, opencode, copilot, droid, kilo, pi or cline";
     for (agent, hint) in [
-        ("cline", format!("use {known}")),
+        ("aider", format!("use {known}")),
         ("continue", format!("use {known}")),
         (
             "clade",
@@ -395,7 +395,7 @@ fn an_unknown_agent_lists_the_known_ones_and_suggests_only_a_near_name() {
                 "fsview-hook: AGENT cannot be \"{agent}\"; {hint}\n"
             ));
     }
-    env.run("fsview-hook", &["cline"])
+    env.run("fsview-hook", &["aider"])
         .expect(2, "")
-        .stderr_is("fsview-hook: unknown command \"cline\"; the commands are claude, gemini, codex, qwen, opencode, kilo, pi, copilot, droid or install\n");
+        .stderr_is("fsview-hook: unknown command \"aider\"; the commands are claude, gemini, codex, qwen, opencode, kilo, pi, copilot, droid, cline or install\n");
 }

@@ -176,6 +176,10 @@ pub trait Part {
     fn purpose(&self) -> Option<String> {
         None
     }
+    /// The file is a program the agent runs (mode 755).
+    fn executable(&self) -> bool {
+        false
+    }
 }
 
 /// A file's text without fsview-hook's entries.
@@ -253,6 +257,9 @@ pub fn install(
     // Every text first, so that a file fsview-hook cannot read stops the
     // whole install before anything is written.
     let mut plans = Vec::new();
+    // Folders one file's removal could not take yet (another file of
+    // fsview-hook's was still in them): tried again at the end.
+    let mut leftover = Vec::new();
     for part in &parts {
         let target = target_of(part.file());
         let now = read_text(&target)?;
@@ -281,6 +288,7 @@ pub fn install(
                 now,
                 &mut ledger,
                 &mut done.dirs_removed,
+                &mut leftover,
             )?
         } else {
             put(part.as_ref(), &target, now, new, &mut ledger)?
@@ -289,6 +297,12 @@ pub fn install(
         done.changed |= what != What::Unchanged;
         done.files
             .push((part.file().to_path_buf(), what, part.purpose()));
+    }
+    leftover.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+    for d in leftover {
+        if std::fs::remove_dir(&d).is_ok() {
+            done.dirs_removed.push(d);
+        }
     }
     Ok(done)
 }
@@ -328,6 +342,11 @@ fn put(
     let dir = target.parent().unwrap_or(Path::new("/"));
     dirs.extend(make_dirs(dir)?);
     write_text(target, &new)?;
+    if part.executable() {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(target, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| fsview_store::Error::io("chmod", target, &e))?;
+    }
     ledger.entries.insert(
         key,
         Entry {
@@ -350,6 +369,7 @@ fn take_back(
     now: Option<String>,
     ledger: &mut Ledger,
     dirs_removed: &mut Vec<PathBuf>,
+    leftover: &mut Vec<PathBuf>,
 ) -> Result<What, Problem> {
     let entry = ledger
         .entries
@@ -394,6 +414,8 @@ fn take_back(
     for d in dirs {
         if std::fs::remove_dir(&d).is_ok() {
             dirs_removed.push(d);
+        } else if d.exists() {
+            leftover.push(d);
         }
     }
     Ok(what)

@@ -23,6 +23,7 @@
 
 pub mod charset;
 pub mod claude;
+pub mod cline;
 pub mod codex;
 pub mod copilot;
 pub mod core;

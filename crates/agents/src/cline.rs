@@ -1,0 +1,624 @@
+//! Cline CLI's hook files, as fsview's common events.
+//!
+//! Fields as Cline CLI 3.0.65 sends them (fixtures captured from the real
+//! binary, run headless against a local OpenAI-compatible server:
+//! `tests/fixtures/hooks/cline-3.0.65/`). Cline runs every file named by
+//! an event (`PreToolUse`, `PostToolUse`, ...; no extension or `.sh`,
+//! `.bash`, `.js`, `.py`, ..., its shebang honoured) in the project's
+//! `.clinerules/hooks/` (also `.cline/hooks/`, `~/.cline/hooks/`,
+//! `--hooks-dir`), hands it the payload on stdin and reads a JSON answer
+//! from its stdout; PreToolUse and PostToolUse wait for it (120 s), the
+//! others run detached and their answers are dropped. A payload names its
+//! event in `hookName` (`tool_call`, `tool_result`, `agent_start`, ...)
+//! and carries `taskId`, `sessionContext.rootSessionId` (the session),
+//! `workspaceRoots` (the first is the working directory), `agent_id` and
+//! `parent_agent_id` (a subagent's: `spawn_agent`), and no transcript.
+//!
+//! - `tool_call` (PreToolUse) of `editor` (`path`, `old_text`, `new_text`,
+//!   `insert_line`): a targeted edit, or, without `old_text`, the creation
+//!   of a missing file (the tool refuses an existing one): a whole-file
+//!   write. Of `apply_patch` (`input`, a patch in the apply_patch format):
+//!   the gate for each file. Of `run_commands` (`commands`: strings, or
+//!   `{command, args}`): the gate for each file a command writes
+//!   ([`shell::about_to_run`]).
+//! - A refusal: Cline has no answer that skips one call. `cancel` ends the
+//!   whole task without telling the model, a failing hook is ignored. So
+//!   the answer is `overrideInput` (the tool runs with an input it rejects
+//!   before touching anything: its validation fails) and `context` (the
+//!   model receives the refusal as `<hook_context source="PreToolUse" ...>`
+//!   right after the tool's error).
+//! - `tool_result` (PostToolUse) of `read_files`: `output` is a list, one
+//!   `{query, result, success}` per file asked, `result` the lines as
+//!   `N | line` (numbers padded to the widest), CRLF as LF, a line over
+//!   2,000 characters cut (` [line truncated]`), at most 2,000 lines or
+//!   48,000 characters, then `\n\n[Showing lines A-B of N. Use
+//!   start_line/end_line to read other sections.]`. Of `editor`: the
+//!   replacement made (`old_text` by `new_text`, once), or the file
+//!   created with `new_text`; an insertion (`insert_line`) is not recorded.
+//!   Of `run_commands`: each command's output (`result`, stdout and stderr
+//!   as printed), for the shell reader. The reminder of files changed
+//!   since they were seen goes with every tool result as
+//!   `contextModification` (headless Cline fires no prompt hook that
+//!   waits).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::event::{Answer, Change, Changed, Edited, Event, Extent, Shown, ShownText, Stage};
+use crate::install::{Installer, Part, Run, Scope, Stripped};
+use crate::patch::{self, FileOp};
+use crate::shell::{self, Output};
+use crate::{payload, Agent, Parsed, Problem, Reply};
+
+/// Cline CLI.
+pub struct Cline;
+
+type Failed = (Stage, Problem);
+
+/// The input a refused call runs with: no tool fsview gates accepts it,
+/// so the tool fails before it touches anything.
+pub fn harmless_input() -> Value {
+    json!({"fsview": "refused; see the hook_context after this result"})
+}
+
+/// A refusal, in Cline's answer: the call made harmless, the reason told.
+pub fn refusal(reason: &str) -> Value {
+    json!({"overrideInput": harmless_input(), "context": reason})
+}
+
+impl Agent for Cline {
+    fn parse(&self, payload: &[u8]) -> Result<Parsed, Failed> {
+        let payload = payload::object(payload, || {
+            "the hook payload is not a JSON object; fsview-hook cline reads one Cline hook payload on stdin".into()
+        })?;
+        let name = payload
+            .get("hookName")
+            .and_then(Value::as_str)
+            .ok_or_else(|| {
+                (
+                    Stage::Other,
+                    Problem::new("the payload has no hookName string"),
+                )
+            })?;
+        let stage = match name {
+            "tool_call" => Stage::AboutToChange,
+            "tool_result" => Stage::Shown,
+            "prompt_submit" => Stage::Prompt,
+            "agent_start" | "agent_resume" => Stage::SessionStart,
+            other => {
+                return Err((
+                    Stage::Other,
+                    Problem::new(format!("hook {other:?} is not one fsview-hook cline answers; install it as PreToolUse and PostToolUse only")),
+                ))
+            }
+        };
+        let mut who = who(&payload, name).map_err(|p| (stage, p))?;
+        let event = match stage {
+            Stage::AboutToChange => {
+                who.call = call_id(&payload, "tool_call");
+                pre_tool_use(&payload)
+            }
+            Stage::Shown => {
+                who.call = call_id(&payload, "tool_result");
+                post_tool_use(&payload, &who.cwd).map(|e| match e {
+                    Event::Ignored => Event::ToolDone,
+                    e => Event::Each(vec![e, Event::ToolDone]),
+                })
+            }
+            Stage::Prompt => Ok(Event::Prompt),
+            _ => Ok(Event::Ignored),
+        }
+        .map_err(|p| (stage, p))?;
+        Ok(Parsed { who, event })
+    }
+
+    fn reply(&self, stage: Stage, answer: Answer) -> Reply {
+        let out = match answer {
+            Answer::Nothing | Answer::Allow(_) | Answer::Short(_, None) => return Reply::nothing(),
+            Answer::Deny(reason) => refusal(&reason),
+            Answer::Context(text) | Answer::Short(_, Some(text)) => {
+                let _ = stage;
+                json!({ "contextModification": text })
+            }
+        };
+        Reply::json(&out)
+    }
+
+    fn fail(&self, stage: Stage, msg: &str, closed: bool) -> Reply {
+        if closed && stage == Stage::AboutToChange {
+            return Reply::unchecked(msg, refusal);
+        }
+        // Cline ignores a hook's exit code: nothing else would be heard.
+        Reply::error(msg, 0)
+    }
+
+    fn loads_itself(&self, name: &str) -> bool {
+        matches!(name, "AGENTS.md" | ".clinerules")
+    }
+}
+
+fn who(payload: &Value, event: &str) -> Result<crate::event::Who, Problem> {
+    const FIELDS: payload::Fields = payload::Fields {
+        session: "/sessionContext/rootSessionId",
+        cwd: "/workspaceRoots/0",
+        agent: None,
+        call: None,
+        transcript: None,
+        prompt: None,
+    };
+    let mut who = payload::who(payload, event, &FIELDS)?;
+    // Every agent has an agent_id; a subagent has a parent.
+    let parent = payload
+        .get("parent_agent_id")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty());
+    if parent.is_some() {
+        who.agent = payload
+            .get("agent_id")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string);
+    }
+    Ok(who)
+}
+
+fn call_id(payload: &Value, key: &str) -> Option<String> {
+    payload
+        .get(key)
+        .and_then(|c| c.get("id"))
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+fn tool<'a>(payload: &'a Value, key: &str) -> Result<(&'a str, &'a Value), Problem> {
+    let call = payload
+        .get(key)
+        .filter(|v| v.is_object())
+        .ok_or_else(|| Problem::new(format!("the payload has no {key} object")))?;
+    let name = call
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| Problem::new(format!("the payload has no {key}.name string")))?;
+    Ok((name, call.get("input").unwrap_or(&Value::Null)))
+}
+
+fn path_of(tool: &str, input: &Value) -> Result<PathBuf, Problem> {
+    input
+        .get("path")
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+        .ok_or_else(|| Problem::new(format!("the {tool} input has no path string")))
+}
+
+fn present(input: &Value, key: &str) -> bool {
+    input.get(key).is_some_and(|v| !v.is_null())
+}
+
+/// The commands of a run_commands input, each as a shell command line.
+fn commands(input: &Value) -> Option<Vec<String>> {
+    let one = |v: &Value| -> Option<String> {
+        match v {
+            Value::String(s) => Some(s.clone()),
+            Value::Object(o) => {
+                let c = o.get("command").and_then(Value::as_str)?;
+                let mut line = crate::install::shell_quote(c);
+                for a in o
+                    .get("args")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    line.push(' ');
+                    line.push_str(&crate::install::shell_quote(a.as_str()?));
+                }
+                Some(line)
+            }
+            _ => None,
+        }
+    };
+    let list = match input {
+        Value::String(_) => vec![one(input)?],
+        Value::Array(a) => a.iter().map(one).collect::<Option<Vec<_>>>()?,
+        Value::Object(o) => match o.get("commands") {
+            Some(Value::Array(a)) => a.iter().map(one).collect::<Option<Vec<_>>>()?,
+            Some(v) => vec![one(v)?],
+            None if o.contains_key("args") => vec![one(input)?],
+            None => vec![one(o.get("command").or_else(|| o.get("cmd"))?)?],
+        },
+        _ => return None,
+    };
+    Some(list)
+}
+
+fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
+    let (name, input) = tool(payload, "tool_call")?;
+    match name {
+        "editor" => Ok(Event::AboutToChange {
+            path: path_of(name, input)?,
+            // Without old_text (and no insert_line) the tool creates a
+            // missing file, and refuses an existing one.
+            whole: !present(input, "old_text") && !present(input, "insert_line"),
+        }),
+        "apply_patch" => apply_patch(input),
+        "run_commands" => {
+            let list = commands(input).ok_or_else(|| {
+                Problem::new("the run_commands input holds no commands fsview-hook can read")
+            })?;
+            Ok(Event::all(
+                list.iter()
+                    .flat_map(|c| shell::about_to_run(c, None))
+                    .collect(),
+            ))
+        }
+        _ => Ok(Event::Ignored),
+    }
+}
+
+/// apply_patch: a gate for each file of the patch.
+fn apply_patch(input: &Value) -> Result<Event, Problem> {
+    let text = match input {
+        Value::String(s) => Some(s.as_str()),
+        _ => input.get("input").and_then(Value::as_str),
+    };
+    let ops = text.and_then(patch::parse).ok_or_else(|| {
+        Problem::new("the apply_patch input holds no patch in the apply_patch format (*** Begin Patch, *** Update File: PATH, ...)")
+    })?;
+    let mut events = Vec::new();
+    for op in &ops {
+        events.push(Event::AboutToChange {
+            path: op.path().clone(),
+            whole: !matches!(op, FileOp::Update { .. }),
+        });
+        if let FileOp::Update { to: Some(to), .. } = op {
+            events.push(Event::AboutToChange {
+                path: to.clone(),
+                whole: true,
+            });
+        }
+    }
+    Ok(Event::Each(events))
+}
+
+fn post_tool_use(payload: &Value, cwd: &Path) -> Result<Event, Problem> {
+    let (name, input) = tool(payload, "tool_result")?;
+    let result = &payload["tool_result"];
+    // A call that failed (a refused one too): nothing shown or changed.
+    if result.get("error").is_some_and(|e| !e.is_null()) {
+        return Ok(Event::Ignored);
+    }
+    let output = result.get("output").unwrap_or(&Value::Null);
+    match name {
+        "read_files" => Ok(read_files(input, output, cwd)),
+        "editor" => editor(input, output),
+        "run_commands" => Ok(run_commands(input, output)),
+        _ => Ok(Event::Ignored),
+    }
+}
+
+/// The files a read_files input asks for, in order: path, first line,
+/// last line.
+fn files(input: &Value) -> Vec<(String, Option<u64>, Option<u64>)> {
+    let one = |v: &Value| match v {
+        Value::String(s) => Some((s.clone(), None, None)),
+        Value::Object(o) => {
+            let path = ["path", "file_path", "filePath"]
+                .iter()
+                .find_map(|k| o.get(*k).and_then(Value::as_str))?;
+            let n = |k: &str| {
+                o.get(k).and_then(|v| {
+                    v.as_u64()
+                        .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+                })
+            };
+            Some((path.to_string(), n("start_line"), n("end_line")))
+        }
+        _ => None,
+    };
+    let list: Vec<&Value> = match input {
+        Value::Array(a) => a.iter().collect(),
+        Value::Object(o) => match o
+            .get("files")
+            .or_else(|| o.get("paths"))
+            .or_else(|| o.get("file_paths"))
+        {
+            Some(Value::Array(a)) => a.iter().collect(),
+            Some(v) => vec![v],
+            None => vec![input],
+        },
+        v => vec![v],
+    };
+    list.into_iter().filter_map(one).collect()
+}
+
+/// What the read tool's trailer says when it stopped early.
+const SHOWING: &str = "\n\n[Showing lines ";
+
+fn read_files(input: &Value, output: &Value, cwd: &Path) -> Event {
+    let asked = files(input);
+    let Some(results) = output.as_array() else {
+        return Event::Ignored;
+    };
+    // One result per file asked, in order.
+    if results.len() != asked.len() {
+        return Event::Ignored;
+    }
+    let mut events = Vec::new();
+    for ((path, start, end), r) in asked.into_iter().zip(results) {
+        if r.get("success").and_then(Value::as_bool) != Some(true) {
+            continue;
+        }
+        let Some(text) = r.get("result").and_then(Value::as_str) else {
+            continue; // an image: parts, no text
+        };
+        if let Some(e) = numbered(PathBuf::from(path), text, start, end, cwd) {
+            events.push(e);
+        }
+    }
+    Event::all(events)
+}
+
+/// One file's `N | line` text as a view.
+/// The lines come without their newlines: whether the last one had one
+/// is not said, so a whole read takes it from the disk.
+fn numbered(
+    path: PathBuf,
+    text: &str,
+    start: Option<u64>,
+    end: Option<u64>,
+    cwd: &Path,
+) -> Option<Event> {
+    let ranged = start.is_some_and(|s| s > 1) || end.is_some();
+    let (body, cut) = match text.find(SHOWING) {
+        Some(i) if text[i..].ends_with(" Use start_line/end_line to read other sections.]") => {
+            (&text[..i], true)
+        }
+        _ => (text, false),
+    };
+    if body.is_empty() {
+        // An empty file read whole; a range past the end shows nothing.
+        return (!ranged && !cut).then(|| {
+            Event::Shown(Shown {
+                path,
+                text: ShownText::Lines(String::new()),
+                offset: 1,
+                extent: Extent::Whole,
+            })
+        });
+    }
+    let mut first = None;
+    let mut lines = Vec::new();
+    let mut shortened = false;
+    for line in body.split('\n') {
+        let (n, rest) = line.split_once(" | ")?;
+        let n: u64 = n.trim_start().parse().ok()?;
+        if first.is_none() {
+            first = Some(n);
+        }
+        if rest.chars().count() == 2000 + " [line truncated]".chars().count()
+            && rest.ends_with(" [line truncated]")
+        {
+            shortened = true;
+        }
+        lines.push(rest);
+    }
+    let mut text = lines.join("\n");
+    let extent = if ranged {
+        Extent::Range
+    } else if cut {
+        Extent::Start
+    } else {
+        Extent::Whole
+    };
+    if extent == Extent::Whole && std::fs::read(cwd.join(&path)).is_ok_and(|b| b.ends_with(b"\n")) {
+        text.push('\n');
+    }
+    Some(Event::Shown(Shown {
+        path,
+        text: if shortened {
+            ShownText::Processed(text)
+        } else {
+            ShownText::Lines(text)
+        },
+        offset: first?,
+        extent,
+    }))
+}
+
+fn editor(input: &Value, output: &Value) -> Result<Event, Problem> {
+    if output.get("success").and_then(Value::as_bool) != Some(true) {
+        return Ok(Event::Ignored);
+    }
+    let said = output.get("result").and_then(Value::as_str).unwrap_or("");
+    let path = path_of("editor", input)?;
+    let new = input.get("new_text").and_then(Value::as_str);
+    if said.starts_with("File created successfully at: ") {
+        let Some(text) = new else {
+            return Ok(Event::Ignored);
+        };
+        return Ok(Event::Changed(Changed {
+            path,
+            text: text.to_string(),
+            before: None,
+            whole: true,
+        }));
+    }
+    match (input.get("old_text").and_then(Value::as_str), new) {
+        (Some(old), Some(new)) if said.starts_with("Edited ") => Ok(Event::Edited(Edited {
+            path,
+            change: Change::Replace {
+                old: old.to_string(),
+                new: new.to_string(),
+                all: false,
+            },
+        })),
+        // An insertion at a line: what the file now holds is not said.
+        _ => Ok(Event::Ignored),
+    }
+}
+
+fn run_commands(input: &Value, output: &Value) -> Event {
+    let (Some(list), Some(results)) = (commands(input), output.as_array()) else {
+        return Event::Ignored;
+    };
+    if list.len() != results.len() {
+        return Event::Ignored;
+    }
+    let mut events = Vec::new();
+    for (command, r) in list.iter().zip(results) {
+        let ok = r.get("success").and_then(Value::as_bool) == Some(true);
+        let text = r.get("result").and_then(Value::as_str).filter(|_| ok);
+        events.extend(shell::ran(command, None, text.map(Output::Exact)));
+    }
+    Event::all(events)
+}
+
+/// The events fsview-hook answers, as Cline names its hook files.
+pub const EVENTS: &[&str] = &["PreToolUse", "PostToolUse"];
+
+/// The mark every hook file fsview-hook writes holds.
+const MARK: &str = "# Written by `fsview-hook install cline`";
+
+/// Where Cline looks for hook files: the project's `.clinerules/hooks/`
+/// (at the top of the git work tree, else the current directory), the
+/// user's `~/.cline/hooks/`.
+pub fn hooks_dir(scope: Scope, cwd: &Path) -> Result<PathBuf, Problem> {
+    match scope {
+        Scope::Project => Ok(crate::install::work_top(cwd)
+            .unwrap_or_else(|| cwd.to_path_buf())
+            .join(".clinerules")
+            .join("hooks")),
+        Scope::User => std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(|h| PathBuf::from(h).join(".cline").join("hooks"))
+            .ok_or_else(|| {
+                Problem::new("HOME is not set, so the user's hooks cannot be found; use --project")
+            }),
+        Scope::Local => Err(Problem::new(
+            "Cline has no local hooks folder; use --project (.clinerules/hooks/) or --user (~/.cline/hooks/)",
+        )),
+    }
+}
+
+/// The file name of fsview-hook's hook for `event` (a `.bash` file, so a
+/// user's own `PreToolUse` or `PreToolUse.sh` is left alone: Cline runs
+/// them all).
+fn file_name(event: &str) -> String {
+    format!("{event}.bash")
+}
+
+/// The hook file for `event`: fsview-hook, by its absolute path; when it
+/// is gone, the file answers itself: a change refused (fail closed), the
+/// rest let through.
+pub fn script(event: &str, run: &Run) -> String {
+    let exe = crate::install::shell_quote(&run.exe.to_string_lossy());
+    let command = run.command("cline");
+    let missing = if event == "PreToolUse" {
+        let reason = format!(
+            "fsview-hook could not check this change, so it is denied: {} is missing (reinstall fsview, or run `fsview-hook install cline --uninstall`)",
+            run.exe.to_string_lossy()
+        );
+        let answer = refusal(&reason).to_string();
+        format!(
+            "payload=$(cat)\n\
+             case $payload in\n  \
+             *'\"preToolUse\":{{\"toolName\":\"editor\"'* | *'\"preToolUse\":{{\"toolName\":\"apply_patch\"'* | *'\"preToolUse\":{{\"toolName\":\"run_commands\"'*)\n    \
+             printf '%s\\n' {} ;;\n\
+             esac\n",
+            crate::install::shell_quote(&answer)
+        )
+    } else {
+        "cat > /dev/null\n".to_string()
+    };
+    format!(
+        "#!/bin/sh\n\
+         {MARK} (Cline {event} hook); `fsview-hook install cline --uninstall` removes it.\n\
+         if [ -x {exe} ]; then\n  exec {command}\nfi\n\
+         {missing}"
+    )
+}
+
+/// One hook file of fsview-hook's own, executable.
+pub struct HookFile {
+    pub file: PathBuf,
+    pub base: PathBuf,
+    pub text: String,
+}
+
+fn ours(text: &str) -> bool {
+    text.lines().nth(1).is_some_and(|l| l.starts_with(MARK))
+}
+
+impl Part for HookFile {
+    fn file(&self) -> &Path {
+        &self.file
+    }
+
+    fn base(&self) -> &Path {
+        &self.base
+    }
+
+    fn add(&self, now: Option<&str>) -> Result<Option<String>, String> {
+        match now {
+            Some(t) if t == self.text => Ok(None),
+            Some(t) if !ours(t) => {
+                Err("is not one fsview-hook wrote; move it away first".to_string())
+            }
+            _ => Ok(Some(self.text.clone())),
+        }
+    }
+
+    fn strip(&self, now: &str) -> Result<Stripped, String> {
+        if ours(now) {
+            Ok(Stripped {
+                text: String::new(),
+                empty: true,
+            })
+        } else {
+            Err("is not one fsview-hook wrote; move it away first".to_string())
+        }
+    }
+
+    fn executable(&self) -> bool {
+        true
+    }
+}
+
+/// Cline's hook files, `.clinerules/hooks/PreToolUse.bash` and
+/// `PostToolUse.bash`: files of fsview-hook's own.
+pub struct ClineInstaller;
+
+impl Installer for ClineInstaller {
+    fn agent(&self) -> &'static str {
+        "cline"
+    }
+
+    fn settings_file(&self, scope: Scope, cwd: &Path) -> Result<PathBuf, Problem> {
+        Ok(hooks_dir(scope, cwd)?.join(file_name(EVENTS[0])))
+    }
+
+    fn default_scope(&self) -> Scope {
+        Scope::Project
+    }
+
+    fn events(&self) -> Vec<&'static str> {
+        EVENTS.to_vec()
+    }
+
+    fn parts(&self, scope: Scope, cwd: &Path, run: &Run) -> Result<Vec<Box<dyn Part>>, Problem> {
+        let dir = hooks_dir(scope, cwd)?;
+        let base = self.base(scope, cwd)?;
+        Ok(EVENTS
+            .iter()
+            .map(|e| {
+                Box::new(HookFile {
+                    file: dir.join(file_name(e)),
+                    base: base.clone(),
+                    text: script(e, run),
+                }) as Box<dyn Part>
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,155 @@
+//! fsview-hook cline, fed the payloads the real Cline CLI 3.0.65 sent
+//! (tests/fixtures/hooks/cline-3.0.65, captured from `cline --json`
+//! against a scripted OpenAI-compatible server), answered with exact
+//! stdout JSON.
+
+use serde_json::{json, Value};
+
+use crate::hook_fixtures::{big, view, Fixtures, NOT_READ};
+
+const A_TXT: &str = "one\ntwo\nthree\n";
+
+fn cline() -> Fixtures {
+    Fixtures::new("cline", "cline-3.0.65")
+}
+
+/// A refusal: the call run with an input its tool rejects, the reason as
+/// context.
+fn refuse(reason: &str) -> String {
+    format!(
+        "{}\n",
+        json!({
+            "overrideInput": {"fsview": "refused; see the hook_context after this result"},
+            "context": reason,
+        })
+    )
+}
+
+#[test]
+fn cline_edit_before_any_read_is_refused_without_cancel() {
+    let c = cline();
+    c.env.write("a.txt", A_TXT);
+    let r = c.hook("pre_edit", &[]);
+    r.expect(0, &refuse(NOT_READ)).stderr_is("");
+    assert!(!r.stdout.contains("cancel"));
+    // Creating a missing file needs no read; reads are not gated.
+    c.hook("pre_create_new", &[]).expect(0, "").stderr_is("");
+    c.hook("pre_read_whole", &[]).expect(0, "");
+}
+
+#[test]
+fn cline_a_whole_read_is_a_full_view_and_the_edit_goes_through() {
+    let c = cline();
+    c.env.write("a.txt", A_TXT);
+    c.hook("post_read_whole", &[]).expect(0, "").stderr_is("");
+    assert_eq!(c.view("a.txt"), view("full", "read", 1, 3, true));
+    c.hook("pre_edit", &[]).expect(0, "");
+    // The edit done: what the model now knows is the edited file.
+    c.env.write("a.txt", "one\nTWO\nthree\n");
+    c.hook("post_edit", &[]).expect(0, "");
+    assert_eq!(c.view("a.txt"), view("full", "write", 1, 3, true));
+}
+
+/// `start_line: 2, end_line: 2`: "2 | two".
+#[test]
+fn cline_a_range_read_records_its_lines() {
+    let c = cline();
+    c.env.write("a.txt", A_TXT);
+    c.hook("post_read_range", &[]).expect(0, "");
+    assert_eq!(c.view("a.txt"), view("range", "read", 2, 1, true));
+    c.hook("pre_edit", &[]).expect(0, "");
+}
+
+/// A whole read of 2,500 lines shows the first 2,000, then "[Showing lines
+/// 1-2000 of 2500. ...]": a view of the start.
+#[test]
+fn cline_a_capped_read_is_a_start_view() {
+    let c = cline();
+    c.env.write("big.txt", big(2500, |i| i.to_string()));
+    c.hook("post_read_capped", &[]).expect(0, "");
+    assert_eq!(c.view("big.txt"), view("start", "read", 1, 2000, true));
+}
+
+#[test]
+fn cline_a_change_after_the_read_is_refused_and_told() {
+    let c = cline();
+    c.env.write("a.txt", A_TXT);
+    c.hook("post_read_whole", &[]).expect(0, "");
+    c.env.write("a.txt", "one\ntwo\nthree\nuser's line\n");
+    let r = c.hook("pre_edit", &[]);
+    assert_eq!(r.code, 0);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        v["overrideInput"],
+        json!({"fsview": "refused; see the hook_context after this result"})
+    );
+    let told = v["context"].as_str().unwrap();
+    assert!(
+        told.starts_with("File has been modified since read"),
+        "{told}"
+    );
+    // The refusal carries the change: the model now holds the new text,
+    // so the next tool result has nothing more to tell.
+    assert!(told.contains("a.txt: modified (content)"), "{told}");
+    assert!(told.contains("+user's line"), "{told}");
+    c.hook("pre_edit", &[]).expect(0, "");
+}
+
+/// A tool result after an outside change tells it, as
+/// contextModification.
+#[test]
+fn cline_a_change_is_told_with_the_next_tool_result() {
+    let c = cline();
+    c.env.write("a.txt", A_TXT);
+    c.hook("post_read_whole", &[]).expect(0, "");
+    c.env.write("a.txt", "one\ntwo\nthree\nuser's line\n");
+    c.env.write("b.txt", "bee\n");
+    let r = c.hook("post_create_new", &[]);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let told = v["contextModification"].as_str().unwrap();
+    assert!(told.contains("a.txt: modified (content)"), "{told}");
+    assert!(told.contains("+user's line"), "{told}");
+}
+
+/// `cat a.txt` through run_commands: the shell reader records what it
+/// printed, when the disk holds exactly that.
+#[test]
+fn cline_run_commands_output_is_read_by_the_shell_reader() {
+    let c = cline();
+    c.env.write("a.txt", "one\nTWO\nthree\n");
+    c.hook("pre_run_cat", &[]).expect(0, "");
+    c.hook("post_run_cat", &[]).expect(0, "");
+    assert_eq!(c.view("a.txt"), view("full", "read", 1, 3, true));
+}
+
+#[test]
+fn cline_a_shell_write_over_an_unread_file_is_refused() {
+    let c = cline();
+    c.env.write("a.txt", A_TXT);
+    let mut p = c.payload("pre_run_cat");
+    p["tool_call"]["input"] = json!({"commands": ["printf 'x\\n' > a.txt"]});
+    c.send(&p, &[]).expect(0, &refuse(NOT_READ));
+}
+
+/// A subagent (a parent_agent_id) has views of its own.
+#[test]
+fn cline_a_subagent_has_its_own_views() {
+    let c = cline();
+    c.env.write("a.txt", A_TXT);
+    let mut p = c.payload("post_read_whole");
+    p["agent_id"] = json!("agent_sub_1");
+    p["parent_agent_id"] = json!("agent_main");
+    c.send(&p, &[]).expect(0, "");
+    // The main agent never read it.
+    c.hook("pre_edit", &[]).expect(0, &refuse(NOT_READ));
+    let mut e = c.payload("pre_edit");
+    e["agent_id"] = json!("agent_sub_1");
+    e["parent_agent_id"] = json!("agent_main");
+    c.send(&e, &[]).expect(0, "");
+}
+
+#[test]
+fn cline_task_start_and_end_are_answered_with_nothing() {
+    let c = cline();
+    c.hook("agent_start", &[]).expect(0, "");
+}
