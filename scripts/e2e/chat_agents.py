@@ -34,6 +34,11 @@ machine:
   (0.225.2, the binary itself) is installed alone. `droid exec -s ID` (a
   next prompt) fetches the session from Factory's servers, which needs a
   sign-in: each scenario is one prompt.
+- Cline CLI: `cline --json PROMPT` with an `openai-compatible` provider in
+  a private ~/.cline/data/settings/providers.json: no sign-in. Its hooks
+  are files in .clinerules/hooks/; a headless prompt fires no hook that
+  waits, so fsview tells what changed with the next tool result. Each
+  scenario is one prompt.
 """
 
 import json
@@ -432,11 +437,72 @@ class Pi(Agent):
         return ("bash", {"command": command})
 
 
+class Cline(Agent):
+    name = "cline"
+    label = "Cline CLI"
+    package = "cline"
+    version = "3.0.65"
+    dirname = "cline"
+    bin = "cline"
+    session_key = None  # rootSessionId is only in the hooks' payloads
+    remind_at = "tool"
+
+    def __init__(self, binary, ws, url):
+        super().__init__(binary, ws, url)
+        # `cline auth` writes the provider as Cline wants it (a
+        # providers.json written by hand is replaced by its default).
+        subprocess.run([binary, "auth", "-p", "openai-compatible", "-k", "sk-e2e-not-a-key", "-m", "e2e-model",
+                        "-b", url + "/v1"], cwd=ws.work, env=self.env(), stdin=subprocess.DEVNULL,
+                       capture_output=True, check=True, timeout=120)
+
+    def env(self, path=None):
+        e = self.base_env(path)
+        # "local": no background hub daemon (it would outlive the run).
+        e.update({"CLINE_SESSION_BACKEND_MODE": "local", "CLINE_TELEMETRY_DISABLED": "1", "CLINE_NO_UPDATE": "1"})
+        return e
+
+    def args(self, text, resume):
+        if resume:
+            raise RuntimeError("the scenarios give Cline one prompt each")
+        # A one-word prompt would be taken for a subcommand.
+        return [self.binary, "--json", text if " " in text.strip() else text + " now"]
+
+    def hooks_dir(self):
+        return os.path.join(self.ws.work, ".clinerules", "hooks")
+
+    def succeeded(self, r):
+        try:
+            v = json.loads(r)
+        except ValueError:
+            return False
+        if isinstance(v, list):
+            v = v[0] if v else {}
+        return (isinstance(v, dict) and v.get("success") is True
+                and str(v.get("result", "")).startswith(("Edited ", "File created successfully at: ")))
+
+    def read(self, path, first=None, count=None):
+        f = {"path": path}
+        if first is not None:
+            f.update({"start_line": first, "end_line": first + count - 1})
+        return ("read_files", {"files": [f]})
+
+    def edit(self, path, old, new):
+        return ("editor", {"path": path, "old_text": old, "new_text": new})
+
+    def write(self, path, content):
+        # Cline's editor writes a whole file only when it is missing.
+        return ("editor", {"path": path, "new_text": content})
+
+    def shell(self, command):
+        return ("run_commands", {"commands": [command]})
+
+
 def copilot_cache():
     return os.path.join(cache_root(), "copilot-%s" % Copilot.version, "unpacked")
 
 
-AGENTS = {"qwen": Qwen, "opencode": Opencode, "kilo": Kilo, "copilot": Copilot, "droid": Droid, "pi": Pi}
+AGENTS = {"qwen": Qwen, "opencode": Opencode, "kilo": Kilo, "copilot": Copilot, "droid": Droid, "pi": Pi,
+          "cline": Cline}
 
 
 def ensure(cls, log=None):

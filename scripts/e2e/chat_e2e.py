@@ -21,7 +21,7 @@ import harness
 import shell
 from harness import ROOT, fsview_bin_dir
 from model import Server
-from openai_chat import Chat, Conversations, call, text, tool_results
+from openai_chat import Chat, Conversations, call, message_text, text, tool_results
 
 AGENT = None  # the agent's class, set by main()
 BINARY = None
@@ -55,12 +55,29 @@ def tool(spec):
 
 
 def result_of(proto, c):
-    """The tool result the model got for call `c`, or None."""
+    """The tool result the model got for call `c`, or None. A hook's
+    context that Cline CLI sends right after it (`<hook_context ...>`, a
+    refusal) comes first."""
     for req in reversed(proto.main):
+        msgs = req.json.get("messages", [])
         for tid, body in tool_results(req.json):
             if tid == c["id"]:
-                return body
+                return hook_context(msgs, tid) + body
     return None
+
+
+def hook_context(msgs, tid):
+    """The text of the `<hook_context>` messages after tool result `tid`."""
+    out = ""
+    for i, m in enumerate(msgs):
+        if m.get("role") == "tool" and m.get("tool_call_id") == tid:
+            for n in msgs[i + 1:]:
+                t = message_text(n.get("content"))
+                if n.get("role") != "user" or not t.startswith("<hook_context"):
+                    break
+                for part in re.findall(r"<hook_context [^>]*>\n(.*?)\n</hook_context>", t, re.S):
+                    out += part + "\n"
+    return out
 
 
 def outcome(a, proto, c):
@@ -336,7 +353,7 @@ def normal_work(run):
     ws.commit()
     with agent(run, []) as (proto, a):
         P = ws.path
-        whole = a.name != "copilot"  # Copilot CLI's create refuses an existing file
+        whole = a.name not in ("copilot", "cline")  # their create refuses an existing file
         groups = [
             ("Read a.py, edit it", [a.read(P("a.py")), a.edit(P("a.py"), "return 1", "return 2")]),
             ("... edit it again", [a.edit(P("a.py"), "return 2", "return 3")]),
@@ -593,7 +610,7 @@ def main(argv, name, capture, doc, more=(), captures=()):
         BINARY = chat_agents.ensure(AGENT, log=sys.stderr)
         return BINARY
 
-    scenarios = [(n, f, (False, True)) for n, f in SCENARIOS if AGENT.name != "copilot" or n != "write-after-capped-read"]
+    scenarios = [(n, f, (False, True)) for n, f in SCENARIOS if AGENT.name not in ("copilot", "cline") or n != "write-after-capped-read"]
     if AGENT.remind_at == "tool":
         scenarios = [(n, f, m) if n != "prompt-reminder" else ("tool-reminder", tool_reminder, m)
                      for n, f, m in scenarios]
