@@ -8,7 +8,7 @@
 //! below), so a command added here is documented and tested where it is
 //! added.
 
-use super::write::{perl_option, sed_option, How, Opt};
+use super::write::{awk_option, perl_option, sed_option, How, Opt};
 
 /// A command that writes files, and how fsview finds them.
 pub struct Writer {
@@ -111,6 +111,18 @@ pub const WRITERS: &[Writer] = &[
             ("perl -pi -e 's/a/b/' f.pl", "f.pl edit"),
             ("ruby -i.bak -pe 'x' f.rb", "f.rb edit"),
             ("perl -ne 'print' f.pl", ""),
+        ],
+    },
+    Writer {
+        names: &["gawk", "awk"],
+        file: "with `-i inplace` (`--include`), each file after the program",
+        asks: How::Edit,
+        files: Files::InPlace(awk_option),
+        examples: &[
+            ("gawk -i inplace '{sub(/a/,\"b\")}1' f.txt g.txt", "f.txt edit, g.txt edit"),
+            ("awk -v n=1 -i inplace -f fix.awk f.txt", "f.txt edit"),
+            ("gawk -i lib.awk '{print}' f.txt", ""),
+            ("awk -F: '{print $1}' f.txt", ""),
         ],
     },
     Writer {

@@ -311,6 +311,9 @@ pub(super) struct Opt {
     pub(super) in_place: bool,
     /// It gives the script (so the first other word is a file).
     pub(super) script: bool,
+    /// Its argument (the next word) asks for in-place editing when it is
+    /// `inplace` (`gawk -i inplace`: the extension of that name).
+    pub(super) in_place_if_next: bool,
 }
 
 /// An option of `sed`, or `None` when the word is not one.
@@ -395,6 +398,51 @@ pub(super) fn perl_option(a: &str) -> Option<Opt> {
     Some(opt)
 }
 
+/// gawk's in-place extension, as `-i` or `--include` names it.
+fn is_inplace(lib: Option<&str>) -> bool {
+    matches!(lib, Some("inplace" | "inplace.awk"))
+}
+
+/// An option of `gawk` (and `awk` where it is gawk), or `None` when the
+/// word is not one: `-i inplace` (`--include`) edits each file in place.
+pub(super) fn awk_option(a: &str) -> Option<Opt> {
+    let next = |script| Opt {
+        takes_next: true,
+        script,
+        ..Opt::default()
+    };
+    match a {
+        "-i" | "--include" => Some(Opt {
+            takes_next: true,
+            in_place_if_next: true,
+            ..Opt::default()
+        }),
+        "-f" | "--file" | "-e" | "--source" | "-E" | "--exec" => Some(next(true)),
+        "-v" | "--assign" | "-F" | "--field-separator" | "-l" | "--load" => Some(next(false)),
+        _ if a.starts_with("--include=") => Some(Opt {
+            in_place: is_inplace(a.strip_prefix("--include=")),
+            ..Opt::default()
+        }),
+        _ if a.starts_with("--file=") || a.starts_with("--source=") || a.starts_with("--exec=") => {
+            Some(Opt {
+                script: true,
+                ..Opt::default()
+            })
+        }
+        _ if a.starts_with("--") => Some(Opt::default()),
+        _ if a.starts_with("-i") => Some(Opt {
+            in_place: is_inplace(a.strip_prefix("-i")),
+            ..Opt::default()
+        }),
+        _ if a.starts_with("-f") || a.starts_with("-e") || a.starts_with("-E") => Some(Opt {
+            script: true,
+            ..Opt::default()
+        }),
+        _ if a.starts_with('-') && a.len() > 1 => Some(Opt::default()),
+        _ => None,
+    }
+}
+
 /// The files of `sed -i` or `perl -i`: the words after the script (the
 /// first word that is no option, unless an option gave the script), when
 /// an option asked for in-place editing.
@@ -424,6 +472,9 @@ pub(super) fn in_place_files<'a>(
             in_place |= o.in_place;
             script_given |= o.script;
             if o.takes_next {
+                if o.in_place_if_next && is_inplace(args.get(i).copied().flatten()) {
+                    in_place = true;
+                }
                 i += 1;
             }
             continue;
