@@ -46,7 +46,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::event::{Answer, Change, Changed, Edited, Event, Extent, Shown, ShownText, Stage};
-use crate::install::{Installer, Part, Run, Scope, Stripped};
+use crate::install::{Installer, OwnFile, Part, Run, Scope};
 use crate::patch::{self, FileOp};
 use crate::shell::{self, Output};
 use crate::{payload, Agent, Parsed, Problem, Reply};
@@ -540,50 +540,8 @@ pub fn script(event: &str, run: &Run) -> String {
     )
 }
 
-/// One hook file of fsview-hook's own, executable.
-pub struct HookFile {
-    pub file: PathBuf,
-    pub base: PathBuf,
-    pub text: String,
-}
-
 fn ours(text: &str) -> bool {
     text.lines().nth(1).is_some_and(|l| l.starts_with(MARK))
-}
-
-impl Part for HookFile {
-    fn file(&self) -> &Path {
-        &self.file
-    }
-
-    fn base(&self) -> &Path {
-        &self.base
-    }
-
-    fn add(&self, now: Option<&str>) -> Result<Option<String>, String> {
-        match now {
-            Some(t) if t == self.text => Ok(None),
-            Some(t) if !ours(t) => {
-                Err("is not one fsview-hook wrote; move it away first".to_string())
-            }
-            _ => Ok(Some(self.text.clone())),
-        }
-    }
-
-    fn strip(&self, now: &str) -> Result<Stripped, String> {
-        if ours(now) {
-            Ok(Stripped {
-                text: String::new(),
-                empty: true,
-            })
-        } else {
-            Err("is not one fsview-hook wrote; move it away first".to_string())
-        }
-    }
-
-    fn executable(&self) -> bool {
-        true
-    }
 }
 
 /// Cline's hook files, `.clinerules/hooks/PreToolUse.bash` and
@@ -613,10 +571,12 @@ impl Installer for ClineInstaller {
         Ok(EVENTS
             .iter()
             .map(|e| {
-                Box::new(HookFile {
+                Box::new(OwnFile {
                     file: dir.join(file_name(e)),
                     base: base.clone(),
                     text: script(e, run),
+                    ours: Box::new(ours),
+                    executable: true,
                 }) as Box<dyn Part>
             })
             .collect())

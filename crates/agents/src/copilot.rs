@@ -409,6 +409,7 @@ impl Installer for CopilotInstaller {
                     })
                 })
             }),
+            executable: false,
         })])
     }
 }

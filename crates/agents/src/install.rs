@@ -997,6 +997,8 @@ pub struct OwnFile {
     pub base: PathBuf,
     pub text: String,
     pub ours: Box<dyn Fn(&str) -> bool>,
+    /// A program the agent runs (a hook file), written mode 755.
+    pub executable: bool,
 }
 
 impl Part for OwnFile {
@@ -1027,6 +1029,10 @@ impl Part for OwnFile {
         } else {
             Err("is not one fsview-hook wrote; move it away first".to_string())
         }
+    }
+
+    fn executable(&self) -> bool {
+        self.executable
     }
 }
 

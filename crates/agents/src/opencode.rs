@@ -559,6 +559,7 @@ impl Installer for Host {
             base: self.base(scope, cwd)?,
             text: plugin(self, &run.exe.to_string_lossy(), &run.args),
             ours: Box::new(move |now| now.starts_with(&mark)),
+            executable: false,
         })])
     }
 }

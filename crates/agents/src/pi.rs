@@ -537,6 +537,7 @@ impl Installer for PiInstaller {
             base: self.base(scope, cwd)?,
             text: extension(&run.exe.to_string_lossy(), &run.args),
             ours: Box::new(|now| now.starts_with(MARK)),
+            executable: false,
         })])
     }
 }
