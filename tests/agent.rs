@@ -20,6 +20,44 @@ pub struct Agent {
 }
 
 impl Agent {
+    /// A payload of `fixture` with its command changed, where the agent
+    /// puts it.
+    pub fn with_command(&self, fixture: &str, command: &str) -> Value {
+        let mut p = self.payload(fixture);
+        let at = match self.name {
+            "opencode" | "kilo" if p["input"]["args"].is_object() => "/input/args/command",
+            "opencode" | "kilo" => "/output/args/command",
+            "pi" => "/input/command",
+            "copilot" => "/toolArgs/command",
+            _ => "/tool_input/command",
+        };
+        *p.pointer_mut(at).unwrap() = Value::from(command);
+        p
+    }
+
+    /// The refusal of a whole-tree git discard: each file with what it
+    /// would lose, as git shows it (`true`: tracked).
+    pub fn discard_refused(&self, files: &[(&str, bool)]) -> String {
+        let mut text = String::from("This git command would discard changes you have neither made nor been shown, by the user or another program: they would be lost. If they are yours to drop, read each file first; otherwise leave these files out of the command. What it would lose:\n");
+        for (f, tracked) in files {
+            let (what, diff) = if *tracked {
+                (
+                    "its changes",
+                    self.env.sh(&format!("git diff -- {f}")).stdout,
+                )
+            } else {
+                (
+                    "the whole file (untracked)",
+                    self.env
+                        .sh(&format!("git diff --no-index -- /dev/null {f}; true"))
+                        .stdout,
+                )
+            };
+            text.push_str(&format!("\n{f}: {what}\n{diff}"));
+        }
+        text
+    }
+
     pub fn new(name: &'static str, fixtures: &'static str) -> Agent {
         let env = Env::new();
         std::fs::create_dir_all(env.root().join("managed")).unwrap();

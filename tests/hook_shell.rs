@@ -32,21 +32,6 @@ fn claude_deny(reason: &str) -> String {
     }}))
 }
 
-/// A payload of `fixture` with its command changed, where the agent puts
-/// it.
-fn with_command(a: &Agent, fixture: &str, command: &str) -> Value {
-    let mut p = a.payload(fixture);
-    let at = match a.name {
-        "opencode" | "kilo" if p["input"]["args"].is_object() => "/input/args/command",
-        "opencode" | "kilo" => "/output/args/command",
-        "pi" => "/input/command",
-        "copilot" => "/toolArgs/command",
-        _ => "/tool_input/command",
-    };
-    *p.pointer_mut(at).unwrap() = json!(command);
-    p
-}
-
 /// The reads every agent's shell shows, as the agent reported them: each a
 /// view of the lines printed, held to the disk.
 fn reads_are_views(a: &Agent) {
@@ -101,7 +86,7 @@ fn writes_are_gated(a: &Agent, deny: fn(&str) -> String) {
         .expect(0, &deny(NOT_READ));
     a.env.write("a.txt", A_TXT);
     a.hook("post_shell_sed_range", &[]).expect(0, "");
-    let over = with_command(a, "pre_shell_heredoc_write", "cat > a.txt <<'EOF'\nx\nEOF");
+    let over = a.with_command("pre_shell_heredoc_write", "cat > a.txt <<'EOF'\nx\nEOF");
     a.send(&over, &[])
         .expect(0, &deny(&partial("lines 2-3 of 3")));
     // An append loses nothing; a command that writes nothing, nothing.
@@ -191,8 +176,7 @@ fn codex_an_empty_file_and_a_terminal_are_views() {
     assert_eq!(a.view("empty.txt"), view("full", "read", 1, 0, true));
     let patch = "*** Begin Patch\n*** Add File: empty.txt\n+now it has a line\n*** End Patch\n";
     a.send(
-        &with_command(
-            &a,
+        &a.with_command(
             "pre_shell_patch_cd_unspaced",
             &format!("apply_patch <<'EOF'\n{patch}EOF\n"),
         ),
@@ -235,7 +219,7 @@ fn codex_patches_in_the_forms_codex_takes() {
     a.env.write("f.txt", "a file of the same name elsewhere\n");
     a.hook("pre_shell_patch_cd_quoted", &[])
         .expect(0, &claude_deny(NOT_READ));
-    let mut read = with_command(&a, "post_shell_cat", "cat 'my dir/f.txt'");
+    let mut read = a.with_command("post_shell_cat", "cat 'my dir/f.txt'");
     read["tool_response"] = json!("old\n");
     a.send(&read, &[]).expect(0, "");
     a.hook("pre_shell_patch_cd_quoted", &[]).expect(0, "");
@@ -250,8 +234,7 @@ fn codex_patches_in_the_forms_codex_takes() {
     let update =
         "*** Begin Patch\n*** Update File: added.txt\n@@\n-added\n+changed\n*** End Patch\n";
     a.send(
-        &with_command(
-            &a,
+        &a.with_command(
             "pre_shell_patch_cd_unspaced",
             &format!("cd sub && apply_patch <<'EOF'\n{update}EOF\n"),
         ),
@@ -515,11 +498,7 @@ fn kilo_background_process_start_is_gated() {
     a.env.write("bg.txt", "the user's file\n");
     a.hook("pre_shell_background_start", &[])
         .expect(0, &opencode_deny(NOT_READ));
-    let sed = with_command(
-        &a,
-        "pre_shell_background_start",
-        "sed -i 's/one/ONE/' a.txt",
-    );
+    let sed = a.with_command("pre_shell_background_start", "sed -i 's/one/ONE/' a.txt");
     a.send(&sed, &[]).expect(0, &opencode_deny(NOT_READ));
     a.hook("post_shell_cat", &[]).expect(0, "");
     a.send(&sed, &[]).expect(0, "");
@@ -589,7 +568,7 @@ fn names_that_are_no_file_are_never_gated() {
             "echo x > /dev/null; echo y >| /dev/stdout",
             "cd /tmp && echo x > ../dev/stderr",
         ] {
-            let p = with_command(&a, "pre_shell_heredoc_write", command);
+            let p = a.with_command("pre_shell_heredoc_write", command);
             assert_eq!(
                 with_stderr_in(&a, &p, &log),
                 (0, String::new()),
@@ -598,7 +577,7 @@ fn names_that_are_no_file_are_never_gated() {
             );
         }
         // The file itself, by its name: gated as ever.
-        let p = with_command(&a, "pre_shell_heredoc_write", "echo x > hook-stderr.log");
+        let p = a.with_command("pre_shell_heredoc_write", "echo x > hook-stderr.log");
         assert_eq!(
             with_stderr_in(&a, &p, &log),
             (0, deny(NOT_READ)),
@@ -632,7 +611,7 @@ fn stand_ins(a: &Agent) -> std::path::PathBuf {
 /// The hook after a command, as `a`'s agent sends it: Claude Code sends
 /// PostToolUseFailure for a command that exited non-zero.
 fn after(a: &Agent, command: &str, failed: bool) -> Value {
-    let mut p = with_command(a, "post_shell_other", command);
+    let mut p = a.with_command("post_shell_other", command);
     if failed && a.name == "claude" {
         let o = p.as_object_mut().unwrap();
         o.remove("tool_response");
@@ -649,7 +628,7 @@ fn after(a: &Agent, command: &str, failed: bool) -> Value {
 /// tree (the stand-in tools first on PATH), then the hook after it.
 /// Returns the answer before.
 fn agent_runs(a: &Agent, bin: &std::path::Path, command: &str) -> String {
-    let pre = a.send(&with_command(a, "pre_shell_heredoc_write", command), &[]);
+    let pre = a.send(&a.with_command("pre_shell_heredoc_write", command), &[]);
     assert_eq!(pre.code, 0, "{command}: {}", pre.stderr);
     if !pre.stdout.is_empty() {
         return pre.stdout.clone();
@@ -859,26 +838,6 @@ fn git_repo(a: &Agent) {
         .expect(0, "");
 }
 
-/// The refusal of a whole-tree discard: each file with what it would
-/// lose, as git shows it.
-fn discard_refused(a: &Agent, files: &[(&str, bool)]) -> String {
-    let mut text = String::from("This git command would discard changes you have neither made nor been shown, by the user or another program: they would be lost. If they are yours to drop, read each file first; otherwise leave these files out of the command. What it would lose:\n");
-    for (f, tracked) in files {
-        let (what, diff) = if *tracked {
-            ("its changes", a.env.sh(&format!("git diff -- {f}")).stdout)
-        } else {
-            (
-                "the whole file (untracked)",
-                a.env
-                    .sh(&format!("git diff --no-index -- /dev/null {f}; true"))
-                    .stdout,
-            )
-        };
-        text.push_str(&format!("\n{f}: {what}\n{diff}"));
-    }
-    text
-}
-
 /// Issue 39, item 3: git's discards of a user's uncommitted edit the agent
 /// never saw are refused: a path form as a whole-file write of each file,
 /// a whole-tree form naming the files with the diff each would lose. The
@@ -914,7 +873,7 @@ fn git_discards_are_gated(a: &Agent, deny: fn(&str) -> String) {
     ] {
         assert_eq!(
             agent_runs(a, &bin, cmd),
-            deny(&discard_refused(a, &[("a.txt", true)])),
+            deny(&a.discard_refused(&[("a.txt", true)])),
             "{}: {cmd}",
             a.name
         );
@@ -924,7 +883,7 @@ fn git_discards_are_gated(a: &Agent, deny: fn(&str) -> String) {
     assert_eq!(agent_runs(a, &bin, "echo x > scratch.txt"), "");
     assert_eq!(
         agent_runs(a, &bin, "git clean -f"),
-        deny(&discard_refused(a, &[("notes.txt", false)])),
+        deny(&a.discard_refused(&[("notes.txt", false)])),
         "{}",
         a.name
     );

@@ -566,7 +566,7 @@ impl Day {
     /// The answer before `command`; when it lets the command through, the
     /// command run and the hook after it.
     fn run(&self, command: &str) -> Run {
-        let pre = self.hook(&with_command(&self.a, "pre_shell_heredoc_write", command));
+        let pre = self.hook(&self.a.with_command("pre_shell_heredoc_write", command));
         assert_eq!(pre.code, 0, "{}: {command}", self.a.name);
         if !pre.stdout.is_empty() {
             return pre;
@@ -590,25 +590,10 @@ impl Day {
     }
 }
 
-/// A payload of `fixture` with its command changed, where the agent puts
-/// it.
-fn with_command(a: &Agent, fixture: &str, command: &str) -> Value {
-    let mut p = a.payload(fixture);
-    let at = match a.name {
-        "opencode" | "kilo" if p["input"]["args"].is_object() => "/input/args/command",
-        "opencode" | "kilo" => "/output/args/command",
-        "pi" => "/input/command",
-        "copilot" => "/toolArgs/command",
-        _ => "/tool_input/command",
-    };
-    *p.pointer_mut(at).unwrap() = json!(command);
-    p
-}
-
 /// The hook after `command`, which printed `out` and exited `code`, as
 /// each agent reports it (the fixtures of `cat a.txt` show where).
 fn after(a: &Agent, command: &str, out: &str, code: i32) -> Value {
-    let mut p = with_command(a, "post_shell_cat", command);
+    let mut p = a.with_command("post_shell_cat", command);
     let trimmed = out.trim();
     let shown = if trimmed.is_empty() {
         "(empty)"
@@ -776,26 +761,6 @@ fn kilo_refuses_no_ordinary_command() {
     a_day_of_work("kilo", "kilo-7.7.7");
 }
 
-/// The refusal of a whole-tree discard: each file with what it would lose,
-/// as git shows it.
-fn discard_refused(a: &Agent, files: &[(&str, bool)]) -> String {
-    let mut text = String::from("This git command would discard changes you have neither made nor been shown, by the user or another program: they would be lost. If they are yours to drop, read each file first; otherwise leave these files out of the command. What it would lose:\n");
-    for (f, tracked) in files {
-        let (what, diff) = if *tracked {
-            ("its changes", a.env.sh(&format!("git diff -- {f}")).stdout)
-        } else {
-            (
-                "the whole file (untracked)",
-                a.env
-                    .sh(&format!("git diff --no-index -- /dev/null {f}; true"))
-                    .stdout,
-            )
-        };
-        text.push_str(&format!("\n{f}: {what}\n{diff}"));
-    }
-    text
-}
-
 /// How `a` words a refusal.
 fn denied(a: &Agent, reason: &str) -> String {
     let v = match a.name {
@@ -836,7 +801,7 @@ fn the_misses_are_refused_with_the_words_and_the_diff() {
         ] {
             assert_eq!(day.run(cmd).stdout, denied(a, NOT_READ), "{name}: {cmd}");
         }
-        let both = discard_refused(a, &[("rust/src/lib.rs", true), ("web/src/util.js", true)]);
+        let both = a.discard_refused(&[("rust/src/lib.rs", true), ("web/src/util.js", true)]);
         for cmd in [
             "git checkout .",
             "git checkout -- .",
@@ -854,26 +819,23 @@ fn the_misses_are_refused_with_the_words_and_the_diff() {
             day.run("git stash -u").stdout,
             denied(
                 a,
-                &discard_refused(
-                    a,
-                    &[
-                        ("rust/src/lib.rs", true),
-                        ("web/src/util.js", true),
-                        ("notes.md", false)
-                    ]
-                )
+                &a.discard_refused(&[
+                    ("rust/src/lib.rs", true),
+                    ("web/src/util.js", true),
+                    ("notes.md", false)
+                ])
             ),
             "{name}"
         );
         assert_eq!(
             day.run("git restore web").stdout,
-            denied(a, &discard_refused(a, &[("web/src/util.js", true)])),
+            denied(a, &a.discard_refused(&[("web/src/util.js", true)])),
             "{name}"
         );
         // Untracked: the user's notes (an empty file loses nothing).
         assert_eq!(
             day.run("git clean -f").stdout,
-            denied(a, &discard_refused(a, &[("notes.md", false)])),
+            denied(a, &a.discard_refused(&[("notes.md", false)])),
             "{name}"
         );
         // Nothing was lost.
