@@ -1345,16 +1345,18 @@ const TRACK_FILES: usize = 200;
 fn track(s: &Session<'_>, store: &Store) -> Result<(), Problem> {
     store.own_untrack(&s.conversation)?;
     let cwd = std::fs::canonicalize(s.cwd()).unwrap_or_else(|_| s.cwd().to_path_buf());
+    let mut own = Vec::new();
     for p in store.own_paths(&s.conversation, TRACK_FILES)? {
         if !p.starts_with(&cwd) {
             continue;
         }
         if let Some(row) = store.own(&s.conversation, &p)? {
             if row.before.is_none() && !row.live && row.holds(&p) {
-                store.own_before(&s.conversation, &p, Before::Own)?;
+                own.push(p);
             }
         }
     }
+    let mut seen = Vec::new();
     for f in store.recent_files(&s.sid, TRACK_FILES)? {
         if !f.path.starts_with(&cwd) || store.own(&s.conversation, &f.path)?.is_some() {
             continue;
@@ -1362,9 +1364,16 @@ fn track(s: &Session<'_>, store: &Store) -> Result<(), Problem> {
         if gate::decide_for(Some(store), &s.sid, s.cwd(), &f.path, Want::Write)?.verdict
             == Verdict::Ok
         {
-            store.own_before(&s.conversation, &f.path, Before::Seen)?;
+            seen.push(f.path);
         }
     }
+    // Marked together, in one write.
+    let marks: Vec<(&Path, Before)> = own
+        .iter()
+        .map(|p| (p.as_path(), Before::Own))
+        .chain(seen.iter().map(|p| (p.as_path(), Before::Seen)))
+        .collect();
+    store.own_before_all(&s.conversation, &marks)?;
     Ok(())
 }
 

@@ -196,15 +196,25 @@ impl Store {
     /// A command of conversation `sid` is about to write `canonical`,
     /// which holds what `before` says.
     pub fn own_before(&self, sid: &str, canonical: &Path, before: Before) -> Result<()> {
-        let path = path_bytes(canonical);
+        self.own_before_all(sid, &[(canonical, before)])
+    }
+
+    /// [`Store::own_before`] for each of `marks`, in one transaction: a
+    /// command's hook marks up to hundreds of files at once.
+    pub fn own_before_all(&self, sid: &str, marks: &[(&Path, Before)]) -> Result<()> {
+        if marks.is_empty() {
+            return Ok(());
+        }
         let now = fingerprint::now_ns();
         self.write(|conn| {
             crate::store::ensure_session(conn, sid, now)?;
-            conn.prepare_cached(
+            let mut stmt = conn.prepare_cached(
                 "INSERT INTO own(sid, path, before, written_ns) VALUES(?1, ?2, ?3, ?4)
                  ON CONFLICT(sid, path) DO UPDATE SET before=excluded.before, live=0",
-            )?
-            .execute(params![sid, path, before.as_str(), now])?;
+            )?;
+            for (canonical, before) in marks {
+                stmt.execute(params![sid, path_bytes(canonical), before.as_str(), now])?;
+            }
             Ok(())
         })
     }
