@@ -26,6 +26,7 @@ pub mod held;
 pub mod inspect;
 pub mod location;
 pub mod memo;
+pub mod merge;
 pub mod own;
 pub mod paths;
 #[doc(hidden)]
