@@ -497,6 +497,92 @@ class Cline(Agent):
         return ("run_commands", {"commands": [command]})
 
 
+class Continue(Agent):
+    """Continue CLI (`cn`): it fires no hooks (1.5.47 loads Claude Code's
+    settings files and calls none of their hooks), so fsview comes in as
+    its file tools: fsview-mcp in `mcpServers` of ~/.continue/config.yaml,
+    and cn's own file and shell tools excluded with `--exclude`."""
+
+    name = "continue"
+    label = "Continue CLI"
+    package = "@continuedev/cli"
+    version = "1.5.47"
+    dirname = "continue-cli"
+    bin = "cn"
+    session_key = None
+    # cn's own tools that read, change or run (its Edit is MultiEdit for
+    # the models it deems capable).
+    OWN_TOOLS = ("Read", "Edit", "MultiEdit", "Write", "Bash")
+
+    def __init__(self, binary, ws, url):
+        super().__init__(binary, ws, url)
+        self.mcp = None  # fsview-mcp's path, once wired in
+        self.write_config()
+
+    def config_file(self):
+        return os.path.join(self.ws.home, ".continue", "config.yaml")
+
+    def write_config(self):
+        # JSON is YAML: no quoting of paths by hand.
+        c = {"name": "e2e", "version": "0.0.1", "schema": "v1",
+             "models": [{"name": "e2e", "provider": "openai", "model": "e2e-model", "apiBase": self.url + "/v1",
+                         "apiKey": "sk-e2e-not-a-key", "roles": ["chat"]}]}
+        if self.mcp:
+            c["mcpServers"] = [{"name": "fsview", "command": self.mcp, "args": ["-C", self.ws.work]}]
+        os.makedirs(os.path.dirname(self.config_file()), exist_ok=True)
+        with open(self.config_file(), "w") as f:
+            json.dump(c, f, indent=2)
+
+    def install_fsview(self, *extra, binary=None):
+        """Wire fsview in as a Continue user can: fsview-mcp as an MCP
+        server, and (in `args`) cn's own file tools excluded."""
+        self.mcp = binary or os.path.join(fsview_bin_dir(), "fsview-mcp")
+        self.write_config()
+        return ""
+
+    def env(self, path=None):
+        e = self.base_env(path)
+        e.update({"CONTINUE_CLI_ENABLE_TELEMETRY": "0", "CONTINUE_METRICS_ENABLED": "0"})
+        return e
+
+    def args(self, text, resume):
+        if resume:
+            raise RuntimeError("the scenarios give Continue one prompt each")
+        a = [self.binary, "-p", text, "--config", self.config_file()]
+        if self.mcp:
+            # Not --auto: its policies replace every other, --exclude too.
+            for t in self.OWN_TOOLS:
+                a += ["--exclude", t]
+            return a
+        # Headless, cn offers Edit and Write only with --auto (or --allow).
+        return a + ["--auto"]
+
+    def succeeded(self, r):
+        if self.mcp:
+            first = r.split("\n")[0]
+            return ((first.startswith("The file ") and first.endswith(" has been updated successfully."))
+                    or first.startswith("File created successfully at: "))
+        return r.startswith(("Successfully edited ", "Successfully wrote to file: ", "Successfully created file: "))
+
+    def read(self, path, first=None, count=None):
+        if self.mcp:
+            a = {"file_path": path}
+            if first is not None:
+                a.update({"offset": first, "limit": count})
+            return ("read", a)
+        return ("Read", {"filepath": path})
+
+    def edit(self, path, old, new):
+        if self.mcp:
+            return ("edit", {"file_path": path, "old_string": old, "new_string": new})
+        return ("Edit", {"file_path": path, "old_string": old, "new_string": new})
+
+    def write(self, path, content):
+        if self.mcp:
+            return ("write", {"file_path": path, "content": content})
+        return ("Write", {"filepath": path, "content": content})
+
+
 def copilot_cache():
     return os.path.join(cache_root(), "copilot-%s" % Copilot.version, "unpacked")
 
