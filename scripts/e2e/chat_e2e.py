@@ -21,7 +21,7 @@ import harness
 import shell
 from harness import ROOT, fsview_bin_dir
 from model import Server
-from openai_chat import Chat, Conversations, call, message_text, text, tool_results
+from openai_chat import Chat, Conversations, call, message_text, text, tool_results, usage
 
 AGENT = None  # the agent's class, set by main()
 BINARY = None
@@ -470,6 +470,88 @@ def compaction(run):
             run.check(released == ["1 views no longer held, 0 held again"],
                       "fsview released the view at PostCompact: %s" % released)
         run.step("... read it again, edit it", applied(run, a, proto, e2, "applied", "the edit after a read"))
+
+
+# Tokens a scripted answer reports to make the agent compact (over any
+# context window it knows).
+OVERFLOW = 5_000_000
+
+
+def compaction_drops_views(run, force, how, fillers=0):
+    """a.txt and b.txt read (a.txt first, then `fillers` more files after
+    b.txt), then a compaction the agent makes headless: `force(run, a,
+    read_turns)` prepares it and returns the first prompt's turns, one of
+    them reporting a usage over the agent's threshold.
+    The next prompt writes a.txt whole from what the summary remembers:
+    alone applied, refused by fsview (the compaction released the view);
+    then b.txt, read again, is written whole: applied."""
+    ws = run.ws
+    names = ["a.txt", "b.txt"] + ["%s.txt" % c for c in "cdefghij"[:fillers]]
+    for n in names:
+        ws.write(n, "%s one\n%s two\n" % (n, n))
+    ws.commit()
+    with conversation(run, {}) as (proto, a):
+        P = ws.path
+        reads = [[tool(a.read(P(n)))] for n in names]
+        wa = tool(a.write(P("a.txt"), "a from memory\n"))
+        rb = tool(a.read(P("b.txt")))
+        wb = tool(a.write(P("b.txt"), "b after a read\n"))
+        proto.scripts["[read]"] = force(run, a, reads + [[text("read")]])
+        proto.scripts["[after]"] = [[wa], [rb], [wb], [text("done")]]
+        wire(run, a)
+        r = a.prompt("[read] read the files")
+        run.eq(r.code, 0, "exit code of the reads (stderr: %s)" % r.stderr[-300:])
+        sid = r.session_id
+        run.check(sid, "a session id")
+        r2 = a.prompt("[after] rewrite a.txt, then b.txt", resume=sid)
+        run.eq(r2.code, 0, "exit code of the writes (stderr: %s)" % r2.stderr[-300:])
+        run.check(len(proto.summaries) >= 1, "the agent asked for a summary (compacted): %d" % len(proto.summaries))
+        after = [q for q in proto.main if "[after]" in request_text(q)]
+        run.check(after and "a.txt one" not in request_text(after[0]),
+                  "the conversation no longer holds a.txt's text when the Write is asked for")
+        reads_desc = "read a.txt, b.txt" + (" and %d more" % fillers if fillers else "")
+        got = outcome(a, proto, wa)
+        want = "refused" if run.fsview else getattr(force, "alone", "applied")
+        run.check(got.startswith(want), "the Write of a.txt from memory: %s, want %s" % (got, want))
+        if run.fsview:
+            full = result_of(proto, wa) or ""
+            own = getattr(force, "own_refusal", None)
+            if own and own in full:
+                # The agent's own check refuses first (fsview's release
+                # shows in the session's log, below).
+                run.note("the agent's own refusal came first: %s" % full[:200])
+            else:
+                run.check(NOT_READ.split(".")[0] in full and "compaction" in full,
+                          "the gate's words for a released view: %r" % full[:300])
+            run.eq(ws.read("a.txt"), "a.txt one\na.txt two\n", "a.txt after the refusal")
+            log = [json.loads(x) for x in a.fsview("fsview-session", "events", "--sid", sid,
+                                                    "--json").stdout.splitlines()]
+            released = [x["detail"] for x in log if x["action"] == "release"]
+            run.check(released and released[0] == "%d views no longer held, 0 held again" % len(names),
+                      "fsview released the views at the compaction: %s" % released)
+        else:
+            run.check(got != "applied" or ws.read("a.txt") == "a from memory\n", "a.txt replaced alone")
+        run.step("%s; %s; Write a.txt whole from memory" % (reads_desc, how), got)
+        got = applied(run, a, proto, wb, "applied", "the Write of b.txt after a read")
+        run.eq(ws.read("b.txt"), "b after a read\n", "b.txt at the end")
+        run.step("... read b.txt again, Write it whole", got)
+
+
+def opencode_overflow(run, a, turns):
+    """opencode and Kilo compact when an answer's usage reaches the model's
+    context limit less its output (the custom model is given `limit`: a
+    model without one, context 0, never compacts): the last answer of the
+    prompt reports OVERFLOW tokens, so the loop compacts at once (a summary
+    request without tools), publishes `session.compacted`, and goes on
+    with its "Continue if you have next steps" (answered "Done.")."""
+    p = os.path.join(a.ws.work, a.config)
+    with open(p) as f:
+        cfg = json.load(f)
+    for m in cfg["provider"]["mock"]["models"].values():
+        m["limit"] = {"context": 200000, "output": 8192}
+    with open(p, "w") as f:
+        json.dump(cfg, f, indent=2)
+    return turns[:-1] + [turns[-1] + [usage(OVERFLOW)]]
 
 
 SCENARIOS = [

@@ -29,6 +29,13 @@ def text(s):
     return {"type": "text", "text": s}
 
 
+def usage(prompt_tokens):
+    """A part that makes the answer report `prompt_tokens` of input in its
+    `usage` (an overflow the agent compacts for), whatever the request
+    held."""
+    return {"type": "usage", "prompt_tokens": prompt_tokens}
+
+
 def call(name, arguments, id=None):
     """A tool call (a function call with JSON arguments)."""
     return {"type": "call", "id": id or "call_e2e_%04d" % next(_ids), "name": name, "arguments": arguments}
@@ -51,6 +58,27 @@ def assistant_turns(body):
     return sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
 
 
+# What a compaction's summary request gets.
+SUMMARY = ("<state_snapshot>\nThe user asked for files to be read; they were read. "
+           "Nothing was changed.\n</state_snapshot>")
+
+# Words of the agents' requests for a summary of the conversation, in the
+# request's last message (the agent's own, as the user): Qwen Code's and
+# gemini-cli's "<state_snapshot>", opencode's and Kilo's summary prompt,
+# pi's "Create a structured context checkpoint summary" and "Summarize the
+# prefix". A conversation after a compaction holds the summary too, but
+# never last: a prompt or a tool result follows it.
+SUMMARY_ASKS = ("<state_snapshot>", "summar")
+
+
+def is_summary_request(body):
+    msgs = body.get("messages") or []
+    if not msgs or msgs[-1].get("role") != "user":
+        return False
+    t = message_text(msgs[-1].get("content")).lower()
+    return any(w.lower() in t for w in SUMMARY_ASKS)
+
+
 def tokens_of(body):
     return max(1, len(json.dumps(body.get("messages", []))) // 4)
 
@@ -65,6 +93,7 @@ class Chat:
         self.model = model
         self.main = []
         self.side = []
+        self.summaries = []
 
     def handle(self, req):
         path = req.path.split("?")[0].rstrip("/")
@@ -75,7 +104,13 @@ class Chat:
             return Response.json({"error": {"message": "no such route: %s %s" % (req.method, path),
                                             "type": "invalid_request_error"}}, 404)
         body = req.json or {}
-        if body.get("tools"):
+        if is_summary_request(body):
+            # An agent compacting its conversation asks for a summary (with
+            # its tools offered, or none): it gets one, in every agent's
+            # expected shape (Qwen Code wants a closed <state_snapshot>).
+            self.summaries.append(req)
+            parts = [text(SUMMARY)]
+        elif body.get("tools"):
             self.main.append(req)
             n = assistant_turns(body)
             if n < len(self.turns):
@@ -91,8 +126,8 @@ class Chat:
         finish = "tool_calls" if calls else "stop"
         cid = "chatcmpl-e2e-%04d" % next(_ids)
         model = body.get("model") or self.model
-        usage = {"prompt_tokens": tokens_of(body), "completion_tokens": 10,
-                 "total_tokens": tokens_of(body) + 10}
+        used = next((p["prompt_tokens"] for p in parts if p["type"] == "usage"), tokens_of(body))
+        usage = {"prompt_tokens": used, "completion_tokens": 10, "total_tokens": used + 10}
         if body.get("stream"):
             return Response(content_type="text/event-stream",
                             chunks=list(self._sse(cid, model, content, calls, finish, usage)))
