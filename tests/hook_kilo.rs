@@ -1,9 +1,10 @@
 //! fsview-hook kilo, fed what fsview's plugin sent from the real Kilo Code
-//! CLI 7.7.7 (tests/fixtures/hooks/kilo-7.7.7, captured by
-//! `scripts/e2e-kilo --save-fixtures`). Kilo Code CLI is opencode's fork:
-//! the same plugin, in .kilo/plugins/, and the same objects, so it is
-//! answered as opencode is (tests/hook_opencode.rs); these tests hold
-//! Kilo's own payloads to that.
+//! CLI 7.7.9 (tests/fixtures/hooks/kilo-7.7.9, captured by
+//! `scripts/e2e-kilo --save-fixtures` from the platform package
+//! `@kilocode/cli-linux-x64`; 7.7.7 sent the same payloads). Kilo Code
+//! CLI is opencode's fork: the same plugin, in .kilo/plugins/, and the
+//! same objects, so it is answered as opencode is
+//! (tests/hook_opencode.rs); these tests hold Kilo's own payloads to that.
 
 use serde_json::{json, Value};
 
@@ -12,7 +13,7 @@ use crate::hook_fixtures::{big, partial, reminder, view, Fixtures, NOT_READ};
 const A_TXT: &str = "one\ntwo\nthree\n";
 
 fn kilo() -> Fixtures {
-    Fixtures::new("kilo", "kilo-7.7.7")
+    Fixtures::new("kilo", "kilo-7.7.9")
 }
 
 fn deny(reason: &str) -> String {

@@ -16,8 +16,11 @@ machine:
   `mock` (`@ai-sdk/openai-compatible`, bundled) in the project's
   opencode.json; next prompt `--session SESSION_ID`.
 - Kilo Code CLI (opencode's fork): the same, as `kilo run`, with the
-  provider in kilo.json. @kilocode/cli 7.8.1 names platform packages the
-  registry does not have; 7.7.7 is the newest with its own.
+  provider in kilo.json. The npm package @kilocode/cli 7.8.1 names
+  platform packages of its own version that the registry does not have,
+  so the platform package @kilocode/cli-linux-x64 (7.7.9, the binary
+  itself, with its tree-sitter grammars beside it) is installed alone, as
+  for Droid.
 - Copilot CLI: `copilot -p PROMPT --output-format json --allow-all-tools`
   with COPILOT_PROVIDER_BASE_URL (bring your own key: no GitHub sign-in),
   COPILOT_OFFLINE=true, COPILOT_ALLOW_ALL=true (which also trusts the
@@ -257,10 +260,12 @@ class Kilo(Opencode):
 
     name = "kilo"
     label = "Kilo Code CLI"
-    package = "@kilocode/cli"
-    version = "7.7.7"
+    # The platform package, the binary itself: the wrapper @kilocode/cli
+    # 7.8.1 names platform packages the registry does not have.
+    package = "@kilocode/cli-linux-x64"
+    version = "7.7.9"
     dirname = "kilocode-cli"
-    bin = "kilo"
+    bin = "@kilocode/cli-linux-x64/bin/kilo"
     config = "kilo.json"
     # Kilo spends 20 s of CPU starting up: on a busy machine a run takes
     # minutes.
@@ -269,7 +274,10 @@ class Kilo(Opencode):
     def env(self, path=None):
         e = super().env(path)
         e.update({"KILO_DISABLE_AUTOUPDATE": "1", "KILO_DISABLE_MODELS_FETCH": "1", "KILO_DISABLE_SHARE": "1",
-                  "KILO_DISABLE_LSP_DOWNLOAD": "1", "KILO_DISABLE_SESSION_INGEST": "1", "KILO_TELEMETRY_LEVEL": "off"})
+                  "KILO_DISABLE_LSP_DOWNLOAD": "1", "KILO_DISABLE_SESSION_INGEST": "1", "KILO_TELEMETRY_LEVEL": "off",
+                  # What the wrapper's launcher sets: the grammars its bash
+                  # tool parses commands with, beside the binary.
+                  "KILO_TREE_SITTER_WASM_DIR": os.path.join(os.path.dirname(self.binary), "tree-sitter")})
         return e
 
     def plugin_file(self):
