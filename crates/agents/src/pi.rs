@@ -53,7 +53,11 @@
 //!   one): the conversation is a summary and a kept tail
 //!   (`compactionEntry.firstKeptEntryId`), and which of its views the tail
 //!   holds is not known, so none counts as held any more. pi re-attaches no
-//!   file (`details.readFiles` lists paths only).
+//!   file (`details.readFiles` lists paths only). `pi -p` compacts after
+//!   its prompt's end and tells this after its own shutdown, as it exits,
+//!   with a ctx that throws when used: the extension names the
+//!   conversation as the last usable ctx did (from `session_start` on) and
+//!   runs the hook to its end (`spawnSync`) before pi goes on.
 //! - `session_tree`, after `/tree` moved the conversation to another of its
 //!   branches (`newLeafId`, `oldLeafId`): which views that branch holds is
 //!   not known either, so none counts as held (released as by a rewind).
@@ -402,7 +406,7 @@ pub const EXTENSION: &str = r#"// fsview-hook: the pi end of fsview's hooks, wri
 // `fsview-hook install pi`. Reinstall (or uninstall) rather than edit: it is
 // replaced whole. It hands each event to `fsview-hook pi` and fails closed
 // for the gate before an edit, a write or a shell command.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 
 const HOOK = @HOOK@;
 const ARGS = @ARGS@;
@@ -411,15 +415,36 @@ const RECORDED = new Set(["read", "edit", "write", "bash"]);
 
 @ASK@
 
-function who(ctx) {
-  let sessionId = "";
+// Told while pi may be on its way out: `pi -p` ends its prompt, starts the
+// compaction the prompt's usage calls for, shuts down, and tells
+// `session_compact` when the summary comes, then exits. So the hook runs
+// to its end before the handler returns (a spawned one would be cut off).
+function tell(payload) {
   try {
-    sessionId = ctx.sessionManager.getSessionId() || "";
+    spawnSync(HOOK, ["pi", ...ARGS], { input: JSON.stringify(payload), stdio: ["pipe", "ignore", "ignore"], timeout: 30000 });
   } catch {}
-  return { cwd: ctx.cwd, sessionId };
+}
+
+// The conversation, as the last usable ctx named it: after pi's shutdown
+// (where `pi -p` tells `session_compact`) every ctx is stale and throws.
+let last = { cwd: process.cwd(), sessionId: "" };
+
+function who(ctx) {
+  try {
+    const cwd = ctx.cwd;
+    let sessionId = "";
+    try {
+      sessionId = ctx.sessionManager.getSessionId() || "";
+    } catch {}
+    last = { cwd, sessionId };
+  } catch {}
+  return last;
 }
 
 export default function (pi) {
+  pi.on("session_start", (_event, ctx) => {
+    who(ctx);
+  });
   pi.on("tool_call", async (event, ctx) => {
     if (!GATED.has(event.toolName)) return;
     const r = await ask({ event: "tool_call", ...who(ctx), toolName: event.toolName, toolCallId: event.toolCallId, input: event.input }, true);
@@ -447,8 +472,8 @@ export default function (pi) {
     if (typeof a.context === "string") content = [...content, { type: "text", text: a.context }];
     if (content !== event.content) return { content };
   });
-  pi.on("session_compact", async (_event, ctx) => {
-    await ask({ event: "session_compact", ...who(ctx) });
+  pi.on("session_compact", (_event, ctx) => {
+    tell({ event: "session_compact", ...who(ctx) });
   });
   pi.on("session_tree", async (_event, ctx) => {
     await ask({ event: "session_tree", ...who(ctx) });
@@ -638,5 +663,24 @@ mod tests {
         assert!(e.contains(r#"const ARGS = ["--sid"];"#));
         assert!(!e.contains("@HOOK@") && !e.contains("@ARGS@") && !e.contains("@A"));
         assert!(e.contains(r#"const args = ["pi", ...ARGS, ...(gate ? ["--gate"] : [])];"#));
+    }
+
+    /// `pi -p` tells `session_compact` after its shutdown, on its way out
+    /// (seen on pi 0.73.1: `agent_end`, `session_before_compact`,
+    /// `session_shutdown`, `session_compact`, exit): a hook spawned there
+    /// was cut off and the views stayed held. The extension runs it to its
+    /// end before the handler returns.
+    #[test]
+    fn the_extension_tells_a_compaction_before_pi_can_exit() {
+        let e = extension("/bin/fsview-hook", &[]);
+        assert!(e.contains(r#"import { spawn, spawnSync } from "node:child_process";"#));
+        assert!(e.contains(
+            "  pi.on(\"session_compact\", (_event, ctx) => {\n    tell({ event: \"session_compact\", ...who(ctx) });\n  });"
+        ));
+        assert!(e.contains(r#"spawnSync(HOOK, ["pi", ...ARGS], { input: JSON.stringify(payload)"#));
+        // ... with the conversation the last usable ctx named: a stale one
+        // throws at `ctx.cwd`.
+        assert!(e.contains("    last = { cwd, sessionId };\n  } catch {}\n  return last;"));
+        assert!(e.contains("  pi.on(\"session_start\", (_event, ctx) => {\n    who(ctx);\n  });"));
     }
 }
