@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::hook_fixtures::{big, view, Fixtures, NOT_READ};
+use crate::hook_fixtures::{big, reminder, view, Fixtures, NOT_READ};
 
 const A_TXT: &str = "one\ntwo\nthree\n";
 
@@ -60,14 +60,25 @@ fn cline_a_range_read_records_its_lines() {
     c.hook("pre_edit", &[]).expect(0, "");
 }
 
-/// A whole read of 2,500 lines shows the first 2,000, then "[Showing lines
-/// 1-2000 of 2500. ...]": a view of the start.
+/// A whole read of 2,500 short lines shows the first 2,000, then
+/// "[Showing lines 1-2000 of 2500. ...]": a view of the start.
 #[test]
 fn cline_a_capped_read_is_a_start_view() {
     let c = cline();
-    c.env.write("big.txt", big(2500, |i| i.to_string()));
+    c.env.write("numbers.txt", big(2500, |i| i.to_string()));
+    c.hook("post_read_capped_lines", &[]).expect(0, "");
+    assert_eq!(c.view("numbers.txt"), view("start", "read", 1, 2000, true));
+}
+
+/// Longer lines stop at 48,000 characters: 1,584 lines of "line N of a
+/// big file", then "[Showing lines 1-1584 of 2500. ...]".
+#[test]
+fn cline_a_read_cut_at_its_characters_is_a_start_view() {
+    let c = cline();
+    c.env
+        .write("big.txt", big(2500, |i| format!("line {i} of a big file")));
     c.hook("post_read_capped", &[]).expect(0, "");
-    assert_eq!(c.view("big.txt"), view("start", "read", 1, 2000, true));
+    assert_eq!(c.view("big.txt"), view("start", "read", 1, 1584, true));
 }
 
 #[test]
@@ -116,10 +127,10 @@ fn cline_a_change_is_told_with_the_next_tool_result() {
 #[test]
 fn cline_run_commands_output_is_read_by_the_shell_reader() {
     let c = cline();
-    c.env.write("a.txt", "one\nTWO\nthree\n");
+    c.env.write("a.txt", "zero\none\nTWO\nthree\n");
     c.hook("pre_run_cat", &[]).expect(0, "");
     c.hook("post_run_cat", &[]).expect(0, "");
-    assert_eq!(c.view("a.txt"), view("full", "read", 1, 3, true));
+    assert_eq!(c.view("a.txt"), view("full", "read", 1, 4, true));
 }
 
 #[test]
@@ -152,4 +163,97 @@ fn cline_a_subagent_has_its_own_views() {
 fn cline_task_start_and_end_are_answered_with_nothing() {
     let c = cline();
     c.hook("agent_start", &[]).expect(0, "");
+}
+
+/// The real payloads of a `spawn_agent` call (Cline CLI 3.0.65): the
+/// subagent's tool events carry its own `agent_id` and the parent's as
+/// `parent_agent_id`, under the same `rootSessionId`. What the parent read
+/// does not let the subagent edit, nor the other way round.
+#[test]
+fn cline_a_spawned_subagent_has_views_of_its_own() {
+    let c = cline();
+    let main = c.payload("pre_spawn")["agent_id"].clone();
+    let sub = c.payload("pre_sub_read");
+    assert_eq!(sub["parent_agent_id"], main);
+    assert_ne!(sub["agent_id"], main);
+    assert_eq!(
+        sub["sessionContext"],
+        c.payload("pre_spawn")["sessionContext"]
+    );
+    c.env.write("crlf.txt", "one\r\ntwo\r\n");
+    c.env.write("b.txt", "bee\n");
+    c.hook("post_read_crlf", &[]).expect(0, "").stderr_is("");
+    c.hook("pre_spawn", &[]).expect(0, "").stderr_is("");
+    // The parent read crlf.txt; the subagent did not.
+    c.hook("pre_sub_edit_unread", &[])
+        .expect(0, &refuse(NOT_READ))
+        .stderr_is("");
+    // The subagent reads b.txt and edits it.
+    c.hook("post_sub_read", &[]).expect(0, "").stderr_is("");
+    c.hook("pre_sub_edit", &[]).expect(0, "").stderr_is("");
+    c.env.write("b.txt", "BEE\n");
+    c.hook("post_sub_edit", &[]).expect(0, "").stderr_is("");
+    // The parent never read b.txt: its edit of it is refused.
+    let mut e = c.payload("pre_edit");
+    e["tool_call"]["input"]["path"] = json!(c.env.path("b.txt").display().to_string());
+    e["tool_call"]["input"]["old_text"] = json!("BEE");
+    c.send(&e, &[]).expect(0, &refuse(NOT_READ));
+    // The subagent's result: nothing the parent saw has changed.
+    c.hook("post_spawn", &[]).expect(0, "").stderr_is("");
+    c.hook("agent_start_subagent", &[]).expect(0, "");
+}
+
+/// `editor` with `insert_line` 1 and `new_text` "zero" (the real payloads):
+/// gated as an edit, then applied to the agent's view, which stays whole
+/// and fresh.
+#[test]
+fn cline_an_insertion_is_gated_and_applied_to_the_view() {
+    let c = cline();
+    c.env.write("a.txt", A_TXT);
+    c.hook("pre_edit_insert", &[]).expect(0, &refuse(NOT_READ));
+    c.hook("post_read_whole", &[]).expect(0, "");
+    c.hook("pre_edit_insert", &[]).expect(0, "").stderr_is("");
+    c.env.write("a.txt", "zero\none\ntwo\nthree\n");
+    c.hook("post_edit_insert", &[]).expect(0, "").stderr_is("");
+    assert_eq!(c.view("a.txt"), view("full", "write", 1, 4, true));
+    c.hook("pre_edit", &[]).expect(0, "");
+}
+
+/// After the last line (`insert_line` 4 of 3), lines of their own
+/// (`new_text` split at its line breaks, each one a line).
+#[test]
+fn cline_an_insertion_at_the_end_and_of_several_lines() {
+    let c = cline();
+    c.env.write("a.txt", A_TXT);
+    c.hook("post_read_whole", &[]).expect(0, "");
+    let mut p = c.payload("post_edit_insert");
+    p["tool_result"]["input"]["insert_line"] = json!(4);
+    p["tool_result"]["input"]["new_text"] = json!("four\r\nfive");
+    c.env.write("a.txt", "one\ntwo\nthree\nfour\nfive\n");
+    c.send(&p, &[]).expect(0, "").stderr_is("");
+    assert_eq!(c.view("a.txt"), view("full", "write", 1, 5, true));
+}
+
+/// Where Cline's insertion is not the diff fsview applies (after the last
+/// line of a file with no final newline, Cline ends that line and leaves
+/// its own last one open), what fsview made of the view is not taken as
+/// the file: the same tool result tells the model the difference.
+#[test]
+fn cline_an_insertion_the_disk_does_not_hold_is_told_at_once() {
+    let c = cline();
+    c.env.write("a.txt", "one\ntwo\nthree");
+    c.hook("post_read_whole", &[]).expect(0, "");
+    assert_eq!(c.view("a.txt"), view("full", "read", 1, 3, true));
+    let mut p = c.payload("post_edit_insert");
+    p["tool_result"]["input"]["insert_line"] = json!(4);
+    c.env.write("a.txt", "one\ntwo\nthree\nzero");
+    let told = reminder(
+        "a.txt",
+        "--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,4 @@\n one\n two\n-threezero\n+three\n+zero\n\\ No newline at end of file\n",
+    );
+    c.send(&p, &[])
+        .expect(0, &format!("{}\n", json!({ "contextModification": told })))
+        .stderr_is("");
+    // Told: the model holds the file as it is.
+    c.hook("pre_edit", &[]).expect(0, "");
 }

@@ -34,7 +34,9 @@
 //!   48,000 characters, then `\n\n[Showing lines A-B of N. Use
 //!   start_line/end_line to read other sections.]`. Of `editor`: the
 //!   replacement made (`old_text` by `new_text`, once), or the file
-//!   created with `new_text`; an insertion (`insert_line`) is not recorded.
+//!   created with `new_text`; an insertion (`insert_line`: `new_text`'s
+//!   lines put before that line, "Inserted content at line N in PATH.")
+//!   applied to the agent's last view as a diff.
 //!   Of `run_commands`: each command's output (`result`, stdout and stderr
 //!   as printed), for the shell reader. The reminder of files changed
 //!   since they were seen goes with every tool result as
@@ -445,6 +447,15 @@ fn editor(input: &Value, output: &Value) -> Result<Event, Problem> {
             whole: true,
         }));
     }
+    if let Some(at) = insert_line(input) {
+        return Ok(match new {
+            Some(new) if said.starts_with("Inserted content at line ") => Event::Edited(Edited {
+                path,
+                change: Change::Patch(insertion(at, new)),
+            }),
+            _ => Event::Ignored,
+        });
+    }
     match (input.get("old_text").and_then(Value::as_str), new) {
         (Some(old), Some(new)) if said.starts_with("Edited ") => Ok(Event::Edited(Edited {
             path,
@@ -454,9 +465,42 @@ fn editor(input: &Value, output: &Value) -> Result<Event, Problem> {
                 all: false,
             },
         })),
-        // An insertion at a line: what the file now holds is not said.
         _ => Ok(Event::Ignored),
     }
+}
+
+/// An editor input's `insert_line` (a number, or a string of one: Cline
+/// coerces it), when it is a line, 1 or more.
+fn insert_line(input: &Value) -> Option<u64> {
+    input
+        .get("insert_line")
+        .and_then(|v| {
+            v.as_u64()
+                .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+        })
+        .filter(|&n| n >= 1)
+}
+
+/// What Cline's editor does with `insert_line` AT, as a unified diff: the
+/// lines of `text` (split at `\r\n` or `\n`, as Cline splits them) put
+/// before line AT, each ending a line. Applied to the agent's last view
+/// (an insertion outside a range view does not apply to it), and held
+/// against the disk like any change: where Cline did otherwise (it joins
+/// the file's lines again with one line ending, `\r\n` when the file held
+/// one; after the last line of a file with no final newline), the view is
+/// not taken as fresh and the next edit is told the difference.
+fn insertion(at: u64, text: &str) -> String {
+    let lines: Vec<&str> = text
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect();
+    let mut diff = format!("@@ -{},0 +{at},{} @@\n", at - 1, lines.len());
+    for l in lines {
+        diff.push('+');
+        diff.push_str(l);
+        diff.push('\n');
+    }
+    diff
 }
 
 fn run_commands(input: &Value, output: &Value) -> Event {
