@@ -2,6 +2,7 @@
 
 use crate::harness::Env;
 
+const DELETED: &str = "File has been deleted since read: there is nothing to edit. Write the whole file to create it again, or leave it deleted.";
 const MODIFIED: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
 const NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
 
@@ -427,7 +428,7 @@ fn a_batch_decides_by_the_bytes_of_each_file() {
             "src/same.rs: ok\n\
              src/grown.rs: modified (content): {MODIFIED}\n\
              src/samesize.rs: modified (content): {MODIFIED}\n\
-             src/deleted.rs: modified (deleted): {MODIFIED}\n\
+             src/deleted.rs: modified (deleted): {DELETED}\n\
              src/replaced.rs: modified (replaced): {MODIFIED}\n\
              src/renamed.rs: ok\n\
              src/nowlink.rs: ok\n"

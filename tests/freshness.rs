@@ -146,8 +146,13 @@ fn deleted_and_replaced_by_a_directory() {
     read_ok(&env, "a");
     read_ok(&env, "b");
     std::fs::remove_file(env.path("a")).unwrap();
-    env.run("fsview-check-edit", &["a"])
-        .expect(1, &modified("a", "deleted"));
+    env.run("fsview-check-edit", &["a"]).expect(
+        1,
+        "a: modified (deleted): File has been deleted since read: there is nothing to edit. Write the whole file to create it again, or leave it deleted.\n",
+    );
+    // Written whole, it is created again: nothing there held anyone's text.
+    env.run("fsview-check-edit", &["--write", "a"])
+        .expect(0, "a: new_file\n");
     std::fs::remove_file(env.path("b")).unwrap();
     std::fs::create_dir(env.path("b")).unwrap();
     env.run("fsview-check-edit", &["--changed"]).expect(

@@ -199,6 +199,40 @@ pub fn mtime(path: &Path) -> (i64, u32) {
 
 /// The gate's `modified` refusal that carries the whole change (`listing`:
 /// the reminder's lines after its header), as fsview-hook words it.
+/// `text` with each time of day after " at " (`14:02`, which a message
+/// naming who changed a file carries) put as `HH:MM`.
+pub fn untimed(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        let time = b[i..].starts_with(b" at ")
+            && b.len() >= i + 9
+            && b[i + 4].is_ascii_digit()
+            && b[i + 5].is_ascii_digit()
+            && b[i + 6] == b':'
+            && b[i + 7].is_ascii_digit()
+            && b[i + 8].is_ascii_digit();
+        if time {
+            out.push_str(" at HH:MM");
+            i += 9;
+        } else {
+            let c = text[i..].chars().next().unwrap();
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    out
+}
+
+/// [`modified_told`], the change made by `writer` (as the refusal names
+/// it, its time as `HH:MM`: see [`untimed`]).
+pub fn modified_told_by(writer: &str, listing: &str) -> String {
+    format!(
+        "File has been modified since read, by {writer}. The whole change is below: you now hold the file's new text, so retry your change against it (no need to read the file again).\n\nThese files changed since you last saw them:\n\n{listing}"
+    )
+}
+
 pub fn modified_told(listing: &str) -> String {
     format!(
         "File has been modified since read, either by the user or by a linter. The whole change is below: you now hold the file's new text, so retry your change against it (no need to read the file again).\n\nThese files changed since you last saw them:\n\n{listing}"

@@ -288,11 +288,16 @@ fn the_parents_edit_after_its_subagents_change_is_refused_with_the_change() {
     c.send(&c.payload("post_sub_read")).expect(0, "");
     c.env.write("b.txt", "BEE\n");
     c.send(&c.payload("post_sub_edit")).expect(0, "");
-    c.send(&c.main("pre_sub_edit")).expect(
-        0,
-        &deny(&crate::harness::modified_told(
-            "b.txt: modified (content)\n--- b.txt (as viewed)\n+++ b.txt (now)\n@@ -1 +1 @@\n-bee\n+BEE\n",
-        )),
+    let r = c.send(&c.main("pre_sub_edit"));
+    assert_eq!(
+        (r.code, crate::harness::untimed(&r.stdout)),
+        (
+            0,
+            deny(&crate::harness::modified_told_by(
+                "subagent a0b639467bf3072ee (general-purpose) at HH:MM",
+                "b.txt: modified (content)\n--- b.txt (as viewed)\n+++ b.txt (now)\n@@ -1 +1 @@\n-bee\n+BEE\n",
+            ))
+        )
     );
     c.send(&c.main("pre_sub_edit")).expect(0, "");
     c.send(&c.payload("user_prompt_submit_task_notification"))
@@ -335,11 +340,17 @@ fn a_fork_starts_with_a_copy_of_its_launchers_views() {
     c.send(&c.agent("pre_write_update", FORK, "fork"))
         .expect(0, "");
     // Refused with the whole change: the main thread never saw it.
-    c.send(&c.main("pre_edit")).expect(
-        0,
-        &deny(&crate::harness::modified_told(
-            "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n",
-        )),
+    // It says who changed the file: the fork.
+    let r = c.send(&c.main("pre_edit"));
+    assert_eq!(
+        (r.code, crate::harness::untimed(&r.stdout)),
+        (
+            0,
+            deny(&crate::harness::modified_told_by(
+                "subagent a65283cfd748bede0 (fork) at HH:MM",
+                "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n",
+            ))
+        )
     );
     // The log says where its views came from.
     let ev = c.session(&["events", "--sid", "conv", "--json"]).json();

@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 
 use crate::harness::{self, Env, Run};
 
+const DELETED: &str = "File has been deleted since read: there is nothing to edit. Write the whole file to create it again, or leave it deleted.";
 const MODIFIED: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
 const NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
 
@@ -203,7 +204,7 @@ fn a_session_exported_in_one_clone_gates_by_content_in_another() {
              app.log: ok\n\
              big.txt: ok\n\
              CLAUDE.md: processed_view: File has only been shown processed (as injected context), not as it is on disk. Read it first before writing to it.\n\
-             notes.txt: modified (deleted): {MODIFIED}\n\
+             notes.txt: modified (deleted): {DELETED}\n\
              {conf}: ok\n\
              README.md: not_read: {NOT_READ}\n\
              new.rs: new_file\n"

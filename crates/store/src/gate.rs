@@ -58,6 +58,22 @@ impl Verdict {
 
 pub const MSG_NOT_READ: &str = "File has not been read yet. Read it first before writing to it.";
 pub const MSG_MODIFIED: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
+/// A file deleted since the agent read it: an edit has nothing to change;
+/// a whole-file write creates it again ([`Verdict::NewFile`]).
+pub const MSG_DELETED: &str = "File has been deleted since read: there is nothing to edit. Write the whole file to create it again, or leave it deleted.";
+
+/// How a `modified` refusal starts: who changed the file when fsview knows
+/// ([`crate::writers`]), else Claude Code's "either by the user or by a
+/// linter"; `None` for a deletion, said as one.
+pub fn modified_since(change: Change, writer: Option<&str>) -> String {
+    match (change, writer) {
+        (Change::Deleted, _) => "File has been deleted since read".to_string(),
+        (_, Some(w)) => format!("File has been modified since read, by {w}"),
+        (_, None) => {
+            "File has been modified since read, either by the user or by a linter".to_string()
+        }
+    }
+}
 /// A shell command may write again what the agent's own commands wrote
 /// ([`crate::own`]).
 pub const MSG_OWN_OUTPUT: &str =
@@ -98,6 +114,9 @@ pub struct Decision {
     /// For a `not_read` of a file the agent was shown before: why the
     /// conversation no longer holds it (a compaction, a rewind).
     pub released: Option<crate::view::Released>,
+    /// For a `modified`: who changed the file, when fsview knows
+    /// ([`crate::writers::Writer::describe`]).
+    pub writer: Option<String>,
 }
 
 /// Decide whether `path` may be changed: a whole-file write when `write`,
@@ -554,6 +573,11 @@ impl<'a> Gate<'a> {
         if want == Want::Write && best.kind != Kind::Full {
             return Ok(decision(Verdict::StartOnly, canonical, Some(best)));
         }
+        if !exists && want == Want::Write {
+            // Deleted since the agent read it: nothing there holds anyone's
+            // text, so writing it whole creates it again.
+            return Ok(decision(Verdict::NewFile, canonical, Some(best)));
+        }
         let fresh =
             fresh(&record.fingerprint, &canonical).map_err(|e| Error::io("check", path, &e))?;
         let verdict = match fresh {
@@ -573,7 +597,34 @@ impl<'a> Gate<'a> {
             }
             Freshness::Stale(change) => Verdict::Modified(change),
         };
-        Ok(decision(verdict, canonical, Some(best)))
+        let mut d = decision(verdict, canonical, Some(best));
+        if let Verdict::Modified(change) = verdict {
+            self.name_writer(store, &mut d, change);
+        }
+        Ok(d)
+    }
+
+    /// Say who made the change a `modified` refusal is about, when fsview
+    /// knows ([`crate::writers`]): the bytes the file holds now are one
+    /// writer's trace. A deletion is said as one. Only on a refusal, so a
+    /// hash more costs nothing on the way of an allowed change.
+    fn name_writer(&self, store: &Store, d: &mut Decision, change: Change) {
+        if change == Change::Deleted {
+            d.message = Cow::Borrowed(MSG_DELETED);
+            return;
+        }
+        let Ok((hash, _)) = fingerprint::hash_path(&d.canonical) else {
+            return;
+        };
+        let Ok(Some(w)) = store.writer(self.sid, &d.canonical, &hash) else {
+            return;
+        };
+        let who = w.describe(self.sid);
+        d.message = Cow::Owned(format!(
+            "{}. Read it again before attempting to write it.",
+            modified_since(change, Some(&who))
+        ));
+        d.writer = Some(who);
     }
 
     /// Whether a reminder told of record `id` and it was not read since: one
@@ -777,6 +828,7 @@ fn decision(verdict: Verdict, canonical: PathBuf, view: Option<ViewRecord>) -> D
         message,
         view,
         released: None,
+        writer: None,
     }
 }
 

@@ -38,6 +38,7 @@ pub mod store;
 pub mod transcripts;
 mod vfs;
 pub mod view;
+pub mod writers;
 
 pub use error::{Error, Result};
 pub use store::Store;
