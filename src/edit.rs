@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use fsview_apply::edits::Voice;
-use fsview_apply::{Change, Context, Edit, Report, Request, Verdict};
+use fsview_apply::{Change, Context, Edit, OnChange, Report, Request, Verdict};
 use fsview_store::error::escape_bytes;
 use fsview_store::gate::Verdict as GateVerdict;
 use fsview_store::{fingerprint, Error, Store};
@@ -75,6 +75,13 @@ Examples:
 /// deleting. A file no one may write (mode without a w bit) or marked
 /// immutable or append-only is refused, for root too. See docs/apply.md.
 ///
+/// A file that changed since its view (a formatter, the user, another
+/// agent) takes an edit still, by default, when the edit is 3 or more
+/// lines from every line that change touched and its text is found exactly
+/// where it was: both are kept (verdict merged), and the other change is
+/// printed on stderr (with --json, as "merged"). --on-change refuse (or
+/// FSVIEW_ON_CHANGE=refuse) refuses every such edit as modified.
+///
 /// Prints a unified diff of each change (with --json, one record per
 /// request). A refusal prints its verdict and message on stderr: not_read,
 /// processed_view, modified (the gate's), not_found, ambiguous, no_change,
@@ -125,6 +132,12 @@ pub struct Args {
     /// stderr (exit 2) and the good ones are still applied
     #[arg(long, conflicts_with_all = ["paths", "old", "new", "all"])]
     pub requests: bool,
+
+    /// When the file changed since it was read: merge an edit that is 3 or
+    /// more lines from the change (the default), or refuse every such edit
+    /// [env: FSVIEW_ON_CHANGE]
+    #[arg(long, value_name = "WHAT", value_parser = ["merge", "refuse"])]
+    pub on_change: Option<String>,
 
     #[command(flatten)]
     pub common: SessionArgs,
@@ -241,15 +254,27 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
             })
             .collect()
     };
+    let on_change = OnChange::resolve(args.on_change.as_deref().and_then(OnChange::parse))
+        .map_err(|e| Stop::from(Error::new(e)))?;
     apply_all(
         TOOL,
         &args.common,
-        args.dry_run,
-        Voice::command_line(args.requests),
+        Apply {
+            dry_run: args.dry_run,
+            voice: Voice::command_line(args.requests),
+            on_change,
+        },
         &cwd,
         &requests,
         &mut out,
     )
+}
+
+/// How the requests are applied.
+pub(crate) struct Apply {
+    pub dry_run: bool,
+    pub voice: Voice,
+    pub on_change: OnChange,
 }
 
 /// Parse JSON Lines requests from stdin: each line a request, or why it is
@@ -293,12 +318,16 @@ pub(crate) fn read_requests(
 pub(crate) fn apply_all(
     tool: &'static str,
     common: &SessionArgs,
-    dry_run: bool,
-    voice: Voice,
+    how: Apply,
     cwd: &Path,
     requests: &[Result<Request, String>],
     out: &mut Out,
 ) -> Result<Outcome, Stop> {
+    let Apply {
+        dry_run,
+        voice,
+        on_change,
+    } = how;
     let mut store: Option<Option<Store>> = None;
     // A session the file does not hold (a mistyped --sid): said once, and
     // not created by a refusal.
@@ -338,6 +367,7 @@ pub(crate) fn apply_all(
             dry_run,
             voice,
             unknown_session: unknown.is_some(),
+            on_change,
         };
         match fsview_apply::apply(&cx, req) {
             Ok(report) => {
@@ -420,6 +450,13 @@ fn print(
             r.sha256.as_ref().map(fingerprint::hex).into(),
         );
         m.insert("dry_run".into(), dry_run.into());
+        m.insert(
+            "merged".into(),
+            r.merged
+                .as_ref()
+                .map(|m| serde_json::json!({ "diff": m.diff, "writer": m.writer }))
+                .into(),
+        );
         m.insert("notices".into(), r.notices.clone().into());
         match &r.conflict {
             Some(c) => json::put_path(&mut m, "conflict", c),
@@ -440,6 +477,17 @@ fn print(
             None => format!("{p}: {}: {msg}", r.verdict.as_str()),
         };
         out.error(&line);
+    }
+    if let Some(m) = &r.merged {
+        let by = m
+            .writer
+            .as_deref()
+            .map_or(String::new(), |w| format!(" by {w}"));
+        out.notice(&format!(
+            "{}: merged: it had changed since it was read{by}; that change is kept, and the edit was made beside it:\n{}",
+            common::shown(path),
+            m.diff.trim_end()
+        ));
     }
     for n in &r.notices {
         out.notice(n);

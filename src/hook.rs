@@ -540,6 +540,29 @@ pub struct HookArgs {
         env = "FSVIEW_GIVE_BACK"
     )]
     pub give_back: OnOff,
+
+    /// A targeted edit (Claude Code's Edit) of a file that changed since
+    /// the agent read it: merge, when the edit is 3 or more lines from
+    /// every line the change touched, applies it to the file as it is and
+    /// tells the model the change with it; refuse always refuses it, with
+    /// the change. Merging needs an agent that can be told with a change it
+    /// lets through (Claude Code); for the others every such edit is
+    /// refused
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WHAT",
+        default_value = "merge",
+        env = "FSVIEW_ON_CHANGE"
+    )]
+    pub on_change: OnChange,
+}
+
+/// What a targeted edit of a changed file gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OnChange {
+    Merge,
+    Refuse,
 }
 
 /// A switch that is on or off.
@@ -666,6 +689,11 @@ pub struct InstallArgs {
     #[arg(long, value_enum, value_name = "WHEN", conflicts_with = "uninstall")]
     pub give_back: Option<OnOff>,
 
+    /// Have each hook pass --on-change WHAT (an edit of a file changed
+    /// since it was read: merge where it does not collide, or refuse)
+    #[arg(long, value_enum, value_name = "WHAT", conflicts_with = "uninstall")]
+    pub on_change: Option<OnChange>,
+
     /// Write one JSON object to stdout saying what was done (see
     /// fsview-json(7))
     #[arg(long)]
@@ -770,6 +798,10 @@ fn options(args: &HookArgs, gate: bool) -> Result<Options, Error> {
         gate,
         short_reads: args.short_reads.choice(),
         give_back: args.give_back == OnOff::On,
+        on_change: match args.on_change {
+            OnChange::Merge => fsview_store::merge::OnChange::Merge,
+            OnChange::Refuse => fsview_store::merge::OnChange::Refuse,
+        },
     })
 }
 
@@ -839,6 +871,9 @@ fn install(args: &InstallArgs) -> Result<Outcome, Stop> {
     }
     if let Some(when) = args.give_back {
         extra.extend(["--give-back".to_string(), word(when)]);
+    }
+    if let Some(what) = args.on_change {
+        extra.extend(["--on-change".to_string(), word(what)]);
     }
     let run = install::Run { exe, args: extra };
     let done =

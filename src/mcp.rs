@@ -89,6 +89,12 @@ pub struct Args {
     #[arg(long)]
     pub no_news: bool,
 
+    /// When a file changed since it was read: merge an edit that is 3 or
+    /// more lines from the change, and tell the change with the result (the
+    /// default), or refuse every such edit [env: FSVIEW_ON_CHANGE]
+    #[arg(long, value_name = "WHAT", value_parser = ["merge", "refuse"])]
+    pub on_change: Option<String>,
+
     /// Another instruction file name `context` reads in every directory,
     /// after CLAUDE.md (repeatable), as ctx-build --also
     #[arg(

@@ -10,7 +10,7 @@ use clap::{CommandFactory, Parser};
 use serde::Deserialize;
 
 use fsview_apply::edits::Voice;
-use fsview_apply::{Change, Request};
+use fsview_apply::{Change, OnChange, Request};
 use fsview_store::Error;
 
 use crate::common::{self, Out, Outcome, SessionArgs, Stop};
@@ -132,8 +132,12 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
     edit::apply_all(
         TOOL,
         &args.common,
-        args.dry_run,
-        Voice::command_line(args.requests),
+        edit::Apply {
+            dry_run: args.dry_run,
+            voice: Voice::command_line(args.requests),
+            // A whole-file write is never merged.
+            on_change: OnChange::Refuse,
+        },
         &cwd,
         &requests,
         &mut out,

@@ -112,15 +112,17 @@ fn the_gate_refuses_first_with_check_edits_verdicts() {
         .expect(0, "--- app.log\n+++ app.log\n@@ -117,7 +117,7 @@\n 117\n 118\n 119\n-120\n+120!\n 121\n 122\n 123\n");
     assert_eq!(body(&env, "CLAUDE.md"), b"<!-- note -->\nRule.\n");
 
-    // Deleted since the read: not a new file.
+    // Deleted since the read: an edit has nothing to change; written
+    // whole, it is created again (nothing there held anyone's text).
     read(&env, "a.rs");
     std::fs::remove_file(env.path("a.rs")).unwrap();
-    env.run_stdin("fsview-write", &["a.rs"], b"back\n")
+    env.run("fsview-edit", &["a.rs", "--old", "x", "--new", "y"])
         .expect(1, "")
-        .stderr_is(&format!(
-            "fsview-write: a.rs: modified (deleted): {MODIFIED}\n"
-        ));
-    assert!(!env.path("a.rs").exists());
+        .stderr_is("fsview-edit: a.rs: modified (deleted): File has been deleted since read: there is nothing to edit. Write the whole file to create it again, or leave it deleted.\n");
+    env.run_stdin("fsview-write", &["a.rs"], b"back\n")
+        .expect(0, "--- /dev/null\n+++ a.rs\n@@ -0,0 +1 @@\n+back\n")
+        .stderr_is("");
+    assert_eq!(body(&env, "a.rs"), b"back\n");
 }
 
 #[test]

@@ -784,7 +784,7 @@ fn an_unchanged_reread_is_answered_short_when_asked() {
             .expect(0, "");
     }
     let path = a.env.work.join("a.txt").display().to_string();
-    let notice = format!("[fsview] {path} is unchanged since you last saw all of it (3 lines): what you were shown of it earlier (your read of it, a copy attached to the conversation, a refusal that gave it back whole, or a change told to you whole on top of what you had) in this conversation still holds exactly its text, so this read shows only this notice. Use that text instead of reading the file again; to see it again anyway, read it with an offset or a limit.");
+    let notice = format!("[fsview] {path} is unchanged (3 lines) since you were last shown it: use that text; to reread, pass an offset or limit.");
     let short = line(json!({"hookSpecificOutput": {
         "hookEventName": "PostToolUse",
         "updatedToolOutput": {"type": "text", "file": {
@@ -825,10 +825,12 @@ fn an_unchanged_reread_is_answered_short_when_asked() {
     let content = v["hookSpecificOutput"]["updatedToolOutput"]["file"]["content"]
         .as_str()
         .unwrap();
-    assert!(
-        content.contains(": the text your own last change to it left (your edit or write of it, on top of what you read) in this conversation"),
-        "{content}"
+    let path = a.env.work.join("a.txt").display().to_string();
+    assert_eq!(
+        content,
+        format!("[fsview] {path} is unchanged (3 lines) since your own last change to it: use that text; to reread, pass an offset or limit.")
     );
+    assert!(content.split_whitespace().count() <= 25, "{content}");
 }
 
 // One fsview session shared by two conversations (`--sid`): the second
@@ -846,7 +848,7 @@ fn a_shared_session_answers_short_only_a_reread_by_the_same_conversation() {
         a.send(&p, &["--sid", "shared"])
     };
     let path = a.env.work.join("a.txt").display().to_string();
-    let notice = format!("[fsview] {path} is unchanged since you last saw all of it (3 lines): what you were shown of it earlier (your read of it, a copy attached to the conversation, a refusal that gave it back whole, or a change told to you whole on top of what you had) in this conversation still holds exactly its text, so this read shows only this notice. Use that text instead of reading the file again; to see it again anyway, read it with an offset or a limit.");
+    let notice = format!("[fsview] {path} is unchanged (3 lines) since you were last shown it: use that text; to reread, pass an offset or limit.");
     let short = line(json!({"hookSpecificOutput": {
         "hookEventName": "PostToolUse",
         "updatedToolOutput": {"type": "text", "file": {
@@ -1009,7 +1011,7 @@ fn session_start_after_compact_or_clear_drops_the_views() {
     let r = a.hook("post_read_whole", &[]);
     assert!(
         r.stdout
-            .contains("is unchanged since you last saw all of it"),
+            .contains(") since you were last shown it: use that text"),
         "{}",
         r.stdout
     );
@@ -1394,4 +1396,87 @@ fn what_the_agent_saw_is_shown_without_a_sid() {
         .run("fsview-session", &["show", "--sid", "abc123", "b.txt"])
         .expect(1, "")
         .stderr_is("fsview-session: b.txt: no view in session \"abc123\"\n");
+}
+
+/// A file of seven lines, read whole.
+fn read_seven(a: &Agent) {
+    let text = "one\ntwo\nthree\nfour\nfive\nsix\nseven\n";
+    a.env.write("a.txt", text);
+    let mut read = a.payload("post_read_whole");
+    read["tool_response"]["file"]["content"] = text.into();
+    read["tool_response"]["file"]["numLines"] = 8.into();
+    read["tool_response"]["file"]["totalLines"] = 8.into();
+    a.send(&read, &[]).expect(0, "").stderr_is("");
+}
+
+/// Someone else changes line 7 of a file the model read; its Edit of
+/// line 2 (lines 3-6 between) is let through, and the change is told with
+/// it; the Edit's own record then knows the whole file, so a whole-file
+/// write needs no read. (Issue 41: merge what does not collide.)
+#[test]
+fn an_edit_far_from_an_outside_change_is_let_through_and_the_change_told() {
+    let a = Agent::new();
+    read_seven(&a);
+    a.env
+        .write("a.txt", "one\ntwo\nthree\nfour\nfive\nsix\nSEVEN\n");
+    let told = "[fsview] a.txt changed since you read it (by the user or another program). Your edit is 3 or more lines from that change, so it is applied to the file as it is now, keeping that change. You now hold the file with both: the other change is below.
+
+These files changed since you last saw them:
+
+a.txt: modified (content)
+--- a.txt (as viewed)
++++ a.txt (now)
+@@ -1,7 +1,7 @@
+ one
+ two
+ three
+ four
+ five
+ six
+-seven
++SEVEN
+";
+    a.hook("pre_edit", &[])
+        .expect(0, &context("PreToolUse", told))
+        .stderr_is("");
+    // Claude Code applies it to the file as it is.
+    a.env
+        .write("a.txt", "one\nTWO\nthree\nfour\nfive\nsix\nSEVEN\n");
+    let mut post = a.payload("post_edit");
+    post["tool_response"]["originalFile"] = "one\ntwo\nthree\nfour\nfive\nsix\nSEVEN\n".into();
+    post["tool_response"]["structuredPatch"] = json!([{"oldStart": 1, "oldLines": 3,
+        "newStart": 1, "newLines": 3, "lines": [" one", "-two", "+TWO", " three"]}]);
+    a.send(&post, &[]).expect(0, "").stderr_is("");
+    a.hook("pre_write_update", &[]).expect(0, "").stderr_is("");
+    let ev = a.env.run("fsview-session", &["events", "--sid", a.sid]);
+    assert!(ev.stdout.contains("merged"), "{}", ev.stdout);
+}
+
+/// The same edit within 3 lines of the change, or with --on-change
+/// refuse: refused, with the change, as a stale edit always was.
+#[test]
+fn an_edit_near_an_outside_change_or_with_merging_off_is_refused() {
+    for (change, args) in [
+        ("one\ntwo\nthree\nFOUR\nfive\nsix\nseven\n", &[][..]),
+        (
+            "one\ntwo\nthree\nfour\nfive\nsix\nSEVEN\n",
+            &["--on-change", "refuse"][..],
+        ),
+    ] {
+        let a = Agent::new();
+        read_seven(&a);
+        a.env.write("a.txt", change);
+        let r = a.hook("pre_edit", args);
+        let v: Value = serde_json::from_str(&r.stdout).unwrap();
+        assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+        let reason = v["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap();
+        assert!(
+            reason.starts_with(&crate::harness::modified_told(
+                "a.txt: modified (content)\n"
+            )),
+            "{reason}"
+        );
+    }
 }

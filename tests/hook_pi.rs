@@ -92,7 +92,7 @@ fn pi_an_unchanged_whole_reread_is_answered_short() {
     p.env.write("a.txt", A_TXT);
     p.hook("tool_result_read_whole", &[]).expect(0, "");
     let path = p.env.path("a.txt");
-    let notice = format!("[fsview] {} is unchanged since you last saw all of it (3 lines): what you were shown of it earlier (your read of it, a copy attached to the conversation, a refusal that gave it back whole, or a change told to you whole on top of what you had) in this conversation still holds exactly its text, so this read shows only this notice. Use that text instead of reading the file again; to see it again anyway, read it with an offset or a limit.", path.display());
+    let notice = format!("[fsview] {} is unchanged (3 lines) since you were last shown it: use that text; to reread, pass an offset or limit.", path.display());
     let short = format!(
         "{}\n",
         serde_json::json!({ "short": notice, "context": null })
@@ -288,7 +288,7 @@ fn pi_a_compaction_releases_the_views() {
     let r = p.hook("tool_result_read_whole", &[]);
     assert!(
         r.stdout
-            .contains("is unchanged since you last saw all of it"),
+            .contains(") since you were last shown it: use that text"),
         "{}",
         r.stdout
     );

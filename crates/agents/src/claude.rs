@@ -81,7 +81,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::event::{
-    AgentStart, Answer, Cell, Changed, Event, Extent, Shown, ShownText, Stage, Start, Who,
+    AgentStart, Answer, Cell, Changed, Event, Extent, Replace, Shown, ShownText, Stage, Start, Who,
 };
 use crate::install::{hook_settings, ExcludeLine, Hook, Installer, Part, Run, Scope};
 use crate::shell::{self, Output};
@@ -201,6 +201,9 @@ impl Agent for Claude {
                 "hookSpecificOutput": {
                     "hookEventName": match stage {
                         Stage::SessionStart => "SessionStart",
+                        // A change let through, with what the model must
+                        // know with its result (a merged edit).
+                        Stage::AboutToChange => "PreToolUse",
                         Stage::Shown | Stage::Changed => "PostToolUse",
                         _ => "UserPromptSubmit",
                     },
@@ -229,6 +232,13 @@ impl Agent for Claude {
 
     /// PostToolUse's `updatedToolOutput` replaces what Read gives the
     /// model (in Read's own output shape).
+    /// PreToolUse's `additionalContext` with no decision reaches the model
+    /// with the tool's result (2.1.332: `scripts/e2e-claude`
+    /// merge-far-edit).
+    fn tells_before_change(&self) -> bool {
+        true
+    }
+
     fn shortens_reads(&self) -> bool {
         true
     }
@@ -393,8 +403,34 @@ fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
         }
         _ => return Ok(Event::Ignored),
     };
-    let path = tool_path(tool, tool_input(payload, tool)?)?;
+    let input = tool_input(payload, tool)?;
+    let path = tool_path(tool, input)?;
+    if !whole {
+        if let Some(edits) = replacements(input) {
+            return Ok(Event::AboutToReplace { path, edits });
+        }
+    }
     Ok(Event::AboutToChange { path, whole })
+}
+
+/// An Edit's replacement (`old_string`, `new_string`, `replace_all`), or
+/// a MultiEdit's `edits`; `None` when the input does not say them all
+/// (then the edit is only gated, never merged).
+fn replacements(input: &Value) -> Option<Vec<Replace>> {
+    let one = |v: &Value| -> Option<Replace> {
+        Some(Replace {
+            old: v.get("old_string")?.as_str()?.to_string(),
+            new: v.get("new_string")?.as_str()?.to_string(),
+            all: v
+                .get("replace_all")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        })
+    };
+    match input.get("edits").and_then(Value::as_array) {
+        Some(list) => list.iter().map(one).collect(),
+        None => one(input).map(|r| vec![r]),
+    }
 }
 
 /// The command line of a Bash call.

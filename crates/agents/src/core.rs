@@ -58,8 +58,8 @@ use fsview_store::{fingerprint, gate, location, Kind, Source, Store};
 use serde_json::Value;
 
 use crate::event::{
-    AgentStart, Answer, Changed, Edited, Event, Extent, OwnWrite, Patched, ShellWrite, Short,
-    Shown, ShownText, Stage, Start, Who,
+    AgentStart, Answer, Changed, Edited, Event, Extent, OwnWrite, Patched, Replace, ShellWrite,
+    Short, Shown, ShownText, Stage, Start, Who,
 };
 use crate::hold::{self, Held};
 use crate::{Agent, Problem};
@@ -96,6 +96,9 @@ pub struct Options {
     /// A refusal gives back a small file whole when the model needs it to
     /// retry ([`given_again`]).
     pub give_back: bool,
+    /// A targeted edit of a file that changed since the view: merged with
+    /// that change where they do not collide ([`merged`]), or refused.
+    pub on_change: fsview_store::merge::OnChange,
 }
 
 impl Options {
@@ -182,9 +185,14 @@ pub fn handle(
         Event::Shown(s) => shown(agent, opts, &session, s),
         Event::AboutToChange { path, whole } => {
             let want = if *whole { Want::Write } else { Want::Edit };
-            about_to_change(agent, opts, &session, path, want)
+            about_to_change(agent, opts, &session, path, want, None)
         }
-        Event::AboutToEditCells(path) => about_to_change(agent, opts, &session, path, Want::Cells),
+        Event::AboutToReplace { path, edits } => {
+            about_to_change(agent, opts, &session, path, Want::Edit, Some(edits))
+        }
+        Event::AboutToEditCells(path) => {
+            about_to_change(agent, opts, &session, path, Want::Cells, None)
+        }
         Event::ShellWrite(w) => shell_write(agent, opts, &session, w),
         Event::GitDiscard(d) => git_discard(agent, opts, &session, d),
         Event::ShellWrote(c) => shell_wrote(&session, c).map(|()| Answer::Nothing),
@@ -303,7 +311,9 @@ fn each(agent: &dyn Agent, opts: &Options, who: &Who, events: &[Event]) -> Resul
 /// The file an event asks the gate about, if it does.
 fn gated(e: &Event) -> Option<&Path> {
     match e {
-        Event::AboutToChange { path, .. } | Event::AboutToEditCells(path) => Some(path),
+        Event::AboutToChange { path, .. }
+        | Event::AboutToReplace { path, .. }
+        | Event::AboutToEditCells(path) => Some(path),
         Event::ShellWrite(w) => Some(&w.path),
         Event::GitDiscard(d) => Some(Path::new(&d.words)),
         _ => None,
@@ -537,10 +547,11 @@ fn short(
                 && asking.is_none_or(|c| v.conversation.as_deref() == Some(c))
         })
         .map(|v| v.source);
+    // At most 25 words: the notice stays in every later request.
     let place = match source {
-        Some(Source::Write) => "the text your own last change to it left (your edit or write of it, on top of what you read)",
-        Some(Source::Inject | Source::Import) => "the instruction files given at the start of this conversation",
-        _ => "what you were shown of it earlier (your read of it, a copy attached to the conversation, a refusal that gave it back whole, or a change told to you whole on top of what you had)",
+        Some(Source::Write) => "your own last change to it",
+        Some(Source::Inject | Source::Import) => "the instructions given at the start",
+        _ => "you were last shown it",
     };
     store.log(
         &s.sid,
@@ -553,7 +564,7 @@ fn short(
         path: named.to_path_buf(),
         lines: held.lines,
         notice: format!(
-            "[fsview] {} is unchanged since you last saw all of it ({} lines): {place} in this conversation still holds exactly its text, so this read shows only this notice. Use that text instead of reading the file again; to see it again anyway, read it with an offset or a limit.",
+            "[fsview] {} is unchanged ({} lines) since {place}: use that text; to reread, pass an offset or limit.",
             named.display(),
             held.lines
         ),
@@ -711,6 +722,7 @@ fn about_to_change(
     s: &Session<'_>,
     path: &Path,
     want: Want,
+    edits: Option<&[Replace]>,
 ) -> Result<Answer, Problem> {
     let mut store = s.open_existing()?;
     let mut d = gate::decide_for(store.as_ref(), &s.sid, s.cwd(), path, want)?;
@@ -748,8 +760,17 @@ fn about_to_change(
     // Where a refusal may give the file back whole (--give-back).
     let give_back = store.as_ref().filter(|_| opts.give_back);
     if matches!(d.verdict, Verdict::Modified(_)) {
+        let change = d.verdict.change().unwrap_or(fingerprint::Change::Content);
+        if let (Some(edits), Some(store)) = (edits, &store) {
+            if let Some(told) = merged(agent, opts, s, store, &d, edits)? {
+                return Ok(Answer::Context(told));
+            }
+        }
         if let Some(told) = carried(agent, opts, s, store.as_ref(), &d.canonical)? {
-            return Ok(Answer::Deny(format!("{MODIFIED_TOLD}\n\n{told}")));
+            return Ok(Answer::Deny(format!(
+                "{}\n\n{told}",
+                modified_told(change, d.writer.as_deref())
+            )));
         }
         // A change too long to tell whole (a rewrite), or told before:
         // the file itself, when small, so that it costs a retry, not a
@@ -757,7 +778,8 @@ fn about_to_change(
         // (a notebook's cells): its text is not what its tool shows.
         let text_view = d.view.as_ref().is_some_and(|v| v.kind != Kind::Processed);
         if let Some(store) = give_back.filter(|_| text_view && want != Want::Cells) {
-            if let Some(given) = given_again(agent, s, store, &d.canonical, Given::Modified)? {
+            let why = Given::Modified(change, d.writer.clone());
+            if let Some(given) = given_again(agent, s, store, &d.canonical, why)? {
                 return Ok(Answer::Deny(given));
             }
         }
@@ -777,6 +799,95 @@ fn about_to_change(
 /// A `modified` refusal that carries the whole change: the model holds the
 /// new text from it and may retry at once.
 pub const MODIFIED_TOLD: &str = "File has been modified since read, either by the user or by a linter. The whole change is below: you now hold the file's new text, so retry your change against it (no need to read the file again).";
+
+/// An edit merged with the change its file had since the agent's view
+/// ([`fsview_store::merge`]): the change told whole with the edit's result
+/// (the view moved to the file's text now, so that the edit's own record
+/// after it knows the whole file). `None` when it cannot be: merging is off
+/// (`--on-change refuse`), the agent cannot be told with a change it lets
+/// through ([`Agent::tells_before_change`]), the agent's view is not all
+/// of the file, the edit comes within 3 lines of the change or lands
+/// elsewhere, or the change cannot be told whole.
+fn merged(
+    agent: &dyn Agent,
+    opts: &Options,
+    s: &Session<'_>,
+    store: &Store,
+    d: &gate::Decision,
+    edits: &[Replace],
+) -> Result<Option<String>, Problem> {
+    use fsview_store::merge::{self, OnChange, Texts};
+    let mergeable = matches!(
+        d.verdict,
+        Verdict::Modified(fingerprint::Change::Content | fingerprint::Change::Replaced)
+    );
+    if opts.on_change != OnChange::Merge || !agent.tells_before_change() || !mergeable {
+        return Ok(None);
+    }
+    let Some(base) = full_text(store, &s.sid, &d.canonical)? else {
+        return Ok(None);
+    };
+    let (Ok(base), Ok(theirs)) = (
+        String::from_utf8(base),
+        std::fs::read_to_string(&d.canonical),
+    ) else {
+        return Ok(None);
+    };
+    let list: Vec<(&str, &str, bool)> = edits
+        .iter()
+        .map(|e| (e.old.as_str(), e.new.as_str(), e.all))
+        .collect();
+    let (Some(ours), Some(result)) = (
+        merge::replace_exact(&base, &list),
+        merge::replace_exact(&theirs, &list),
+    ) else {
+        return Ok(None);
+    };
+    let texts = Texts {
+        base: &base,
+        theirs: &theirs,
+        ours: &ours,
+        result: &result,
+    };
+    if merge::merge(&texts).is_err() {
+        return Ok(None);
+    }
+    let found = remind::select_file(store, &s.sid, s.cwd(), opts.limits, &d.canonical)?;
+    let whole = found.len() == 1
+        && found[0].whole
+        && found[0]
+            .diff
+            .as_deref()
+            .is_some_and(|d| agent.alters(Stage::AboutToChange, d).is_none());
+    if !whole {
+        return Ok(None);
+    }
+    remind::record(store, &s.sid, TOOL, &found)?;
+    let _ = store.log(
+        &s.sid,
+        &[LogEvent::new(TOOL, "check")
+            .path(&d.canonical)
+            .verdict("merged")
+            .detail(d.writer.as_deref())],
+    );
+    let by = match &d.writer {
+        Some(w) => format!("by {w}"),
+        None => "by the user or another program".to_string(),
+    };
+    Ok(Some(format!(
+        "[fsview] {} changed since you read it ({by}). Your edit is 3 or more lines from that change, so it is applied to the file as it is now, keeping that change. You now hold the file with both: the other change is below.\n\n{}",
+        paths::display(s.cwd(), &d.canonical).display(),
+        remind::render(s.cwd(), &found)
+    )))
+}
+
+/// [`MODIFIED_TOLD`], naming who changed the file when fsview knows.
+fn modified_told(change: fingerprint::Change, writer: Option<&str>) -> String {
+    format!(
+        "{}. The whole change is below: you now hold the file's new text, so retry your change against it (no need to read the file again).",
+        gate::modified_since(change, writer)
+    )
+}
 
 /// The whole change to a file the gate refuses as `modified`, told (and
 /// the view moved to the new text: [`remind::record`]), when it can be:
@@ -814,15 +925,16 @@ const GIVE_BYTES: u64 = remind::REWRITE_BYTES as u64;
 const GIVE_LINES: u64 = 2000;
 
 /// Why a refusal gives a file back ([`given_again`]).
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum Given {
     /// `not_read`: the conversation was shown it and then dropped it (a
     /// compaction, a rewind).
     Released(Released),
     /// `modified`, by a change that could not be told whole in the
     /// refusal (a rewrite longer than the diff caps, a change told before
-    /// and not read since, a diff the agent would alter).
-    Modified,
+    /// and not read since, a diff the agent would alter); by whom, when
+    /// fsview knows.
+    Modified(fingerprint::Change, Option<String>),
 }
 
 /// A refusal that gives the file back: its whole text, numbered, in the
@@ -847,7 +959,10 @@ fn given_again(
             "File has not been read yet: what you were shown of it is no longer in the conversation ({}). Its whole text is below",
             r.as_str()
         ),
-        Given::Modified => "File has been modified since read, either by the user or by a linter. Its whole new text is below".to_string(),
+        Given::Modified(change, writer) => format!(
+            "{}. Its whole new text is below",
+            gate::modified_since(change, writer.as_deref())
+        ),
     };
     let count = remind::plural(held.lines, "line");
     let message = format!(
@@ -994,7 +1109,7 @@ fn git_discard(
     if lost.iter().all(is_named) {
         let mut denied = Vec::new();
         for l in &lost {
-            let m = match about_to_change(agent, opts, s, &l.path, Want::Write)? {
+            let m = match about_to_change(agent, opts, s, &l.path, Want::Write, None)? {
                 Answer::Deny(m) => m,
                 _ => MSG_DISCARD.to_string(),
             };
@@ -1143,7 +1258,7 @@ fn shell_write(
             return Ok(allowed(opts, MSG_SCRATCH));
         }
     }
-    let answer = about_to_change(agent, opts, s, &canonical, want)?;
+    let answer = about_to_change(agent, opts, s, &canonical, want, None)?;
     Ok(match (answer, changed_own) {
         (Answer::Deny(m), Some(row)) if m == gate::MSG_NOT_READ => {
             let store = s.open_existing()?;

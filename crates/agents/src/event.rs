@@ -40,6 +40,15 @@ pub struct Who {
     pub prompt: Option<String>,
 }
 
+/// One targeted replacement: `old` becomes `new`, once, or at every
+/// occurrence when `all`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replace {
+    pub old: String,
+    pub new: String,
+    pub all: bool,
+}
+
 /// One thing that happened, in fsview's terms.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
@@ -48,6 +57,12 @@ pub enum Event {
     /// The agent is about to change a file: `whole` replaces all of it (a
     /// write), otherwise it is a targeted edit.
     AboutToChange { path: PathBuf, whole: bool },
+    /// The agent is about to make targeted replacements in a file (Claude
+    /// Code's Edit): the gate as for a targeted
+    /// [`AboutToChange`](Event::AboutToChange), and, when the file changed
+    /// since the agent's view, the edits merged with that change where they
+    /// do not collide ([`fsview_store::merge`]).
+    AboutToReplace { path: PathBuf, edits: Vec<Replace> },
     /// The agent is about to change cells of a notebook by their ids
     /// (Claude Code's NotebookEdit): the gate as for a targeted edit, where
     /// the cells it was shown (a processed view) do.
@@ -412,6 +427,7 @@ impl Event {
         matches!(
             self,
             Event::AboutToChange { .. }
+                | Event::AboutToReplace { .. }
                 | Event::AboutToEditCells(_)
                 | Event::ShellWrite(_)
                 | Event::GitDiscard(_)
@@ -422,6 +438,7 @@ impl Event {
         match self {
             Event::Shown(_) | Event::InstructionsFor(_) => Stage::Shown,
             Event::AboutToChange { .. }
+            | Event::AboutToReplace { .. }
             | Event::AboutToEditCells(_)
             | Event::ShellWrite(_)
             | Event::GitDiscard(_) => Stage::AboutToChange,

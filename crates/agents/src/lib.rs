@@ -183,6 +183,16 @@ pub trait Agent {
     fn alters(&self, _stage: Stage, _text: &str) -> Option<&'static str> {
         None
     }
+
+    /// Whether context answered to the gate's event, with no refusal
+    /// ([`Answer::Context`](event::Answer::Context) at
+    /// [`Stage::AboutToChange`]), reaches the model with the change's
+    /// result: only then is an edit merged with a change the file had
+    /// since the view ([`Event::AboutToReplace`](event::Event::AboutToReplace)),
+    /// since the model must be told that change.
+    fn tells_before_change(&self) -> bool {
+        false
+    }
 }
 
 /// Answer one payload: parse, handle, reply; a problem anywhere fails open

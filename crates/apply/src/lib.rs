@@ -54,6 +54,7 @@ use fsview_store::fingerprint::{
     self, Change as FileChange, FileType, Fingerprint, Hash, Quick, Stat,
 };
 use fsview_store::gate::{self, Verdict as GateVerdict};
+pub use fsview_store::merge::OnChange;
 use fsview_store::paths::{self, Resolved};
 use fsview_store::store::{FileRecord, NewView};
 use fsview_store::{Error, Kind, Source, Store};
@@ -116,6 +117,10 @@ pub struct Context<'a> {
     /// a refusal is not logged, so asking creates no session; a change
     /// that is written still records its view there.
     pub unknown_session: bool,
+    /// A targeted edit of a file that changed since the view: merged with
+    /// that change where they do not collide ([`fsview_store::merge`]), or
+    /// refused.
+    pub on_change: OnChange,
 }
 
 /// The answer for one request: the gate's verdict, or why the edit itself
@@ -123,6 +128,9 @@ pub struct Context<'a> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
     Gate(GateVerdict),
+    /// The file changed since the view, and the edit was made beside that
+    /// change, which is kept ([`Report::merged`]).
+    Merged,
     Refused(Refusal),
     /// Another program has the file open for writing: replacing it would
     /// lose what it writes next.
@@ -137,6 +145,7 @@ impl Verdict {
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Gate(v) => v.as_str(),
+            Verdict::Merged => "merged",
             Verdict::Refused(r) => r.as_str(),
             Verdict::InUse => "in_use",
         }
@@ -145,7 +154,7 @@ impl Verdict {
     /// The gate let the change through (`ok`, `new_file`): it was applied,
     /// or would be in a dry run.
     pub fn allowed(self) -> bool {
-        matches!(self, Verdict::Gate(v) if v.allowed())
+        matches!(self, Verdict::Gate(v) if v.allowed()) || self == Verdict::Merged
     }
 
     /// What changed, for `modified`.
@@ -184,6 +193,17 @@ pub struct Report {
     /// The file was written but the view could not be recorded: the next
     /// edit will need a read first.
     pub unrecorded: Option<Error>,
+    /// For [`Verdict::Merged`]: the other change the file had since the
+    /// view, as a unified diff (the agent now holds it too), and who made
+    /// it when fsview knows.
+    pub merged: Option<Merged>,
+}
+
+/// The change an edit was merged with.
+#[derive(Clone, Debug)]
+pub struct Merged {
+    pub diff: String,
+    pub writer: Option<String>,
 }
 
 impl Report {
@@ -200,6 +220,7 @@ impl Report {
             notices: Vec::new(),
             conflict: None,
             unrecorded: None,
+            merged: None,
         }
     }
 }
@@ -242,7 +263,16 @@ fn attempt(cx: &Context<'_>, req: &Request) -> Result<Option<Report>, Error> {
     // The gate first: a file the agent has not seen (or no longer sees as
     // it is) gets the gate's answer, whatever else is wrong with it.
     let d = gate::decide(cx.store, cx.sid, cx.cwd, &req.path, req.whole_file())?;
-    if !d.verdict.allowed() {
+    // A targeted edit of a file that changed since its view may be merged
+    // with that change (checked under the lock, in `update`).
+    let merging = cx.on_change == OnChange::Merge
+        && !req.whole_file()
+        && matches!(
+            d.verdict,
+            GateVerdict::Modified(FileChange::Content | FileChange::Replaced)
+        )
+        && d.view.as_ref().is_some_and(|v| v.kind == Kind::Full);
+    if !d.verdict.allowed() && !merging {
         let report = Report::new(
             d.canonical,
             Verdict::Gate(d.verdict),
@@ -330,7 +360,9 @@ fn create(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Option<Re
     Ok(Some(record(cx, req, report, &fp, &text, Some("created"))))
 }
 
-/// Change a file the gate let through.
+/// Change a file the gate let through, or one the gate found changed
+/// since the view, for an edit that may be merged with that change
+/// ([`merge_edit`]): the check is made on the bytes read under the lock.
 fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, Error> {
     let tool = cx.tool;
     let store = cx
@@ -342,31 +374,61 @@ fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, E
         return Ok(gate_refusal(cx, req, canonical, GateVerdict::NotRead, None));
     };
     let modified = |c| gate_refusal(cx, req, canonical, GateVerdict::Modified(c), None);
-    let Some(locked) = replace::lock(canonical).map_err(|e| lock_error(req, e))? else {
-        return Ok(modified(FileChange::Deleted));
+    // A change found under the lock (another writer since the gate, or
+    // the gate's own `modified`) may be merged with the edit.
+    let can_merge = cx.on_change == OnChange::Merge && matches!(req.change, Change::Edit(_));
+    let mut tries = 0;
+    let locked = loop {
+        let Some(locked) = replace::lock(canonical).map_err(|e| lock_error(req, e))? else {
+            return Ok(modified(FileChange::Deleted));
+        };
+        if locked.stat.ftype != FileType::File {
+            return Ok(modified(FileChange::Type));
+        }
+        if !can_merge && !locked.stat.same_identity(&viewed.fingerprint.stat) {
+            return Ok(modified(FileChange::Replaced));
+        }
+        // A writer before us may have replaced the file while we waited:
+        // the file locked is no longer at the path. An edit that may be
+        // merged locks the one there now (a few times at most, as writers
+        // queue up); any other is refused.
+        match replace::path_change(canonical, &locked.stat)
+            .map_err(|e| Error::io("inspect", &req.path, &e))?
+        {
+            None => break locked,
+            Some(_) if can_merge && tries < 16 => tries += 1,
+            Some(c) => return Ok(modified(c)),
+        }
     };
-    if locked.stat.ftype != FileType::File {
-        return Ok(modified(FileChange::Type));
-    }
-    if !locked.stat.same_identity(&viewed.fingerprint.stat) {
-        return Ok(modified(FileChange::Replaced));
-    }
-    // A writer before us may have replaced the file while we waited.
-    if let Some(c) = replace::path_change(canonical, &locked.stat)
-        .map_err(|e| Error::io("inspect", &req.path, &e))?
-    {
-        return Ok(modified(c));
-    }
+    let replaced = !locked.stat.same_identity(&viewed.fingerprint.stat);
     let bytes = locked
         .read_all()
         .map_err(|e| Error::io("read", &req.path, &e))?;
-    if !holds_viewed(&locked, &bytes, &viewed.fingerprint)
-        .map_err(|e| Error::io("read", &req.path, &e))?
-    {
-        return Ok(modified(FileChange::Content));
+    let fresh = !replaced
+        && holds_viewed(&locked, &bytes, &viewed.fingerprint)
+            .map_err(|e| Error::io("read", &req.path, &e))?;
+    let stale = match replaced {
+        true => FileChange::Replaced,
+        false => FileChange::Content,
+    };
+    if !fresh && !can_merge {
+        return Ok(modified(stale));
     }
     let (enc, text) = encoding::decode(&bytes).map_err(|_| binary(&req.path, tool))?;
+    let mut merged = None;
     let (new_text, replacements) = match &req.change {
+        Change::Edit(list) if !fresh => {
+            match merge_edit(store, cx, &viewed, &text, list, &quote(&req.path)) {
+                Some((e, other)) => {
+                    merged = Some(Merged {
+                        diff: other,
+                        writer: writer(cx, canonical),
+                    });
+                    (e.text, e.replacements)
+                }
+                None => return Ok(modified(stale)),
+            }
+        }
         Change::Edit(list) => match edits::apply(&text, true, list, cx.voice) {
             Ok(e) => (e.text, e.replacements),
             Err(r) => return Ok(refusal(cx, req, canonical, r)),
@@ -388,11 +450,16 @@ fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, E
     let hash = fingerprint::hash_bytes(&new_bytes);
     let quick = fingerprint::quick_bytes(&new_bytes);
     let shown: &[u8] = utf16_text.as_deref().unwrap_or(&new_bytes);
-    let verdict = Verdict::Gate(GateVerdict::Ok);
+    let verdict = match merged {
+        Some(_) => Verdict::Merged,
+        None => Verdict::Gate(GateVerdict::Ok),
+    };
+    let merged_note = merged.as_ref().map(|m| merged_message(&req.path, m));
     let base = Report {
         diff: Some(diff),
         replacements,
         sha256: Some(hash),
+        merged,
         ..Report::new(canonical.to_path_buf(), verdict, String::new())
     };
     if cx.dry_run {
@@ -476,16 +543,69 @@ fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, E
         Some(_) => format!("{detail}, in place"),
         None => detail,
     };
+    let mut message = format!(
+        "The file {} has been updated successfully.",
+        req.path.display()
+    );
+    if let Some(note) = merged_note {
+        message.push(' ');
+        message.push_str(&note);
+    }
     let report = Report {
         applied: true,
-        message: format!(
-            "The file {} has been updated successfully.",
-            req.path.display()
-        ),
+        message,
         notices,
         ..base
     };
     Ok(record(cx, req, report, &fp, shown, Some(&detail)))
+}
+
+/// The edit made to `now` (the file's decoded text under the lock) when
+/// it merges with the change the file had since the agent's `full` view
+/// ([`fsview_store::merge`]): the edit applied, and the other change as a
+/// unified diff. `None` when it does not merge (it touches lines within 3
+/// of the change, lands elsewhere, or the view's text was not kept).
+fn merge_edit(
+    store: &Store,
+    cx: &Context<'_>,
+    viewed: &FileRecord,
+    now: &[u8],
+    list: &[Edit],
+    name: &str,
+) -> Option<(edits::Edited, String)> {
+    let views = store.views(viewed.id).ok()?;
+    let base = views
+        .iter()
+        .rev()
+        .find(|v| v.kind == Kind::Full && v.held())
+        .and_then(|v| v.text_hash)
+        .and_then(|h| store.text(&h).ok().flatten())?;
+    let base_text = std::str::from_utf8(&base).ok()?;
+    let theirs = std::str::from_utf8(now).ok()?;
+    let ours = edits::apply(&base, true, list, cx.voice).ok()?;
+    let result = edits::apply(now, true, list, cx.voice).ok()?;
+    let texts = fsview_store::merge::Texts {
+        base: base_text,
+        theirs,
+        ours: std::str::from_utf8(&ours.text).ok()?,
+        result: std::str::from_utf8(&result.text).ok()?,
+    };
+    fsview_store::merge::merge(&texts).ok()?;
+    let other = diff::unified(Some(&base), now, name);
+    Some((result, other))
+}
+
+/// What the model is told with a merged edit's result.
+fn merged_message(path: &Path, m: &Merged) -> String {
+    let by = match &m.writer {
+        Some(w) => format!("by {w}"),
+        None => "by the user or another program".to_string(),
+    };
+    format!(
+        "{} had been changed since you read it ({by}); that change is kept and your edit was made beside it. You now hold the file with both; the other change:\n\n{}",
+        path.display(),
+        m.diff
+    )
 }
 
 /// Notices naming what an interrupted fsview write left beside the file.
@@ -593,10 +713,15 @@ fn gate_refusal(
     kept: Option<PathBuf>,
 ) -> Report {
     let mut message = match v {
-        GateVerdict::Modified(_) => gate::MSG_MODIFIED,
-        _ => gate::MSG_NOT_READ,
-    }
-    .to_string();
+        GateVerdict::Modified(fsview_store::fingerprint::Change::Deleted) => {
+            gate::MSG_DELETED.to_string()
+        }
+        GateVerdict::Modified(c) => format!(
+            "{}. Read it again before attempting to write it.",
+            gate::modified_since(c, writer(cx, canonical).as_deref())
+        ),
+        _ => gate::MSG_NOT_READ.to_string(),
+    };
     let mut detail = None;
     if let Some(k) = &kept {
         message.push_str(&format!(
@@ -615,6 +740,15 @@ fn gate_refusal(
     };
     log(cx, req, &report, detail.as_deref());
     report
+}
+
+/// Who changed `canonical` since the view, when fsview knows
+/// ([`fsview_store::writers`]).
+fn writer(cx: &Context<'_>, canonical: &Path) -> Option<String> {
+    let store = cx.store?;
+    let (hash, _) = fingerprint::hash_path(canonical).ok()?;
+    let w = store.writer(cx.sid, canonical, &hash).ok()??;
+    Some(w.describe(cx.sid))
 }
 
 /// Refused: another program has the file open for writing.

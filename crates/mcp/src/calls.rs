@@ -96,6 +96,8 @@ pub struct Desk {
     pub stub: bool,
     /// Tell what changed since seen after each result.
     pub news: bool,
+    /// Merge an edit with a change the file had since the view, or refuse.
+    pub on_change: fsview_apply::OnChange,
     /// Other instruction file names for ctx-build.
     pub also: Vec<String>,
     /// The ctx-build to run for `context`.
@@ -405,6 +407,7 @@ impl Desk {
             voice: fsview_apply::edits::Voice::Model,
             // The server's own session, made when it started.
             unknown_session: false,
+            on_change: self.on_change,
         };
         let r = match fsview_apply::apply(&cx, &req) {
             Ok(r) => r,
@@ -417,6 +420,7 @@ impl Desk {
             "verdict": r.verdict.as_str(),
             "change": r.verdict.change().map(|c| c.as_str()),
             "replacements": r.replacements,
+            "merged": r.merged.as_ref().map(|m| json!({"diff": m.diff, "writer": m.writer})),
         });
         let key = match req.change {
             Change::Edit(_) => "edit",

@@ -65,7 +65,14 @@ fn run(args: &mut Args, matches: &clap::ArgMatches) -> Result<Outcome, Stop> {
         .ok()
         .and_then(|e| e.parent().map(|d| d.join("ctx-build")))
         .unwrap_or_else(|| PathBuf::from("ctx-build"));
+    let on_change = fsview_apply::OnChange::resolve(
+        args.on_change
+            .as_deref()
+            .and_then(fsview_apply::OnChange::parse),
+    )
+    .map_err(Error::new)?;
     let desk = Desk {
+        on_change,
         session: args.common.clone(),
         session_file,
         dir,

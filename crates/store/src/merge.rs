@@ -17,6 +17,51 @@ use similar::{Algorithm, DiffOp};
 /// Unchanged lines that must stand between the edit and any other change.
 pub const MARGIN: usize = 3;
 
+/// What a targeted edit gets when the file changed since the view: merged
+/// with the change where they do not collide (the default), or refused as
+/// a stale edit always was.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OnChange {
+    #[default]
+    Merge,
+    Refuse,
+}
+
+/// The environment variable that sets [`OnChange`] where no option does.
+pub const ENV: &str = "FSVIEW_ON_CHANGE";
+
+impl OnChange {
+    pub fn parse(s: &str) -> Option<OnChange> {
+        match s {
+            "merge" => Some(OnChange::Merge),
+            "refuse" => Some(OnChange::Refuse),
+            _ => None,
+        }
+    }
+
+    /// The option's value when given, else [`ENV`]'s, else the default;
+    /// an [`ENV`] that says neither is an error the caller reports.
+    pub fn resolve(option: Option<OnChange>) -> Result<OnChange, String> {
+        if let Some(o) = option {
+            return Ok(o);
+        }
+        match std::env::var(ENV) {
+            Ok(v) if v.is_empty() => Ok(OnChange::default()),
+            Ok(v) => OnChange::parse(&v).ok_or_else(|| {
+                format!("{ENV}={v:?} is neither \"merge\" nor \"refuse\"; set one of those, or unset it")
+            }),
+            Err(_) => Ok(OnChange::default()),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnChange::Merge => "merge",
+            OnChange::Refuse => "refuse",
+        }
+    }
+}
+
 /// The four texts of a merge, each the whole file.
 #[derive(Clone, Copy, Debug)]
 pub struct Texts<'a> {
@@ -83,7 +128,11 @@ fn hunks<'a>(base: &[&'a str], other: &[&'a str]) -> Vec<Hunk<'a>> {
                 old_len,
                 new_index,
                 new_len,
-            } => (old_index, old_index + old_len, new_index..new_index + new_len),
+            } => (
+                old_index,
+                old_index + old_len,
+                new_index..new_index + new_len,
+            ),
         };
         // Runs that touch are one change.
         match out.last_mut() {
@@ -116,10 +165,7 @@ pub fn merge(texts: &Texts<'_>) -> Result<(), Refused> {
     let base = lines(texts.base);
     let theirs = hunks(&base, &lines(texts.theirs));
     let ours = hunks(&base, &lines(texts.ours));
-    if theirs
-        .iter()
-        .any(|t| ours.iter().any(|o| !apart(t, o)))
-    {
+    if theirs.iter().any(|t| ours.iter().any(|o| !apart(t, o))) {
         return Err(Refused::Near);
     }
     let mut all: Vec<&Hunk<'_>> = theirs.iter().chain(&ours).collect();
@@ -265,13 +311,19 @@ mod tests {
     fn no_final_newline_and_an_edit_at_the_end() {
         let base = "a\nb\nc\nd\ne\nf\ng";
         let theirs = "A\nb\nc\nd\ne\nf\ng";
-        assert_eq!(try_merge(base, theirs, "g", "G").unwrap(), "A\nb\nc\nd\ne\nf\nG");
+        assert_eq!(
+            try_merge(base, theirs, "g", "G").unwrap(),
+            "A\nb\nc\nd\ne\nf\nG"
+        );
     }
 
     #[test]
     fn replace_exact_is_the_plain_rule() {
         assert_eq!(replace_exact("a b a", &[("a", "x", false)]), None);
-        assert_eq!(replace_exact("a b a", &[("a", "x", true)]).unwrap(), "x b x");
+        assert_eq!(
+            replace_exact("a b a", &[("a", "x", true)]).unwrap(),
+            "x b x"
+        );
         assert_eq!(replace_exact("a b", &[("c", "x", false)]), None);
         assert_eq!(replace_exact("a b", &[("", "x", false)]), None);
         assert_eq!(
