@@ -257,3 +257,19 @@ fn cline_an_insertion_the_disk_does_not_hold_is_told_at_once() {
     // Told: the model holds the file as it is.
     c.hook("pre_edit", &[]).expect(0, "");
 }
+
+/// A CRLF file: Cline's read shows it with LF, its insertion writes CRLF
+/// lines; the view is the file as it is.
+#[test]
+fn cline_an_insertion_into_a_crlf_file() {
+    let c = cline();
+    c.env.write("crlf.txt", "one\r\ntwo\r\n");
+    c.hook("post_read_crlf", &[]).expect(0, "");
+    let mut p = c.payload("post_edit_insert");
+    p["tool_result"]["input"]["path"] = json!(c.env.path("crlf.txt").display().to_string());
+    p["tool_result"]["input"]["insert_line"] = json!(2);
+    p["tool_result"]["input"]["new_text"] = json!("mid");
+    c.env.write("crlf.txt", "one\r\nmid\r\ntwo\r\n");
+    c.send(&p, &[]).expect(0, "").stderr_is("");
+    assert_eq!(c.view("crlf.txt"), view("full", "write", 1, 3, true));
+}
