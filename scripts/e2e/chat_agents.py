@@ -42,6 +42,11 @@ machine:
   are files in .clinerules/hooks/; a headless prompt fires no hook that
   waits, so fsview tells what changed with the next tool result. Each
   scenario is one prompt.
+- Continue CLI (scripts/e2e-continue): `cn -p PROMPT --config FILE` with
+  a `provider: openai` model in a private ~/.continue/config.yaml: no
+  sign-in. It fires no hooks; with fsview, fsview-mcp is in the config's
+  mcpServers and cn's own file and shell tools are left out with
+  `--exclude`.
 """
 
 import json
