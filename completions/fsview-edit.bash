@@ -47,7 +47,7 @@ _fsview__edit() {
 
     case "${cmd}" in
         fsview__edit)
-            opts="-a -n -q -h -V --old --new --all --dry-run --requests --session --sid --agent --json --quiet --help --version"
+            opts="-a -n -q -h -V --old --new --all --dry-run --requests --on-change --session --sid --agent --json --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -59,6 +59,10 @@ _fsview__edit() {
                     ;;
                 --new)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-change)
+                    COMPREPLY=($(compgen -W "merge refuse" -- "${cur}"))
                     return 0
                     ;;
                 --session)

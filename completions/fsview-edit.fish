@@ -18,6 +18,8 @@ end
 
 complete -c fsview-edit -l old -d 'Text to replace' -r
 complete -c fsview-edit -l new -d 'Text to put in its place' -r
+complete -c fsview-edit -l on-change -d 'When the file changed since it was read: merge an edit that is 3 or more lines from the change, or refuse every such edit [env: FSVIEW_ON_CHANGE]' -r -f -a "merge\t''
+refuse\t''"
 complete -c fsview-edit -l session -d 'The session file [default: fsview/session.db in the git directory, else $XDG_STATE_HOME/fsview/session.db]' -r -F
 complete -c fsview-edit -l sid -d 'The session within the file' -r -f -a '(__fsview_session_ids)'
 complete -c fsview-edit -l agent -d 'The agent of the session whose views to use: a subagent\'s id, or `main` for the main thread [default: main]' -r

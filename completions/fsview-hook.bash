@@ -133,7 +133,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__claude)
-            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --help"
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --on-change --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -169,6 +169,10 @@ _fsview__hook() {
                     ;;
                 --give-back)
                     COMPREPLY=($(compgen -W "on off" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-change)
+                    COMPREPLY=($(compgen -W "merge refuse" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -179,7 +183,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__cline)
-            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --help"
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --on-change --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -215,6 +219,10 @@ _fsview__hook() {
                     ;;
                 --give-back)
                     COMPREPLY=($(compgen -W "on off" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-change)
+                    COMPREPLY=($(compgen -W "merge refuse" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -225,7 +233,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__codex)
-            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --help"
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --on-change --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -263,6 +271,10 @@ _fsview__hook() {
                     COMPREPLY=($(compgen -W "on off" -- "${cur}"))
                     return 0
                     ;;
+                --on-change)
+                    COMPREPLY=($(compgen -W "merge refuse" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -271,7 +283,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__copilot)
-            opts="-h --event --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --help"
+            opts="-h --event --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --on-change --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -313,6 +325,10 @@ _fsview__hook() {
                     COMPREPLY=($(compgen -W "on off" -- "${cur}"))
                     return 0
                     ;;
+                --on-change)
+                    COMPREPLY=($(compgen -W "merge refuse" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -321,7 +337,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__droid)
-            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --help"
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --on-change --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -357,6 +373,10 @@ _fsview__hook() {
                     ;;
                 --give-back)
                     COMPREPLY=($(compgen -W "on off" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-change)
+                    COMPREPLY=($(compgen -W "merge refuse" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -367,7 +387,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__gemini)
-            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --help"
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --on-change --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -403,6 +423,10 @@ _fsview__hook() {
                     ;;
                 --give-back)
                     COMPREPLY=($(compgen -W "on off" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-change)
+                    COMPREPLY=($(compgen -W "merge refuse" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -595,7 +619,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__install)
-            opts="-q -h --project --local --user --uninstall --also --short-reads --give-back --json --quiet --help claude gemini codex qwen opencode copilot droid kilo pi cline"
+            opts="-q -h --project --local --user --uninstall --also --short-reads --give-back --on-change --json --quiet --help claude gemini codex qwen opencode copilot droid kilo pi cline"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -611,6 +635,10 @@ _fsview__hook() {
                     ;;
                 --give-back)
                     COMPREPLY=($(compgen -W "on off" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-change)
+                    COMPREPLY=($(compgen -W "merge refuse" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -621,7 +649,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__kilo)
-            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --help"
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --on-change --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -657,6 +685,10 @@ _fsview__hook() {
                     ;;
                 --give-back)
                     COMPREPLY=($(compgen -W "on off" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-change)
+                    COMPREPLY=($(compgen -W "merge refuse" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -667,7 +699,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__opencode)
-            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --help"
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --on-change --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -703,6 +735,10 @@ _fsview__hook() {
                     ;;
                 --give-back)
                     COMPREPLY=($(compgen -W "on off" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-change)
+                    COMPREPLY=($(compgen -W "merge refuse" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -713,7 +749,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__pi)
-            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --help"
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --on-change --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -749,6 +785,10 @@ _fsview__hook() {
                     ;;
                 --give-back)
                     COMPREPLY=($(compgen -W "on off" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-change)
+                    COMPREPLY=($(compgen -W "merge refuse" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -759,7 +799,7 @@ _fsview__hook() {
             return 0
             ;;
         fsview__hook__subcmd__qwen)
-            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --help"
+            opts="-h --session --sid --on-error --gate --allow --also --diff-lines --total-diff-lines --short-reads --give-back --on-change --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -795,6 +835,10 @@ _fsview__hook() {
                     ;;
                 --give-back)
                     COMPREPLY=($(compgen -W "on off" -- "${cur}"))
+                    return 0
+                    ;;
+                --on-change)
+                    COMPREPLY=($(compgen -W "merge refuse" -- "${cur}"))
                     return 0
                     ;;
                 *)

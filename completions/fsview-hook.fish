@@ -68,6 +68,8 @@ off\t''
 auto\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l give-back -d 'Give the model a small file whole where it would otherwise have to read it: a rewrite whose diff --diff-lines would cut is told by its whole text when that is shorter, and a refusal carries the file when its change cannot be told whole or a compaction or rewind dropped it from the conversation' -r -f -a "on\t''
 off\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l on-change -d 'A targeted edit of a file that changed since the agent read it: merge, when the edit is 3 or more lines from every line the change touched, applies it to the file as it is and tells the model the change with it' -r -f -a "merge\t''
+refuse\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand claude" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -83,6 +85,8 @@ off\t''
 auto\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l give-back -d 'Give the model a small file whole where it would otherwise have to read it: a rewrite whose diff --diff-lines would cut is told by its whole text when that is shorter, and a refusal carries the file when its change cannot be told whole or a compaction or rewind dropped it from the conversation' -r -f -a "on\t''
 off\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l on-change -d 'A targeted edit of a file that changed since the agent read it: merge, when the edit is 3 or more lines from every line the change touched, applies it to the file as it is and tells the model the change with it' -r -f -a "merge\t''
+refuse\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand gemini" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -98,6 +102,8 @@ off\t''
 auto\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l give-back -d 'Give the model a small file whole where it would otherwise have to read it: a rewrite whose diff --diff-lines would cut is told by its whole text when that is shorter, and a refusal carries the file when its change cannot be told whole or a compaction or rewind dropped it from the conversation' -r -f -a "on\t''
 off\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l on-change -d 'A targeted edit of a file that changed since the agent read it: merge, when the edit is 3 or more lines from every line the change touched, applies it to the file as it is and tells the model the change with it' -r -f -a "merge\t''
+refuse\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand codex" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -113,6 +119,8 @@ off\t''
 auto\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l give-back -d 'Give the model a small file whole where it would otherwise have to read it: a rewrite whose diff --diff-lines would cut is told by its whole text when that is shorter, and a refusal carries the file when its change cannot be told whole or a compaction or rewind dropped it from the conversation' -r -f -a "on\t''
 off\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l on-change -d 'A targeted edit of a file that changed since the agent read it: merge, when the edit is 3 or more lines from every line the change touched, applies it to the file as it is and tells the model the change with it' -r -f -a "merge\t''
+refuse\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand qwen" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -128,6 +136,8 @@ off\t''
 auto\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l give-back -d 'Give the model a small file whole where it would otherwise have to read it: a rewrite whose diff --diff-lines would cut is told by its whole text when that is shorter, and a refusal carries the file when its change cannot be told whole or a compaction or rewind dropped it from the conversation' -r -f -a "on\t''
 off\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l on-change -d 'A targeted edit of a file that changed since the agent read it: merge, when the edit is 3 or more lines from every line the change touched, applies it to the file as it is and tells the model the change with it' -r -f -a "merge\t''
+refuse\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand opencode" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -143,6 +153,8 @@ off\t''
 auto\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l give-back -d 'Give the model a small file whole where it would otherwise have to read it: a rewrite whose diff --diff-lines would cut is told by its whole text when that is shorter, and a refusal carries the file when its change cannot be told whole or a compaction or rewind dropped it from the conversation' -r -f -a "on\t''
 off\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l on-change -d 'A targeted edit of a file that changed since the agent read it: merge, when the edit is 3 or more lines from every line the change touched, applies it to the file as it is and tells the model the change with it' -r -f -a "merge\t''
+refuse\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand kilo" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -158,6 +170,8 @@ off\t''
 auto\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l give-back -d 'Give the model a small file whole where it would otherwise have to read it: a rewrite whose diff --diff-lines would cut is told by its whole text when that is shorter, and a refusal carries the file when its change cannot be told whole or a compaction or rewind dropped it from the conversation' -r -f -a "on\t''
 off\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l on-change -d 'A targeted edit of a file that changed since the agent read it: merge, when the edit is 3 or more lines from every line the change touched, applies it to the file as it is and tells the model the change with it' -r -f -a "merge\t''
+refuse\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -176,6 +190,8 @@ off\t''
 auto\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l give-back -d 'Give the model a small file whole where it would otherwise have to read it: a rewrite whose diff --diff-lines would cut is told by its whole text when that is shorter, and a refusal carries the file when its change cannot be told whole or a compaction or rewind dropped it from the conversation' -r -f -a "on\t''
 off\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l on-change -d 'A targeted edit of a file that changed since the agent read it: merge, when the edit is 3 or more lines from every line the change touched, applies it to the file as it is and tells the model the change with it' -r -f -a "merge\t''
+refuse\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -191,6 +207,8 @@ off\t''
 auto\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l give-back -d 'Give the model a small file whole where it would otherwise have to read it: a rewrite whose diff --diff-lines would cut is told by its whole text when that is shorter, and a refusal carries the file when its change cannot be told whole or a compaction or rewind dropped it from the conversation' -r -f -a "on\t''
 off\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l on-change -d 'A targeted edit of a file that changed since the agent read it: merge, when the edit is 3 or more lines from every line the change touched, applies it to the file as it is and tells the model the change with it' -r -f -a "merge\t''
+refuse\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand droid" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -206,6 +224,8 @@ off\t''
 auto\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand cline" -l give-back -d 'Give the model a small file whole where it would otherwise have to read it: a rewrite whose diff --diff-lines would cut is told by its whole text when that is shorter, and a refusal carries the file when its change cannot be told whole or a compaction or rewind dropped it from the conversation' -r -f -a "on\t''
 off\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand cline" -l on-change -d 'A targeted edit of a file that changed since the agent read it: merge, when the edit is 3 or more lines from every line the change touched, applies it to the file as it is and tells the model the change with it' -r -f -a "merge\t''
+refuse\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand cline" -l gate -d 'This hook answers the agent\'s event before a change: a payload that cannot be read at all is refused, as the gate refuses a change it cannot check'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand cline" -l allow -d 'Approve the changes the gate lets through, skipping the agent\'s own permission prompt, instead of no opinion'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand cline" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -215,6 +235,8 @@ off\t''
 auto\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l give-back -d 'Have each hook pass --give-back WHEN' -r -f -a "on\t''
 off\t''"
+complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l on-change -d 'Have each hook pass --on-change WHAT' -r -f -a "merge\t''
+refuse\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l project -d 'The project\'s settings, checked in [default for every agent but claude]'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l local -d 'The project\'s settings for you only, not checked in [default for claude]'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand install" -l user -d 'Your settings for every project'

@@ -47,7 +47,7 @@ _fsview__mcp() {
 
     case "${cmd}" in
         fsview__mcp)
-            opts="-C -q -h -V --dir --cap --stub --no-news --also --session --agent --quiet --json --sid --help --version"
+            opts="-C -q -h -V --dir --cap --stub --no-news --on-change --also --session --agent --quiet --json --sid --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -63,6 +63,10 @@ _fsview__mcp() {
                     ;;
                 --cap)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --on-change)
+                    COMPREPLY=($(compgen -W "merge refuse" -- "${cur}"))
                     return 0
                     ;;
                 --also)

@@ -18,6 +18,8 @@ end
 
 complete -c fsview-mcp -s C -l dir -d 'Take relative paths from DIR, look for the default session file there, and give DIR\'s instruction files [default: the working directory]' -r -F
 complete -c fsview-mcp -l cap -d 'Most bytes of a file one read shows' -r
+complete -c fsview-mcp -l on-change -d 'When a file changed since it was read: merge an edit that is 3 or more lines from the change, and tell the change with the result, or refuse every such edit [env: FSVIEW_ON_CHANGE]' -r -f -a "merge\t''
+refuse\t''"
 complete -c fsview-mcp -l also -d 'Another instruction file name `context` reads in every directory, after CLAUDE.md, as ctx-build --also' -r
 complete -c fsview-mcp -l session -d 'The session file [default: fsview/session.db in the git directory, else $XDG_STATE_HOME/fsview/session.db]' -r -F
 complete -c fsview-mcp -l agent -d 'The agent of the session whose views to use: a subagent\'s id, or `main` for the main thread [default: main]' -r

@@ -260,16 +260,20 @@ fn the_parent_learns_what_its_subagent_changed() {
     let reminder = "\
 These files changed since you last saw them:
 
-b.txt: modified (content)
+b.txt: modified (content): by subagent a0b639467bf3072ee (general-purpose) at HH:MM
 --- b.txt (as viewed)
 +++ b.txt (now)
 @@ -1 +1 @@
 -bee
 +BEE
 ";
-    c.send(&c.payload("user_prompt_submit_task_notification"))
-        .expect(0, &context("UserPromptSubmit", reminder))
-        .stderr_is("");
+    // The reminder names who changed it.
+    let r = c.send(&c.payload("user_prompt_submit_task_notification"));
+    assert_eq!(
+        (r.code, crate::harness::untimed(&r.stdout)),
+        (0, context("UserPromptSubmit", reminder))
+    );
+    r.stderr_is("");
     // Told once, and whole: the parent holds the new text, so its view
     // moved there and its edit needs no re-read.
     c.send(&c.payload("user_prompt_submit")).expect(0, "");
@@ -295,7 +299,7 @@ fn the_parents_edit_after_its_subagents_change_is_refused_with_the_change() {
             0,
             deny(&crate::harness::modified_told_by(
                 "subagent a0b639467bf3072ee (general-purpose) at HH:MM",
-                "b.txt: modified (content)\n--- b.txt (as viewed)\n+++ b.txt (now)\n@@ -1 +1 @@\n-bee\n+BEE\n",
+                "b.txt: modified (content): by subagent a0b639467bf3072ee (general-purpose) at HH:MM\n--- b.txt (as viewed)\n+++ b.txt (now)\n@@ -1 +1 @@\n-bee\n+BEE\n",
             ))
         )
     );
@@ -348,7 +352,7 @@ fn a_fork_starts_with_a_copy_of_its_launchers_views() {
             0,
             deny(&crate::harness::modified_told_by(
                 "subagent a65283cfd748bede0 (fork) at HH:MM",
-                "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n",
+                "a.txt: modified (content): by subagent a65283cfd748bede0 (fork) at HH:MM\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n",
             ))
         )
     );
@@ -499,16 +503,19 @@ fn a_foreground_agents_return_tells_its_launcher_what_changed() {
     let reminder = "\
 These files changed since you last saw them:
 
-b.txt: modified (content)
+b.txt: modified (content): by subagent a0b639467bf3072ee (general-purpose) at HH:MM
 --- b.txt (as viewed)
 +++ b.txt (now)
 @@ -1 +1 @@
 -bee
 +BEE
 ";
-    c.send(&c.payload("post_agent_foreground"))
-        .expect(0, &context("PostToolUse", reminder))
-        .stderr_is("");
+    let r = c.send(&c.payload("post_agent_foreground"));
+    assert_eq!(
+        (r.code, crate::harness::untimed(&r.stdout)),
+        (0, context("PostToolUse", reminder))
+    );
+    r.stderr_is("");
     // Told once: the next prompt does not repeat it.
     c.send(&c.payload("user_prompt_submit")).expect(0, "");
 }

@@ -123,6 +123,8 @@ pub struct Reminder {
     pub truncated: usize,
     /// Why there is no diff, when there is none.
     pub note: Option<String>,
+    /// Who made the change, when fsview knows ([`crate::writers`]).
+    pub writer: Option<String>,
     /// The diff is the whole change from the whole text the agent holds to
     /// the file's text now: told unaltered, it moves the view to that text
     /// (see the module documentation). Clear it when the diff does not
@@ -310,12 +312,19 @@ fn select_among(
         }
         let whole =
             as_text || (d.truncated == 0 && told_whole(&d) && holds_whole_text(store, &record)?);
+        let writer = match (change, now.told.hash) {
+            (Change::Content | Change::Replaced, Some(hash)) => store
+                .writer(sid, &record.path, &hash)?
+                .map(|w| w.describe(sid)),
+            _ => None,
+        };
         out.push(Reminder {
             record,
             change,
             diff: d.diff,
             truncated: d.truncated,
             note: d.note,
+            writer,
             rewrite: as_text,
             whole,
             told: Told { change, ..now.told },
@@ -438,10 +447,15 @@ pub fn render(cwd: &Path, reminders: &[Reminder]) -> String {
     let mut text = format!("{HEADER}\n\n");
     for r in reminders {
         let shown = crate::paths::display(cwd, &r.record.path);
+        let note = match (&r.writer, &r.note) {
+            (Some(w), Some(n)) => Some(format!("by {w}; {n}")),
+            (Some(w), None) => Some(format!("by {w}")),
+            (None, n) => n.clone(),
+        };
         text.push_str(&changes::listing(
             &quote(&shown),
             r.change,
-            r.note.as_deref(),
+            note.as_deref(),
             r.diff.as_deref(),
         ));
     }
