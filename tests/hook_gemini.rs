@@ -491,3 +491,48 @@ fn a_subagents_reads_are_its_own() {
         )]
     );
 }
+
+/// gemini-cli 0.61.0 says nothing of a compression in any hook payload
+/// (`PreCompress` fires before every model call, compressing or not); its
+/// transcript sets the whole history anew, the summary in place of the
+/// conversation's first messages (captured by `scripts/e2e-gemini
+/// compaction-drops-views`: the session's context, then a prompt that
+/// read a.txt and b.txt; a resume, which sets the same history again; then
+/// a compression). The resume keeps the views; the compression releases
+/// them, and a.txt, small, is given back by the refusal.
+#[test]
+fn a_compression_in_the_transcript_releases_the_views() {
+    let a = gemini();
+    a.env.write("a.txt", A_TXT);
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/hooks/gemini-0.61.0/transcript_compression.jsonl");
+    let text = std::fs::read_to_string(fixture).unwrap();
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let cut = lines
+        .iter()
+        .position(|l| l.starts_with("{\"$set\":{\"messages\":") && l.contains("<state_snapshot>"))
+        .unwrap();
+    let transcript = a.env.root().join("session.jsonl");
+    let with_transcript = |fixture: &str| {
+        let mut p = a.payload(fixture);
+        p["transcript_path"] = json!(transcript.display().to_string());
+        p
+    };
+    std::fs::write(&transcript, lines[..cut].concat()).unwrap();
+    a.send(&with_transcript("after_read_whole"), &[])
+        .expect(0, "")
+        .stderr_is("");
+    a.send(&with_transcript("before_write_update"), &[])
+        .expect(0, "")
+        .stderr_is("");
+    std::fs::write(&transcript, lines.concat()).unwrap();
+    a.send(&with_transcript("before_write_update"), &[])
+        .expect(
+            0,
+            &deny(&crate::hook_fixtures::given_after("compaction", A_TXT)),
+        )
+        .stderr_is("");
+    // Given back whole: the retry goes through.
+    a.send(&with_transcript("before_write_update"), &[])
+        .expect(0, "");
+}

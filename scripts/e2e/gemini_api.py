@@ -35,6 +35,28 @@ def call(name, args):
             "thoughtSignature": "e2e-signature-%04d" % n}
 
 
+def usage(prompt_tokens):
+    """A part that makes the answer report `prompt_tokens` in its
+    `usageMetadata` (what gemini-cli compresses for), whatever the request
+    held. It is not sent as a part."""
+    return {"usage": prompt_tokens}
+
+
+# What a compression's summary requests get.
+SUMMARY = ("<state_snapshot>\nThe user asked for files to be read; they were read. "
+           "Nothing was changed.\n</state_snapshot>")
+
+
+def is_summary_request(body):
+    """gemini-cli's compression asks, with no tools, for a <state_snapshot>
+    ("Generate a new <state_snapshot> ..."), then to check it ("Critically
+    evaluate the <state_snapshot> ..."), in the last user message."""
+    contents = body.get("contents") or []
+    if body.get("tools") or not contents or contents[-1].get("role") != "user":
+        return False
+    return any("<state_snapshot>" in p.get("text", "") for p in contents[-1].get("parts", []) or [])
+
+
 def function_responses(body):
     """Every functionResponse part of a request, in order: (name, id,
     response object)."""
@@ -97,6 +119,7 @@ class Gemini:
         self.main = []
         self.json = []
         self.side = []
+        self.summaries = []
 
     def handle(self, req):
         path = req.path.split("?")[0]
@@ -107,7 +130,10 @@ class Gemini:
             return Response.json({"error": {"code": 404, "message": path, "status": "NOT_FOUND"}}, 404)
         config = body.get("generationConfig") or {}
         schema = config.get("responseJsonSchema") or config.get("responseSchema")
-        if body.get("tools"):
+        if is_summary_request(body):
+            self.summaries.append(req)
+            parts = [text(SUMMARY)]
+        elif body.get("tools"):
             self.main.append(req)
             n = sum(1 for c in body.get("contents", []) if c.get("role") == "model")
             if n < len(self.turns):
@@ -121,10 +147,12 @@ class Gemini:
         else:
             self.side.append(req)
             parts = [text("ok")]
+        used = next((p["usage"] for p in parts if "usage" in p), max(1, len(req.raw) // 4))
+        parts = [p for p in parts if "usage" not in p]
         resp = {
             "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
-            "usageMetadata": {"promptTokenCount": max(1, len(req.raw) // 4), "candidatesTokenCount": 10,
-                              "totalTokenCount": max(1, len(req.raw) // 4) + 10},
+            "usageMetadata": {"promptTokenCount": used, "candidatesTokenCount": 10,
+                              "totalTokenCount": used + 10},
             "modelVersion": self.model,
             "responseId": "resp_e2e_%04d" % next(_ids),
         }

@@ -48,8 +48,10 @@
 //!   (it starts with none), and at its end the parent is told what changed
 //!   meanwhile (additionalContext of AfterTool).
 //! - `PreCompress` is not wired: it fires before every model call, whether
-//!   or not the history is then compressed, and nothing after says it was
-//!   (a manual `/compress` is interactive only).
+//!   or not the history is then compressed, and no hook after says it was
+//!   (a manual `/compress` is interactive only). The transcript says it
+//!   ([`GeminiTranscript`], read from `transcript_path` at every hook): a
+//!   compression releases every view of the conversation.
 //! - A hook that fails open says so in `systemMessage` (gemini-cli takes a
 //!   lone line on stderr of a hook that exits 0 for an "allow"); a hook
 //!   that cannot start blocks, so the installer makes those that must fail
@@ -180,6 +182,10 @@ impl Agent for Gemini {
         name == "GEMINI.md"
     }
 
+    fn transcript(&self) -> Option<&'static dyn crate::transcript::Format> {
+        Some(&TRANSCRIPT)
+    }
+
     fn delegates(&self) -> bool {
         true
     }
@@ -207,7 +213,6 @@ fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
     let fields = payload::Fields {
         agent: None,
         call: None,
-        transcript: None,
         ..payload::CLAUDE
     };
     payload::who(payload, event, &fields)
@@ -636,6 +641,132 @@ pub fn home(var: &str, cwd: &Path) -> Result<PathBuf, Problem> {
                 "neither {var} nor HOME is set, so the user's settings cannot be found; use --project"
             ))
         })
+}
+
+/// gemini-cli's transcript (`transcript_path`), read for its compressions
+/// alone.
+///
+/// gemini-cli 0.61.0 writes JSON Lines: a header (`sessionId`,
+/// `kind`), each message as it comes (`{"id", "type": "user" | "gemini",
+/// "content", ...}`, a message again when it grows), and
+/// `{"$set": {"messages": [...]}}` when it sets the whole history: at a
+/// session's start and resume (the same messages) and when it compresses
+/// the history (seen with the real binary: `scripts/e2e-gemini
+/// compaction-drops-views`). A compression keeps the first message (the
+/// session's context) and puts a new message (the summary) in place of the
+/// conversation's first ones, and copies what it keeps under new ids: so
+/// a history set whose first two messages are not the conversation's is a
+/// compression. No hook says so (`PreCompress` fires before every model
+/// call, before gemini-cli decides whether to compress), and the payloads
+/// name no call, so which views the kept part holds is not known: every
+/// view of the conversation is released, as for Qwen Code's and
+/// opencode's compactions.
+pub struct GeminiTranscript;
+
+/// The format as gemini-cli 0.61.0 writes it.
+pub static TRANSCRIPT: GeminiTranscript = GeminiTranscript;
+
+impl GeminiTranscript {
+    /// The reader's state after `line`, from `state` (the ids of the
+    /// conversation's first two messages, one a line), and whether the
+    /// line is a compression.
+    fn step(line: &[u8], state: &mut Vec<String>) -> bool {
+        let Ok(v) = serde_json::from_slice::<Value>(line) else {
+            return false;
+        };
+        if let Some(messages) = v.pointer("/$set/messages").and_then(Value::as_array) {
+            let first: Vec<String> = messages
+                .iter()
+                .take(2)
+                .filter_map(|m| m.get("id").and_then(Value::as_str))
+                .map(String::from)
+                .collect();
+            if first.len() < 2 {
+                // A session's start or resume sets its context alone
+                // first: the conversation so far is set after it.
+                if state.is_empty() {
+                    *state = first;
+                }
+                return false;
+            }
+            let compressed = state.len() == 2 && first != *state;
+            *state = first;
+            return compressed;
+        }
+        if state.len() < 2 {
+            if let (Some(id), Some("user" | "gemini")) = (
+                v.get("id").and_then(Value::as_str),
+                v.get("type").and_then(Value::as_str),
+            ) {
+                if !state.iter().any(|s| s == id) {
+                    state.push(id.to_string());
+                }
+            }
+        }
+        false
+    }
+}
+
+fn gemini_state(state: Option<&str>) -> Vec<String> {
+    state
+        .unwrap_or("")
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+impl crate::transcript::Format for GeminiTranscript {
+    fn seen_in(&self) -> &'static str {
+        "gemini-cli 0.61.0"
+    }
+
+    fn read(&self, lines: &[&[u8]], state: Option<&str>) -> crate::transcript::Step {
+        let mut s = gemini_state(state);
+        for line in lines {
+            if Self::step(line, &mut s) {
+                return crate::transcript::Step::Resync { compaction: true };
+            }
+        }
+        crate::transcript::Step::Read {
+            found: Vec::new(),
+            state: s.join("\n"),
+        }
+    }
+
+    fn resync(&self) -> Box<dyn crate::transcript::Resync> {
+        Box::new(GeminiWhole::default())
+    }
+
+    fn located(&self, _line: &[u8], _how: &str) -> Option<Event> {
+        None
+    }
+
+    fn siblings(&self, _tail: &[u8], _call: &str) -> Option<std::collections::HashSet<String>> {
+        None
+    }
+}
+
+/// A whole re-read of gemini-cli's transcript: it shows no view fsview
+/// records from it, so it only finds the reader's state.
+#[derive(Default)]
+struct GeminiWhole {
+    state: Vec<String>,
+}
+
+impl crate::transcript::Resync for GeminiWhole {
+    fn lines(&mut self, lines: &[(u64, &[u8])]) {
+        for (_, line) in lines {
+            GeminiTranscript::step(line, &mut self.state);
+        }
+    }
+
+    fn finish(self: Box<Self>) -> crate::transcript::Holding {
+        crate::transcript::Holding {
+            state: self.state.join("\n"),
+            ..crate::transcript::Holding::default()
+        }
+    }
 }
 
 #[cfg(test)]
