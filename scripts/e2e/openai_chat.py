@@ -63,20 +63,23 @@ SUMMARY = ("<state_snapshot>\nThe user asked for files to be read; they were rea
            "Nothing was changed.\n</state_snapshot>")
 
 # Words of the agents' requests for a summary of the conversation, in the
-# request's last message (the agent's own, as the user): Qwen Code's and
-# gemini-cli's "<state_snapshot>", opencode's and Kilo's summary prompt,
-# pi's "Create a structured context checkpoint summary" and "Summarize the
-# prefix". A conversation after a compaction holds the summary too, but
-# never last: a prompt or a tool result follows it.
-SUMMARY_ASKS = ("<state_snapshot>", "summar")
+# request's last message (the agent's own, as the user): Qwen Code's
+# "produce the <state_snapshot> XML", opencode's and Kilo's "Create a new
+# anchored summary" (or "Here is the summary of the conversation before"),
+# pi's "Create a structured context checkpoint summary", "Summarize the
+# prefix" and "incorporate into the existing summary". A conversation
+# after a compaction holds the summary too, but never last: a prompt or a
+# tool result follows it.
+SUMMARY_ASKS = ("<state_snapshot>", "anchored summary", "Here is the summary of the conversation before",
+                "context checkpoint summary", "Summarize the prefix", "incorporate into the existing summary")
 
 
 def is_summary_request(body):
     msgs = body.get("messages") or []
     if not msgs or msgs[-1].get("role") != "user":
         return False
-    t = message_text(msgs[-1].get("content")).lower()
-    return any(w.lower() in t for w in SUMMARY_ASKS)
+    t = message_text(msgs[-1].get("content"))
+    return any(w in t for w in SUMMARY_ASKS)
 
 
 def tokens_of(body):
