@@ -233,6 +233,14 @@ pub fn modified_told_by(writer: &str, listing: &str) -> String {
     )
 }
 
+/// [`modified_told`] for an agent whose own edit tool insists on a re-read
+/// after a change (Droid).
+pub fn modified_told_reread(listing: &str) -> String {
+    format!(
+        "File has been modified since read, either by the user or by a linter. The whole change is below; your edit tool still needs the file read again before it edits it.\n\nThese files changed since you last saw them:\n\n{listing}"
+    )
+}
+
 pub fn modified_told(listing: &str) -> String {
     format!(
         "File has been modified since read, either by the user or by a linter. The whole change is below: you now hold the file's new text, so retry your change against it (no need to read the file again).\n\nThese files changed since you last saw them:\n\n{listing}"

@@ -297,12 +297,12 @@ fn droid_install_merges_into_factory_settings_by_absolute_path() {
 /// droid-0.225.2, from the real binary); the next hook reads it there, and
 /// the edit goes through. A file changed since it was attached was shown
 /// all the same: the edit is refused as modified, with the change (issue
-/// 40, item 5), which the model then holds. A transcript not written
+/// 40, item 5), and Droid's own read asked for. A transcript not written
 /// records nothing: the edit asks for a read.
 #[test]
 fn droid_a_file_attached_by_an_at_mention_is_a_view() {
     let m = "first line of m\nsecond line of m\n";
-    let changed = deny(&crate::harness::modified_told(
+    let changed = deny(&crate::harness::modified_told_reread(
         "m.txt: modified (content)\n--- m.txt (as viewed)\n+++ m.txt (now)\n@@ -1,2 +1,2 @@\n first line of m\n-second line of m\n+second line of M\n",
     ));
     for (disk, written, want) in [

@@ -363,3 +363,57 @@ fn pi_install_writes_the_extension_and_leaves_a_foreign_one_alone() {
         .join("home/.pi/agent/extensions/fsview.js")
         .exists());
 }
+
+/// Someone else changes line 7 of a file pi read; its edit of line 2 is
+/// let through (pi's extension tells only after a tool), and the edit's
+/// result tells exactly the other change: the view is the text pi
+/// believes it has, its own edit included. Within 3 lines of the change,
+/// or with `--on-change refuse`: refused with the change. (Issue 41.)
+#[test]
+fn pi_an_edit_far_from_an_outside_change_is_let_through_and_the_change_told_after() {
+    const SEVEN: &str = "one\ntwo\nthree\nfour\nfive\nsix\nseven\n";
+    let read = |p: &Fixtures| {
+        p.env.write("a.txt", SEVEN);
+        let mut r = p.payload("tool_result_read_whole");
+        r["content"][0]["text"] = SEVEN.into();
+        p.send(&r, &[]).expect(0, "").stderr_is("");
+    };
+    let p = pi();
+    read(&p);
+    p.env
+        .write("a.txt", "one\ntwo\nthree\nfour\nfive\nsix\nSEVEN\n");
+    p.hook("tool_call_edit", &[]).expect(0, "").stderr_is("");
+    // pi applies it to the file as it is.
+    p.env
+        .write("a.txt", "one\nTWO\nthree\nfour\nfive\nsix\nSEVEN\n");
+    p.hook("tool_result_edit", &[]).expect(0, &context(
+        "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,7 +1,7 @@\n one\n TWO\n three\n four\n five\n six\n-seven\n+SEVEN\n",
+    ));
+    assert_eq!(p.view("a.txt").map(|v| (v.3, v.4)), Some((7, true)));
+    let ev = p.env.run("fsview-session", &["events", "--sid", p.sid]);
+    assert!(ev.stdout.contains("merged"), "{}", ev.stdout);
+    // The change within 3 lines of the edit, or merging off: refused.
+    for (change, args) in [
+        ("one\ntwo\nthree\nFOUR\nfive\nsix\nseven\n", &[][..]),
+        (
+            "one\ntwo\nthree\nfour\nfive\nsix\nSEVEN\n",
+            &["--on-change", "refuse"][..],
+        ),
+    ] {
+        let q = pi();
+        read(&q);
+        q.env.write("a.txt", change);
+        let r = q.hook("tool_call_edit", args);
+        let v: Value = serde_json::from_str(&r.stdout).unwrap();
+        assert!(
+            v["deny"]
+                .as_str()
+                .unwrap()
+                .starts_with(&crate::harness::modified_told(
+                    "a.txt: modified (content)\n"
+                )),
+            "{}",
+            r.stdout
+        );
+    }
+}

@@ -54,15 +54,15 @@ def tool(spec):
     return call(name, args)
 
 
-def result_of(proto, c):
+def result_of(proto, c, context=True):
     """The tool result the model got for call `c`, or None. A hook's
     context that Cline CLI sends right after it (`<hook_context ...>`, a
-    refusal) comes first."""
+    refusal) comes first, unless `context` is false."""
     for req in reversed(proto.main):
         msgs = req.json.get("messages", [])
         for tid, body in tool_results(req.json):
             if tid == c["id"]:
-                return hook_context(msgs, tid) + body
+                return (hook_context(msgs, tid) if context else "") + body
     return None
 
 
@@ -84,7 +84,7 @@ def outcome(a, proto, c):
     r = result_of(proto, c)
     if r is None:
         return "never ran"
-    if a.succeeded(r):
+    if a.succeeded(result_of(proto, c, context=False)):
         return "applied"
     first = r.strip().splitlines()[0] if r.strip() else "(empty)"
     return "refused: " + (first if len(first) <= 150 else first[:147] + "...")
@@ -309,6 +309,109 @@ def tool_reminder(run):
         repeated = last.count("notes.txt: modified") > (1 if told else 0)
         run.check(not repeated, "not told twice")
         run.step("... the tool result after", "told again" if repeated else "not repeated")
+
+
+# The agents whose own edit tool refuses an edit of a file changed since
+# its own last read, whatever the model was told (Droid: "has been
+# modified externally since it was last read"): fsview's refusal carries
+# the change and asks for the read; nothing is merged.
+REREADS = ("droid",)
+
+
+def formatter_race(run, a, edited_line):
+    """A formatter rewrites line 1 of a 12-line file after the model's read,
+    while the model's edit of line `edited_line` is on its way (issue 41's
+    race: no telling can come first). Near the start, the line before the
+    edited one changes too. Returns the calls, the turns after the read
+    (a refusal that carried the change is retried, after a read where the
+    agent asks for one) and the file both changes make."""
+    ws = run.ws
+    body = "".join("line %d of notes\n" % i for i in range(1, 13))
+    ws.write("notes.txt", body)
+    ws.commit()
+    old = "line %d of notes" % edited_line
+    formatted = body.replace("line 1 of notes\n", "LINE 1 OF NOTES (formatted)\n")
+    if edited_line <= 4:
+        formatted = formatted.replace("line %d of notes\n" % (edited_line - 1),
+                                      "line %d  of  notes\n" % (edited_line - 1))
+    read = tool(a.read(ws.path("notes.txt")))
+    edit = tool(a.edit(ws.path("notes.txt"), old, old.upper()))
+    again = tool(a.read(ws.path("notes.txt")))
+    retry = tool(a.edit(ws.path("notes.txt"), old, old.upper()))
+
+    def change(body_):
+        ws.write("notes.txt", formatted)
+        return [edit]
+
+    def retry_if_told(body_):
+        seen = json.dumps(body_)
+        if "modified since read" not in seen or "LINE 1 OF NOTES (formatted)" not in seen:
+            return [text("done")]
+        return [again] if AGENT.name in REREADS else [retry]
+
+    turns = [[read], change, retry_if_told]
+    if AGENT.name in REREADS:
+        turns.append([retry])
+    return edit, retry, turns + [[text("done")]], formatted.replace(old, old.upper())
+
+
+def refused_then_retried(run, a, proto, edit, retry, both):
+    """With fsview: the edit refused with the change, the retry applied."""
+    got = outcome(a, proto, edit)
+    run.check(got.startswith("refused") and MODIFIED[:30] in got, "refused with the change: %s" % got)
+    full = result_of(proto, edit) or ""
+    run.check("+LINE 1 OF NOTES (formatted)" in full, "the refusal carries the change: %r" % full[-400:])
+    how = "... the retry against the told text" + (", after the read Droid asks for" if AGENT.name in REREADS else "")
+    run.step(how, applied(run, a, proto, retry, "applied", "the retry"))
+    run.eq(run.ws.read("notes.txt"), both, "both changes in the file")
+
+
+def merge_far_edit(run):
+    """The formatter's change is 8 lines from the edit: with fsview the edit
+    is let through onto the formatted file and the change told with its
+    result (after the tool: fsview's reminder); alone the agent does as it
+    does. An agent whose own check refuses it (Droid) is refused by fsview
+    with the change, as the near edit."""
+    ws = run.ws
+    with agent(run, []) as (proto, a):
+        edit, retry, turns, both = formatter_race(run, a, 10)
+        proto.turns = turns
+        wire(run, a)
+        r = a.prompt("edit notes.txt")
+        run.eq(r.code, 0, "exit code (stderr: %s)" % r.stderr[-300:])
+        got = outcome(a, proto, edit)
+        after = request_text(proto.main[2]) if len(proto.main) > 2 else ""
+        told = "+LINE 1 OF NOTES (formatted)" in after and "-line 1 of notes" in after
+        kept = ws.read("notes.txt") == both
+        run.step("Formatter changes line 1 while the edit of line 10 is on its way",
+                 got + (", the change told with it" if told else ", nothing told")
+                 + (", the formatter's change lost" if got == "applied" and not kept else ""))
+        if run.fsview and AGENT.name in REREADS:
+            refused_then_retried(run, a, proto, edit, retry, both)
+        elif run.fsview:
+            run.check(got == "applied", "applied with fsview: %s" % got)
+            run.check(told, "the other change told with the result: %r" % after[-600:])
+            run.check(kept, "both changes kept: %r" % ws.read("notes.txt"))
+            sid = only_session(a) or "?"
+            ev = [json.loads(x) for x in a.fsview("fsview-session", "events", "--sid", sid, "--json").stdout.splitlines()]
+            run.check(any(e.get("verdict") == "merged" for e in ev), "a merged check in the log")
+
+
+def merge_near_edit(run):
+    """The formatter also changes the line just before the one the edit
+    replaces (line 3): with fsview refused with the change (too near to
+    merge), then the retry against the told text applies; alone the agent
+    does as it does."""
+    with agent(run, []) as (proto, a):
+        edit, retry, turns, both = formatter_race(run, a, 3)
+        proto.turns = turns
+        wire(run, a)
+        r = a.prompt("edit notes.txt")
+        run.eq(r.code, 0, "exit code (stderr: %s)" % r.stderr[-300:])
+        got = outcome(a, proto, edit)
+        run.step("Formatter changes the line before the one the edit replaces, while it is on its way", got)
+        if run.fsview:
+            refused_then_retried(run, a, proto, edit, retry, both)
 
 
 def short_reread(run):
@@ -566,6 +669,11 @@ SCENARIOS = [
 ]
 
 
+# The agents whose targeted edit fsview merges with a change that came
+# while it was on its way, telling the change after the tool (issue 41).
+MERGE_PROVEN = ("droid", "opencode", "kilo", "pi", "cline")
+
+
 # The agents whose shell tool the shell scenarios drive (scripts/e2e/shell.py).
 SHELL_PROVEN = ("qwen", "opencode", "copilot", "droid", "pi", "kilo")
 
@@ -711,6 +819,9 @@ def main(argv, name, capture, doc, more=(), captures=()):
         scenarios += [("at-mention-edit", at_mention_edit, (False, True))]
     if AGENT.name in ("opencode", "kilo"):
         scenarios += [("tool-reminder", tool_reminder, (False, True))]
+    if AGENT.name in MERGE_PROVEN:
+        scenarios += [("merge-far-edit", merge_far_edit, (False, True)),
+                      ("merge-near-edit", merge_near_edit, (False, True))]
     scenarios += list(more)
     return harness.main(argv, "e2e-" + name, AGENT.label, AGENT.version, ensure, scenarios, captures, doc, jobs=3)
 

@@ -47,7 +47,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::event::{Answer, Change, Changed, Edited, Event, Extent, Shown, ShownText, Stage};
+use crate::event::{
+    Answer, Change, Changed, Edited, Event, Extent, Replace, Shown, ShownText, Stage,
+};
 use crate::install::{Installer, OwnFile, Part, Run, Scope};
 use crate::patch::{self, FileOp};
 use crate::shell::{self, Output};
@@ -70,6 +72,12 @@ pub fn refusal(reason: &str) -> Value {
 }
 
 impl Agent for Cline {
+    /// `contextModification` after a tool reaches the model, and an edit
+    /// is recorded as its replacement.
+    fn tells_after_change(&self) -> bool {
+        true
+    }
+
     fn parse(&self, payload: &[u8]) -> Result<Parsed, Failed> {
         let payload = payload::object(payload, || {
             "the hook payload is not a JSON object; fsview-hook cline reads one Cline hook payload on stdin".into()
@@ -238,12 +246,32 @@ fn commands(input: &Value) -> Option<Vec<String>> {
 fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
     let (name, input) = tool(payload, "tool_call")?;
     match name {
-        "editor" => Ok(Event::AboutToChange {
-            path: path_of(name, input)?,
-            // Without old_text (and no insert_line) the tool creates a
-            // missing file, and refuses an existing one.
-            whole: !present(input, "old_text") && !present(input, "insert_line"),
-        }),
+        "editor" => {
+            let path = path_of(name, input)?;
+            let text = |k: &str| input.get(k).and_then(Value::as_str).map(String::from);
+            if let (Some(old), Some(new), false) = (
+                text("old_text"),
+                text("new_text"),
+                present(input, "insert_line"),
+            ) {
+                if !old.is_empty() {
+                    return Ok(Event::AboutToReplace {
+                        path,
+                        edits: vec![Replace {
+                            old,
+                            new,
+                            all: false,
+                        }],
+                    });
+                }
+            }
+            Ok(Event::AboutToChange {
+                path,
+                // Without old_text (and no insert_line) the tool creates a
+                // missing file, and refuses an existing one.
+                whole: !present(input, "old_text") && !present(input, "insert_line"),
+            })
+        }
         "apply_patch" => apply_patch(input),
         "run_commands" => {
             let list = commands(input).ok_or_else(|| {

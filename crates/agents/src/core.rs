@@ -762,14 +762,27 @@ fn about_to_change(
     if matches!(d.verdict, Verdict::Modified(_)) {
         let change = d.verdict.change().unwrap_or(fingerprint::Change::Content);
         if let (Some(edits), Some(store)) = (edits, &store) {
-            if let Some(told) = merged(agent, opts, s, store, &d, edits)? {
-                return Ok(Answer::Context(told));
+            match merged(agent, opts, s, store, &d, edits)? {
+                Some(Merge::Told(told)) => return Ok(Answer::Context(told)),
+                Some(Merge::TellAfter) => {
+                    return Ok(match opts.allow {
+                        true => Answer::Allow("The edit is merged with the file's change since it was read; the change is told with its result.".to_string()),
+                        false => Answer::Nothing,
+                    })
+                }
+                None => {}
             }
         }
         if let Some(told) = carried(agent, opts, s, store.as_ref(), &d.canonical)? {
             return Ok(Answer::Deny(format!(
                 "{}\n\n{told}",
-                modified_told(change, d.writer.as_deref())
+                // The agent's own edit tool asks for its read again
+                // (not its shell, nor a whole-file write, as seen).
+                modified_told(
+                    change,
+                    d.writer.as_deref(),
+                    edits.is_some() && agent.rereads_after_change()
+                )
             )));
         }
         // A change too long to tell whole (a rewrite), or told before:
@@ -800,14 +813,24 @@ fn about_to_change(
 /// new text from it and may retry at once.
 pub const MODIFIED_TOLD: &str = "File has been modified since read, either by the user or by a linter. The whole change is below: you now hold the file's new text, so retry your change against it (no need to read the file again).";
 
+/// How a merged edit's other change reaches the model ([`merged`]).
+enum Merge {
+    /// Told now, with the edit let through (the text to hand the model).
+    Told(String),
+    /// Let through; the agent's record of the edit holds the view with the
+    /// edit, never fresh, and the reminder after the tool's result tells
+    /// the other change ([`Agent::tells_after_change`]).
+    TellAfter,
+}
+
 /// An edit merged with the change its file had since the agent's view
-/// ([`fsview_store::merge`]): the change told whole with the edit's result
-/// (the view moved to the file's text now, so that the edit's own record
-/// after it knows the whole file). `None` when it cannot be: merging is off
-/// (`--on-change refuse`), the agent cannot be told with a change it lets
-/// through ([`Agent::tells_before_change`]), the agent's view is not all
-/// of the file, the edit comes within 3 lines of the change or lands
-/// elsewhere, or the change cannot be told whole.
+/// ([`fsview_store::merge`]): the change told whole with the edit's result,
+/// now (the view moved to the file's text, so that the edit's own record
+/// after it knows the whole file: [`Agent::tells_before_change`]) or after
+/// it ([`Agent::tells_after_change`]). `None` when it cannot be: merging
+/// is off (`--on-change refuse`), the agent can be told neither way, the
+/// agent's view is not all of the file, the edit comes within 3 lines of
+/// the change or lands elsewhere, or the change cannot be told whole.
 fn merged(
     agent: &dyn Agent,
     opts: &Options,
@@ -815,13 +838,14 @@ fn merged(
     store: &Store,
     d: &gate::Decision,
     edits: &[Replace],
-) -> Result<Option<String>, Problem> {
+) -> Result<Option<Merge>, Problem> {
     use fsview_store::merge::{self, OnChange, Texts};
     let mergeable = matches!(
         d.verdict,
         Verdict::Modified(fingerprint::Change::Content | fingerprint::Change::Replaced)
     );
-    if opts.on_change != OnChange::Merge || !agent.tells_before_change() || !mergeable {
+    let told = agent.tells_before_change() || agent.tells_after_change();
+    if opts.on_change != OnChange::Merge || !told || agent.rereads_after_change() || !mergeable {
         return Ok(None);
     }
     let Some(base) = full_text(store, &s.sid, &d.canonical)? else {
@@ -852,6 +876,23 @@ fn merged(
     if merge::merge(&texts).is_err() {
         return Ok(None);
     }
+    let log = |how: &str| {
+        let detail = match &d.writer {
+            Some(w) => format!("{how}; changed by {w}"),
+            None => how.to_string(),
+        };
+        let _ = store.log(
+            &s.sid,
+            &[LogEvent::new(TOOL, "check")
+                .path(&d.canonical)
+                .verdict("merged")
+                .detail(Some(&detail))],
+        );
+    };
+    if !agent.tells_before_change() {
+        log("told after the result");
+        return Ok(Some(Merge::TellAfter));
+    }
     let found = remind::select_file(store, &s.sid, s.cwd(), opts.limits, &d.canonical)?;
     let whole = found.len() == 1
         && found[0].whole
@@ -863,30 +904,28 @@ fn merged(
         return Ok(None);
     }
     remind::record(store, &s.sid, TOOL, &found)?;
-    let _ = store.log(
-        &s.sid,
-        &[LogEvent::new(TOOL, "check")
-            .path(&d.canonical)
-            .verdict("merged")
-            .detail(d.writer.as_deref())],
-    );
+    log("told with the call");
     let by = match &d.writer {
         Some(w) => format!("by {w}"),
         None => "by the user or another program".to_string(),
     };
-    Ok(Some(format!(
+    Ok(Some(Merge::Told(format!(
         "[fsview] {} changed since you read it ({by}). Your edit is 3 or more lines from that change, so it is applied to the file as it is now, keeping that change. You now hold the file with both: the other change is below.\n\n{}",
         paths::display(s.cwd(), &d.canonical).display(),
         remind::render(s.cwd(), &found)
-    )))
+    ))))
 }
 
 /// [`MODIFIED_TOLD`], naming who changed the file when fsview knows.
-fn modified_told(change: fingerprint::Change, writer: Option<&str>) -> String {
-    format!(
-        "{}. The whole change is below: you now hold the file's new text, so retry your change against it (no need to read the file again).",
-        gate::modified_since(change, writer)
-    )
+/// For an agent that insists on its own re-read
+/// ([`Agent::rereads_after_change`]), the change is still told, and the
+/// re-read asked for.
+fn modified_told(change: fingerprint::Change, writer: Option<&str>, reread: bool) -> String {
+    let then = match reread {
+        true => "The whole change is below; your edit tool still needs the file read again before it edits it.",
+        false => "The whole change is below: you now hold the file's new text, so retry your change against it (no need to read the file again).",
+    };
+    format!("{}. {then}", gate::modified_since(change, writer))
 }
 
 /// The whole change to a file the gate refuses as `modified`, told (and

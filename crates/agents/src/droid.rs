@@ -55,7 +55,7 @@ use serde_json::Value;
 
 use crate::claude::{self, Claude};
 use crate::event::{
-    Answer, Change, Changed, Edited, Event, Extent, Shown, ShownText, Stage, Start,
+    Answer, Change, Changed, Edited, Event, Extent, Replace, Shown, ShownText, Stage, Start,
 };
 use crate::install::{Hook, Installer, Scope};
 use crate::patch::{self, FileOp};
@@ -68,6 +68,13 @@ pub struct Droid;
 type Failed = (Stage, Problem);
 
 impl Agent for Droid {
+    /// Droid refuses an Edit of a file changed since its own last Read,
+    /// even after fsview told the change: seen on 0.225.2 (e2e-droid
+    /// merge-near-edit, the retry).
+    fn rereads_after_change(&self) -> bool {
+        true
+    }
+
     fn parse(&self, payload: &[u8]) -> Result<Parsed, Failed> {
         let payload = payload::object(payload, || {
             "the hook payload is not a JSON object; fsview-hook droid reads one Droid hook payload on stdin".into()
@@ -153,10 +160,16 @@ fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
         }
         _ => return Ok(Event::Ignored),
     };
-    Ok(Event::AboutToChange {
-        path: claude::input_path(name, input, "file_path")?,
-        whole,
-    })
+    let path = claude::input_path(name, input, "file_path")?;
+    let text = |k: &str| input.get(k).and_then(Value::as_str).map(String::from);
+    if let (false, Some(old), Some(new)) = (whole, text("old_str"), text("new_str")) {
+        let all = input.get("change_all").and_then(Value::as_bool) == Some(true);
+        return Ok(Event::AboutToReplace {
+            path,
+            edits: vec![Replace { old, new, all }],
+        });
+    }
+    Ok(Event::AboutToChange { path, whole })
 }
 
 /// ApplyPatch: a gate for each file of the patch, found in the first

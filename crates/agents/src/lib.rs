@@ -193,6 +193,28 @@ pub trait Agent {
     fn tells_before_change(&self) -> bool {
         false
     }
+
+    /// Whether what changed meanwhile is told with every tool's result
+    /// (context after a tool, as fsview's reminder): then an edit is merged
+    /// with a change the file had since the view by letting it through and
+    /// recording what the model believes, the view with its edit, never
+    /// fresh, so that the reminder after its result tells exactly the other
+    /// change ([`Event::AboutToReplace`](event::Event::AboutToReplace)).
+    /// The agent's record of the edit must be its last view with the edit
+    /// applied ([`Event::Edited`](event::Event::Edited)).
+    fn tells_after_change(&self) -> bool {
+        false
+    }
+
+    /// Whether the agent keeps a staleness check of its own that refuses
+    /// an edit of a file changed since its own last read, whatever the
+    /// model was told (Droid 0.225.2: "has been modified externally since
+    /// it was last read. Please use the Read tool"): then a refusal that
+    /// carries the change to a targeted edit says to read the file again,
+    /// and no edit is merged (the agent refuses it first).
+    fn rereads_after_change(&self) -> bool {
+        false
+    }
 }
 
 /// Answer one payload: parse, handle, reply; a problem anywhere fails open

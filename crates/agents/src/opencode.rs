@@ -59,7 +59,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::event::{Answer, Change, Changed, Edited, Event, Extent, Shown, ShownText, Stage, Who};
+use crate::event::{
+    Answer, Change, Changed, Edited, Event, Extent, Replace, Shown, ShownText, Stage, Who,
+};
 use crate::install::{Installer, OwnFile, Part, Run, Scope};
 use crate::patch;
 use crate::shell::{self, Output};
@@ -107,6 +109,12 @@ type Failed = (Stage, Problem);
 const CUT: &str = "... (line truncated to 2000 chars)";
 
 impl Agent for Opencode {
+    /// `tool.execute.after` appends fsview's context to the tool's output,
+    /// and an edit is recorded as the diff it made.
+    fn tells_after_change(&self) -> bool {
+        true
+    }
+
     fn parse(&self, payload: &[u8]) -> Result<Parsed, Failed> {
         let payload = payload::object(payload, || {
             format!("the payload is not a JSON object; fsview-hook {0} reads what fsview's {0} plugin sends on stdin", self.0.name)
@@ -219,7 +227,22 @@ fn before(payload: &Value) -> Result<Event, Problem> {
         "edit" => false,
         _ => return Ok(Event::Ignored),
     };
-    let path = file_path(tool, payload.pointer("/output/args"), "output.args")?;
+    let path = file_path(tool, args, "output.args")?;
+    let text = |k: &str| {
+        args.and_then(|a| a.get(k))
+            .and_then(Value::as_str)
+            .map(String::from)
+    };
+    if let (false, Some(old), Some(new)) = (whole, text("oldString"), text("newString")) {
+        let all = args
+            .and_then(|a| a.get("replaceAll"))
+            .and_then(Value::as_bool)
+            == Some(true);
+        return Ok(Event::AboutToReplace {
+            path,
+            edits: vec![Replace { old, new, all }],
+        });
+    }
     Ok(Event::AboutToChange { path, whole })
 }
 

@@ -71,7 +71,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::event::{Answer, Change, Changed, Edited, Event, Extent, Shown, ShownText, Stage, Who};
+use crate::event::{
+    Answer, Change, Changed, Edited, Event, Extent, Replace, Shown, ShownText, Stage, Who,
+};
 use crate::install::{Installer, OwnFile, Part, Run, Scope};
 use crate::shell;
 use crate::{payload, Agent, Parsed, Problem, Reply};
@@ -82,6 +84,12 @@ pub struct Pi;
 type Failed = (Stage, Problem);
 
 impl Agent for Pi {
+    /// `tool_result` adds fsview's text to the result, and an edit is
+    /// recorded as its replacements.
+    fn tells_after_change(&self) -> bool {
+        true
+    }
+
     fn parse(&self, payload: &[u8]) -> Result<Parsed, Failed> {
         let payload = payload::object(payload, || {
             "the payload is not a JSON object; fsview-hook pi reads what fsview's pi extension sends on stdin".into()
@@ -208,10 +216,24 @@ fn tool_call(payload: &Value) -> Result<Event, Problem> {
         }
         _ => return Ok(Event::Ignored),
     };
-    Ok(Event::AboutToChange {
-        path: path(name, input)?,
-        whole,
-    })
+    let path = path(name, input)?;
+    if !whole {
+        let pair = |e: &Value| -> Option<Replace> {
+            Some(Replace {
+                old: e.get("oldText")?.as_str()?.to_string(),
+                new: e.get("newText")?.as_str()?.to_string(),
+                all: false,
+            })
+        };
+        let edits: Option<Vec<Replace>> = match input.get("edits").and_then(Value::as_array) {
+            Some(list) => list.iter().map(pair).collect(),
+            None => pair(input).map(|r| vec![r]),
+        };
+        if let Some(edits) = edits.filter(|e| !e.is_empty()) {
+            return Ok(Event::AboutToReplace { path, edits });
+        }
+    }
+    Ok(Event::AboutToChange { path, whole })
 }
 
 /// The text the model got: the result's text parts, when it has no other.
