@@ -355,6 +355,17 @@ def formatter_race(run, a, edited_line):
     return edit, retry, turns + [[text("done")]], formatted.replace(old, old.upper())
 
 
+def race_played(run, proto, a, edited_line):
+    """formatter_race played: the agent prompted to edit, its exit
+    checked; the calls, the file both changes make, and what the edit got."""
+    edit, retry, turns, both = formatter_race(run, a, edited_line)
+    proto.turns = turns
+    wire(run, a)
+    r = a.prompt("edit notes.txt")
+    run.eq(r.code, 0, "exit code (stderr: %s)" % r.stderr[-300:])
+    return edit, retry, both, outcome(a, proto, edit)
+
+
 def refused_then_retried(run, a, proto, edit, retry, both):
     """With fsview: the edit refused with the change, the retry applied."""
     got = outcome(a, proto, edit)
@@ -374,12 +385,7 @@ def merge_far_edit(run):
     with the change, as the near edit."""
     ws = run.ws
     with agent(run, []) as (proto, a):
-        edit, retry, turns, both = formatter_race(run, a, 10)
-        proto.turns = turns
-        wire(run, a)
-        r = a.prompt("edit notes.txt")
-        run.eq(r.code, 0, "exit code (stderr: %s)" % r.stderr[-300:])
-        got = outcome(a, proto, edit)
+        edit, retry, both, got = race_played(run, proto, a, 10)
         after = request_text(proto.main[2]) if len(proto.main) > 2 else ""
         told = "+LINE 1 OF NOTES (formatted)" in after and "-line 1 of notes" in after
         kept = ws.read("notes.txt") == both
@@ -403,12 +409,7 @@ def merge_near_edit(run):
     merge), then the retry against the told text applies; alone the agent
     does as it does."""
     with agent(run, []) as (proto, a):
-        edit, retry, turns, both = formatter_race(run, a, 3)
-        proto.turns = turns
-        wire(run, a)
-        r = a.prompt("edit notes.txt")
-        run.eq(r.code, 0, "exit code (stderr: %s)" % r.stderr[-300:])
-        got = outcome(a, proto, edit)
+        edit, retry, both, got = race_played(run, proto, a, 3)
         run.step("Formatter changes the line before the one the edit replaces, while it is on its way", got)
         if run.fsview:
             refused_then_retried(run, a, proto, edit, retry, both)
