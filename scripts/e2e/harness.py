@@ -134,18 +134,28 @@ def run_scenarios(scenarios, jobs=2, keep=False, only=None, log=sys.stderr):
     for name, fn, modes in scenarios:
         if only and not any(o in name for o in only):
             continue
-        for fsview in modes:
-            todo.append((name, fn, fsview))
+        for wired in modes:
+            todo.append((name, fn, wired))
 
     def one(item):
-        name, fn, fsview = item
-        run = Run(name, fsview, keep)
+        name, fn, wired = item
+        run = Run(name, wired, keep)
         t = time.time()
         try:
             fn(run)
         except Exception:
             run.failures.append("%s (%s): crashed:\n%s" % (name, run.label, traceback.format_exc()))
         run.seconds = time.time() - t
+        if run.failures and wired:
+            # What fsview saw and answered, for a failure that does not
+            # come back when run again (a transcript written late on a
+            # loaded machine): the conversation's events, newest last.
+            try:
+                out = fsview(run.ws, "fsview-session", "events", "--limit", "60")
+                if out.stdout.strip():
+                    run.note("fsview's events:\n" + out.stdout.rstrip())
+            except Exception as e:
+                run.note("fsview's events: not read: %s" % e)
         status = "ok" if not run.failures else "FAILED"
         print("e2e: %-28s %-12s %s (%.1f s)%s" % (name, run.label, status, run.seconds,
                                                  "  kept in " + run.ws.root if keep else ""), file=log, flush=True)
