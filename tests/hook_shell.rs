@@ -463,7 +463,7 @@ fn pi_bash_heredoc_writes_are_written() {
 }
 
 fn kilo() -> Agent {
-    Agent::new("kilo", "kilo-7.7.7")
+    Agent::new("kilo", "kilo-7.7.9")
 }
 
 /// Kilo Code CLI's bash: opencode's, through the same plugin.

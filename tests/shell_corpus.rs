@@ -31,7 +31,7 @@ const SHAPES: &[(&str, &str)] = &[
     ("copilot", "copilot-1.0.102"),
     ("droid", "droid-0.225.2"),
     ("pi", "pi-0.73.1"),
-    ("kilo", "kilo-7.7.7"),
+    ("kilo", "kilo-7.7.9"),
 ];
 
 /// The project as the user left it, committed. Each language has one bug
@@ -480,6 +480,12 @@ const CORPUS: &[&str] = &[
     "make gen > make.log 2>&1",
     "printf 'N = 2\\n' > gen.txt",
     "make gen > make.log 2>&1 && printf 'N = 3\\n' > gen.txt",
+    // A generator making a new file it does not name, then the agent's
+    // edits of it.
+    "cat > gen.sh <<'EOF'\nprintf 'export const version = 1;\\n' > web/src/version.js\nEOF",
+    "sh gen.sh > gen.log",
+    "sed -i 's/1/2/' web/src/version.js",
+    "printf 'export const version = 3;\\n' > web/src/version.js",
 ];
 
 /// One agent's day: its work tree, its stand-ins, and where its hook's
@@ -758,7 +764,7 @@ fn pi_refuses_no_ordinary_command() {
 
 #[test]
 fn kilo_refuses_no_ordinary_command() {
-    a_day_of_work("kilo", "kilo-7.7.7");
+    a_day_of_work("kilo", "kilo-7.7.9");
 }
 
 /// How `a` words a refusal.
@@ -934,6 +940,70 @@ fn what_a_command_changed_without_naming_it_is_the_agents_own() {
             day.run("printf 'x\\n' > gen/out.txt").stdout,
             "",
             "{name}: the user's change"
+        );
+    }
+}
+
+/// Issue 44, item 1: a file a command creates without naming it (a
+/// generator's new output) is the agent's own, from its birth time inside
+/// the command's run: its next `sed -i` or rewrite passes, logged with the
+/// command. A file the user creates between two commands, or changes
+/// after the command made it, is someone else's: refused. Needs a
+/// filesystem that records birth times (statx): skipped, with the reason,
+/// where the temporary directory's does not.
+#[test]
+fn a_file_a_command_made_without_naming_it_is_the_agents_own() {
+    for (name, fixtures) in SHAPES {
+        let day = Day::new(name, fixtures);
+        let env = &day.a.env;
+        env.write("probe.txt", "x\n");
+        if std::fs::metadata(env.path("probe.txt"))
+            .and_then(|m| m.created())
+            .is_err()
+        {
+            eprintln!("skipped: the temporary directory's filesystem records no birth times");
+            return;
+        }
+        env.write("gen/new.sh", "printf 'made\\n' > gen/made.txt\n");
+        let ok = |cmd: &str| assert_eq!(day.run(cmd).stdout, "", "{name}: {cmd}");
+        ok("sh gen/new.sh");
+        ok("sed -i s/made/edited/ gen/made.txt");
+        let events = env.run("fsview-session", &["events", "--json"]).json();
+        assert!(
+            events.iter().any(|e| e["verdict"] == "own"
+                && e["path"]
+                    .as_str()
+                    .is_some_and(|p| p.ends_with("gen/made.txt"))
+                && e["detail"] == "made by the command: sh gen/new.sh"),
+            "{name}: {events:?}"
+        );
+        ok("printf 'rewritten\\n' > gen/made.txt");
+        assert_eq!(
+            std::fs::read_to_string(env.path("gen/made.txt")).unwrap(),
+            "rewritten\n"
+        );
+        // Made by the command, then changed by the user: someone else's.
+        env.write("gen/new.sh", "printf 'made\\n' > gen/second.txt\n");
+        ok("sh gen/new.sh");
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        env.write("gen/second.txt", "the user's\n");
+        assert_ne!(
+            day.run("sed -i s/user/agent/ gen/second.txt").stdout,
+            "",
+            "{name}: the user's change to a made file"
+        );
+        // Made by the user between two commands: someone else's.
+        ok("true");
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        env.write("gen/theirs.txt", "the user's\n");
+        assert_ne!(
+            day.run("sed -i s/user/agent/ gen/theirs.txt").stdout,
+            "",
+            "{name}: a file the user made"
+        );
+        assert_eq!(
+            std::fs::read_to_string(env.path("gen/theirs.txt")).unwrap(),
+            "the user's\n"
         );
     }
 }

@@ -1208,7 +1208,7 @@ fn holds_what_is_lost(
     let Ok(canonical) = std::fs::canonicalize(&lost.path) else {
         return Ok(false);
     };
-    if own_now(store, &s.conversation, &canonical)?.0 {
+    if own_now(store, &s.conversation, &canonical)?.0 || made_by_run(s, store, &canonical)? {
         return Ok(true);
     }
     let Some(record) = store.file_by_path(&s.sid, &canonical)? else {
@@ -1269,7 +1269,7 @@ fn shell_write(
         let store = s.open_existing()?;
         if let Some(store) = &store {
             let (own, row) = own_now(store, &s.conversation, &canonical)?;
-            if own {
+            if own || made_by_run(s, store, &canonical)? {
                 return Ok(passed(
                     opts,
                     s,
@@ -1403,6 +1403,47 @@ fn own_now(store: &Store, sid: &str, canonical: &Path) -> Result<(bool, Option<O
     Ok((own, Some(row)))
 }
 
+/// Whether the file at `canonical` was made by one of the conversation's
+/// own shell commands without naming it (a generator's new output): born
+/// in the window of one of them ([`Store::run_made`]), under the agent's
+/// working directory, and not changed since that command's end. Such a
+/// file becomes the agent's own output from here on, logged as a `check`
+/// with verdict `own` and the command. A file someone else creates while
+/// the command runs cannot be told apart from the command's, as for a
+/// change ([`attribute`]).
+fn made_by_run(s: &Session<'_>, store: &Store, canonical: &Path) -> Result<bool, Problem> {
+    let cwd = std::fs::canonicalize(s.cwd()).unwrap_or_else(|_| s.cwd().to_path_buf());
+    if !canonical.starts_with(&cwd) {
+        return Ok(false);
+    }
+    let Ok(meta) = std::fs::symlink_metadata(canonical) else {
+        return Ok(false);
+    };
+    if !meta.is_file() {
+        return Ok(false);
+    }
+    let Some(command) = store.run_made(&s.conversation, &fingerprint::Stat::of(&meta))? else {
+        return Ok(false);
+    };
+    let Ok((fp, bytes)) = own::take(canonical) else {
+        return Ok(false);
+    };
+    if fp.stat.mtime_ns != fingerprint::Stat::of(&meta).mtime_ns {
+        return Ok(false); // written meanwhile
+    }
+    store.own_wrote(&s.conversation, canonical, &fp, bytes.as_deref())?;
+    if s.ensure_agent(store).is_ok() {
+        let _ = store.log(
+            &s.sid,
+            &[LogEvent::new(TOOL, "check")
+                .path(canonical)
+                .verdict("own")
+                .detail(Some(&format!("made by the command: {command}")))],
+        );
+    }
+    Ok(true)
+}
+
 /// The system's temporary directories: `/tmp`, `/var/tmp`, `/dev/shm` and
 /// `$TMPDIR`. A file in one of them, outside the agent's working directory
 /// and outside any git work tree, is scratch that programs and earlier
@@ -1447,10 +1488,10 @@ fn scratch(canonical: &Path, cwd: &Path) -> bool {
 /// decides whether what it leaves there is the agent's own
 /// ([`shell_written`]).
 fn shell_writing(s: &Session<'_>, writes: &[OwnWrite]) -> Result<(), Problem> {
-    let mut store = s.open_existing()?;
-    if let Some(store) = &store {
-        track(s, store)?;
-    }
+    // Opened even where no session file is yet: the command's window is
+    // recorded, so a file it makes is the agent's own.
+    let store = s.open()?;
+    track(s, &store)?;
     for w in writes {
         if w.link.is_some_and(|l| l.makes) {
             continue; // a link holds no one's text
@@ -1464,10 +1505,7 @@ fn shell_writing(s: &Session<'_>, writes: &[OwnWrite]) -> Result<(), Problem> {
         else {
             continue;
         };
-        let store = match &store {
-            Some(st) => st,
-            None => store.insert(s.open()?),
-        };
+        let store = &store;
         let before = if !exists {
             Before::New
         } else if own_now(store, &s.conversation, &canonical)?.0 {
@@ -1498,6 +1536,7 @@ const TRACK_FILES: usize = 200;
 /// change since is not this command's.
 fn track(s: &Session<'_>, store: &Store) -> Result<(), Problem> {
     store.own_untrack(&s.conversation)?;
+    store.run_started(&s.conversation)?;
     let cwd = std::fs::canonicalize(s.cwd()).unwrap_or_else(|_| s.cwd().to_path_buf());
     let mut own = Vec::new();
     for p in store.own_paths(&s.conversation, TRACK_FILES)? {
@@ -1544,6 +1583,7 @@ fn attribute(s: &Session<'_>, store: &Store, command: &str) -> Result<(), Proble
     } else {
         ""
     };
+    store.run_ended(&s.conversation, &format!("{cut}{more}"))?;
     let detail = format!("changed by the command: {cut}{more}");
     let mut changed = Vec::new();
     for p in store.own_pending(&s.conversation, Before::Own)? {

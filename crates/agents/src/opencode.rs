@@ -90,7 +90,7 @@ pub const OPENCODE: Host = Host {
     config_name: "opencode",
 };
 
-/// Kilo Code CLI 7.7.7 (opencode's fork): `.kilo/plugins/` (also
+/// Kilo Code CLI 7.7.9 (opencode's fork): `.kilo/plugins/` (also
 /// `.kilo/plugin/` and `.kilocode/plugins/`; not `.opencode/`),
 /// `$KILO_CONFIG_DIR`, else `~/.config/kilo/plugins/`.
 pub const KILO: Host = Host {

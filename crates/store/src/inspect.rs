@@ -475,6 +475,7 @@ fn delete_session(conn: &Connection, sid: &str) -> rusqlite::Result<Counts> {
         [sid],
     )?;
     conn.execute("DELETE FROM own WHERE sid=?1", [sid])?;
+    conn.execute("DELETE FROM runs WHERE sid=?1", [sid])?;
     conn.execute("DELETE FROM sessions WHERE sid=?1", [sid])?;
     Ok(Counts {
         files,

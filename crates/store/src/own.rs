@@ -38,6 +38,10 @@ use crate::store::{blob_hash, keep_text, path_bytes, Budget, Store};
 /// the diff of a change someone else makes: what a refusal can show whole.
 pub const KEEP_BYTES: u64 = crate::remind::REWRITE_BYTES as u64;
 
+/// How many of a conversation's shell commands' windows are kept
+/// ([`Store::run_started`]).
+pub const RUNS_KEPT: usize = 100;
+
 /// What a path held just before a command that writes it ran.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Before {
@@ -351,6 +355,68 @@ impl Store {
         })
     }
 
+    /// A shell command of conversation `sid` starts now (its hook
+    /// before): the window in which the files it creates are its own
+    /// ([`Store::run_made`]) opens. The conversation's oldest runs beyond
+    /// [`RUNS_KEPT`] are dropped.
+    pub fn run_started(&self, sid: &str) -> Result<()> {
+        let now = fingerprint::now_ns();
+        self.write(|conn| {
+            conn.prepare_cached(
+                "INSERT INTO runs(sid, started_ns) VALUES(?1, ?2) ON CONFLICT DO NOTHING",
+            )?
+            .execute(params![sid, now])?;
+            conn.prepare_cached(
+                "DELETE FROM runs WHERE sid=?1 AND started_ns <
+                   (SELECT started_ns FROM runs WHERE sid=?1 ORDER BY started_ns DESC LIMIT 1 OFFSET ?2)",
+            )?
+            .execute(params![sid, RUNS_KEPT as i64 - 1])?;
+            Ok(())
+        })
+    }
+
+    /// The hook after conversation `sid`'s shell command `command` came:
+    /// its window (the latest one still open) closes now.
+    pub fn run_ended(&self, sid: &str, command: &str) -> Result<()> {
+        let now = fingerprint::now_ns();
+        self.write(|conn| {
+            conn.prepare_cached(
+                "UPDATE runs SET ended_ns=?2, command=?3 WHERE sid=?1 AND started_ns =
+                   (SELECT max(started_ns) FROM runs WHERE sid=?1 AND ended_ns IS NULL)",
+            )?
+            .execute(params![sid, now, command])?;
+            Ok(())
+        })
+    }
+
+    /// The command of conversation `sid` that made the file `stat` says:
+    /// one whose window holds the file's birth and its last change (so
+    /// nothing wrote it after the command's end), if any. Filesystems
+    /// without a birth time say nothing. A file's times come from the
+    /// kernel's coarse clock, which may lag the one the hook read by a
+    /// tick (4 ms at 250 Hz): a file made before the command is never
+    /// taken as its (its birth is before the window), one the command made
+    /// in its first tick may not be (refused as before: the safe side),
+    /// and one someone else changed in the tick after the hook after
+    /// cannot be told from the command's last write.
+    pub fn run_made(&self, sid: &str, stat: &Stat) -> Result<Option<String>> {
+        let Some(btime) = stat.btime_ns else {
+            return Ok(None);
+        };
+        if stat.mtime_ns < btime {
+            return Ok(None); // a time set by hand (`touch -d`): not a run's
+        }
+        self.read(|conn| {
+            conn.prepare_cached(
+                "SELECT coalesce(command, '') FROM runs WHERE sid=?1 AND ended_ns IS NOT NULL
+                   AND started_ns <= ?2 AND ?2 <= ended_ns AND ?3 <= ended_ns
+                 ORDER BY started_ns DESC LIMIT 1",
+            )?
+            .query_row(params![sid, btime, stat.mtime_ns], |r| r.get(0))
+            .optional()
+        })
+    }
+
     /// The diff from what the agent's own command left at `canonical`
     /// (`own`) to what is there now, capped; `None` when that text was not
     /// kept or the file is not text any more.
@@ -379,6 +445,55 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn stat(btime: Option<i64>, mtime: i64) -> Stat {
+        Stat {
+            dev: 1,
+            ino: 2,
+            btime_ns: btime,
+            ftype: FileType::File,
+            size: 3,
+            mtime_ns: mtime,
+            ctime_ns: mtime,
+        }
+    }
+
+    #[test]
+    fn a_file_born_and_last_written_in_a_run_is_its() {
+        let d = tempfile::tempdir().unwrap();
+        let store = Store::open(&d.path().join("s.db")).unwrap();
+        let before = fingerprint::now_ns();
+        store.run_started("s").unwrap();
+        let during = fingerprint::now_ns();
+        // Open: nothing is its yet.
+        assert_eq!(
+            store.run_made("s", &stat(Some(during), during)).unwrap(),
+            None
+        );
+        store.run_ended("s", "make gen").unwrap();
+        let after = fingerprint::now_ns();
+        let made = |b, m| store.run_made("s", &stat(b, m)).unwrap();
+        assert_eq!(made(Some(during), during), Some("make gen".to_string()));
+        assert_eq!(made(Some(before - 1), during), None, "born before");
+        assert_eq!(made(Some(during), after + 1), None, "written after");
+        assert_eq!(made(None, during), None, "no birth time");
+        assert_eq!(made(Some(during), during - 1), None, "a time set by hand");
+        assert_eq!(
+            store.run_made("t", &stat(Some(during), during)).unwrap(),
+            None,
+            "another conversation's"
+        );
+        // The newest RUNS_KEPT are kept.
+        for i in 0..RUNS_KEPT + 5 {
+            store.run_started("s").unwrap();
+            store.run_ended("s", &format!("c{i}")).unwrap();
+        }
+        assert_eq!(made(Some(during), during), None, "dropped");
+        let n: i64 = store
+            .read(|c| c.query_row("SELECT count(*) FROM runs WHERE sid='s'", [], |r| r.get(0)))
+            .unwrap();
+        assert_eq!(n, RUNS_KEPT as i64);
+    }
 
     #[test]
     fn an_own_output_holds_until_someone_changes_it() {

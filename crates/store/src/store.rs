@@ -34,7 +34,7 @@ use crate::view::{Kind, Released, Source};
 /// 'FSVW': marks a SQLite file as an fsview session file.
 pub const APPLICATION_ID: i32 = 0x4653_5657;
 /// The schema this build writes. Bump it with a new entry in [`MIGRATIONS`].
-pub const SCHEMA_VERSION: i32 = 7;
+pub const SCHEMA_VERSION: i32 = 8;
 /// Default budget for kept texts.
 pub const DEFAULT_TEXT_BUDGET: i64 = 64 * 1024 * 1024;
 
@@ -239,6 +239,22 @@ CREATE TABLE own(
 -- A session several conversations share (fsview-hook --sid) answers a
 -- re-read short only for a view its own conversation was shown.
 ALTER TABLE views ADD COLUMN conversation TEXT;
+"#,
+    // 8: when the conversation's shell commands ran.
+    r#"
+-- A shell command of conversation `sid`, from the hook before it
+-- (`started_ns`) to the hook after it (`ended_ns`; NULL while it runs, or
+-- when no hook after came): a file created in that window and unchanged
+-- since is one the command made without naming it (a generator's output),
+-- the agent's own. `command`: its first line, capped. The newest 100 of a
+-- conversation are kept.
+CREATE TABLE runs(
+    sid        TEXT NOT NULL,
+    started_ns INTEGER NOT NULL,
+    ended_ns   INTEGER,
+    command    TEXT,
+    PRIMARY KEY(sid, started_ns)
+) WITHOUT ROWID;
 "#,
 ];
 
