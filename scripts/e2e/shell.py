@@ -239,6 +239,10 @@ def normal_work(kit):
             ("... the agent's edit tool on tee's file", E(ws, "summary.txt", "summary", "summary: all good")),
             ("node one-liner writing a new file", kit.sh("node -e \"require('fs').writeFileSync('gen.json', JSON.stringify({a: 1}))\"")),
             ("python one-liner writing a new file", kit.sh("python3 -c \"open('gen.txt', 'w').write('x\\n')\"")),
+            # Files a program made without the command line naming them
+            # (issue 44): the agent's own, its next writes of them pass.
+            ("sed -i on the file the node one-liner made", kit.sh("sed -i 's/1/2/' gen.json")),
+            ("printf over the file the python one-liner made", kit.sh("printf 'y\\n' > gen.txt")),
             ("sort | uniq", kit.sh("sort notes.txt | uniq -c")),
             ("find", kit.sh("find . -name '*.py' -not -path './.git/*' | sort")),
             ("grep", kit.sh("grep -rn 'fn ' src | head -5")),
@@ -286,6 +290,8 @@ def normal_work(kit):
                    "hello\n" if ends[0][0] in applied else "hi\n", "out.txt at the end")
             if "... the agent's edit tool on it after fmt and a read" in applied:
                 run.check("b + a" in ws.read("src/lib.rs"), "src/lib.rs edited after cargo fmt")
+            run.eq((ws.read("gen.json"), ws.read("gen.txt")), ('{"a":2}', "y\n"),
+                   "the made files after the agent's writes")
             tested = kit.result(proto, steps[5][1]) or ""
             run.check("test result: ok" in tested, "cargo test ran: %r" % tested[-200:])
             if run.failures:
