@@ -290,7 +290,13 @@ def normal_work(kit):
                    "hello\n" if ends[0][0] in applied else "hi\n", "out.txt at the end")
             if "... the agent's edit tool on it after fmt and a read" in applied:
                 run.check("b + a" in ws.read("src/lib.rs"), "src/lib.rs edited after cargo fmt")
-            run.eq((ws.read("gen.json"), ws.read("gen.txt")), ('{"a":2}', "y\n"),
+            # Qwen Code refuses a `sed -i` of a file its own read state
+            # lacks, with or without fsview: its refusal, not the gate's.
+            sed_r = kit.result(proto, dict(steps)["sed -i on the file the node one-liner made"]) or ""
+            theirs = "has not been read in this session" in sed_r
+            if theirs:
+                run.note("the agent itself refused the sed -i of the file it had not read: %s" % squeeze(sed_r, 200))
+            run.eq((ws.read("gen.json"), ws.read("gen.txt")), ('{"a":1}' if theirs else '{"a":2}', "y\n"),
                    "the made files after the agent's writes")
             tested = kit.result(proto, steps[5][1]) or ""
             run.check("test result: ok" in tested, "cargo test ran: %r" % tested[-200:])
