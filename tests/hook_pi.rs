@@ -91,8 +91,7 @@ fn pi_an_unchanged_whole_reread_is_answered_short() {
     let p = pi();
     p.env.write("a.txt", A_TXT);
     p.hook("tool_result_read_whole", &[]).expect(0, "");
-    let path = p.env.path("a.txt");
-    let notice = format!("[fsview] {} is unchanged (3 lines) since you were last shown it: use that text; to reread, pass an offset or limit.", path.display());
+    let notice = "[fsview] a.txt is unchanged (3 lines) since you were last shown it: use that text; to reread, pass an offset or limit.".to_string();
     let short = format!(
         "{}\n",
         serde_json::json!({ "short": notice, "context": null })

@@ -560,12 +560,19 @@ fn short(
             .verdict("short")
             .detail(Some(held.kind.as_str()))],
     )?;
+    // The path as the model knows it, shorter under its working directory
+    // (`src/a.rs`, not the absolute path its tool was given).
+    let said = named
+        .strip_prefix(s.cwd())
+        .ok()
+        .filter(|r| !r.as_os_str().is_empty())
+        .unwrap_or(named);
     Ok(Some(Short {
         path: named.to_path_buf(),
         lines: held.lines,
         notice: format!(
             "[fsview] {} is unchanged ({} lines) since {place}: use that text; to reread, pass an offset or limit.",
-            named.display(),
+            said.display(),
             held.lines
         ),
     }))
