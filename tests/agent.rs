@@ -24,6 +24,26 @@ impl Agent {
     /// puts it.
     pub fn with_command(&self, fixture: &str, command: &str) -> Value {
         let mut p = self.payload(fixture);
+        if self.name == "cline" {
+            // run_commands: one command, as the call and as its result
+            // (and the flattened copies Cline sends beside them).
+            let one = Value::from(vec![Value::from(command)]);
+            let flat = Value::from(serde_json::to_string(&one).unwrap());
+            for at in ["/tool_call/input/commands", "/tool_result/input/commands"] {
+                if let Some(v) = p.pointer_mut(at) {
+                    *v = one.clone();
+                }
+            }
+            for at in [
+                "/preToolUse/parameters/commands",
+                "/postToolUse/parameters/commands",
+            ] {
+                if let Some(v) = p.pointer_mut(at) {
+                    *v = flat.clone();
+                }
+            }
+            return p;
+        }
         let at = match self.name {
             "opencode" | "kilo" if p["input"]["args"].is_object() => "/input/args/command",
             "opencode" | "kilo" => "/output/args/command",

@@ -32,7 +32,16 @@ const SHAPES: &[(&str, &str)] = &[
     ("droid", "droid-0.225.2"),
     ("pi", "pi-0.73.1"),
     ("kilo", "kilo-7.7.9"),
+    ("cline", "cline-3.0.65"),
 ];
+
+/// The fixtures of a shell call before and after it in `a`'s captures.
+fn shell_fixtures(a: &Agent) -> (&'static str, &'static str) {
+    match a.name {
+        "cline" => ("pre_run_cat", "post_run_cat"),
+        _ => ("pre_shell_heredoc_write", "post_shell_cat"),
+    }
+}
 
 /// The project as the user left it, committed. Each language has one bug
 /// (`BROKEN`) that its tests find, and a few lines its formatter changes.
@@ -572,7 +581,7 @@ impl Day {
     /// The answer before `command`; when it lets the command through, the
     /// command run and the hook after it.
     fn run(&self, command: &str) -> Run {
-        let pre = self.hook(&self.a.with_command("pre_shell_heredoc_write", command));
+        let pre = self.hook(&self.a.with_command(shell_fixtures(&self.a).0, command));
         assert_eq!(pre.code, 0, "{}: {command}", self.a.name);
         if !pre.stdout.is_empty() {
             return pre;
@@ -599,7 +608,7 @@ impl Day {
 /// The hook after `command`, which printed `out` and exited `code`, as
 /// each agent reports it (the fixtures of `cat a.txt` show where).
 fn after(a: &Agent, command: &str, out: &str, code: i32) -> Value {
-    let mut p = a.with_command("post_shell_cat", command);
+    let mut p = a.with_command(shell_fixtures(a).1, command);
     let trimmed = out.trim();
     let shown = if trimmed.is_empty() {
         "(empty)"
@@ -661,6 +670,13 @@ fn after(a: &Agent, command: &str, out: &str, code: i32) -> Value {
             let o = if out.is_empty() { "(no output)" } else { out };
             p["content"] = json!([{"type": "text", "text": o}]);
             p["isError"] = json!(code != 0);
+        }
+        "cline" => {
+            // Each command's output as printed, stdout and stderr.
+            let output = json!([{"query": command, "result": out, "success": code == 0}]);
+            p["postToolUse"]["result"] = json!(output.to_string());
+            p["postToolUse"]["success"] = json!(code == 0);
+            p["tool_result"]["output"] = output;
         }
         other => panic!("no payload shape for {other}"),
     }
@@ -767,6 +783,11 @@ fn kilo_refuses_no_ordinary_command() {
     a_day_of_work("kilo", "kilo-7.7.9");
 }
 
+#[test]
+fn cline_refuses_no_ordinary_command() {
+    a_day_of_work("cline", "cline-3.0.65");
+}
+
 /// How `a` words a refusal.
 fn denied(a: &Agent, reason: &str) -> String {
     let v = match a.name {
@@ -777,6 +798,10 @@ fn denied(a: &Agent, reason: &str) -> String {
         }}),
         "gemini" => json!({"decision": "deny", "reason": reason}),
         "copilot" => json!({"permissionDecision": "deny", "permissionDecisionReason": reason}),
+        "cline" => json!({
+            "overrideInput": {"fsview": "refused; see the hook_context after this result"},
+            "context": reason,
+        }),
         _ => json!({ "deny": reason }),
     };
     format!("{v}\n")
