@@ -1496,8 +1496,17 @@ fn scratch(canonical: &Path, cwd: &Path) -> bool {
 /// ([`shell_written`]).
 fn shell_writing(s: &Session<'_>, writes: &[OwnWrite]) -> Result<(), Problem> {
     // Opened even where no session file is yet: the command's window is
-    // recorded, so a file it makes is the agent's own.
-    let store = s.open()?;
+    // recorded, so a file it makes is the agent's own. Where the file
+    // cannot be made (a read-only work tree), a command that names no
+    // write goes on untracked rather than refused.
+    let store = match s.open() {
+        Ok(store) => store,
+        Err(_) if writes.is_empty() => match s.open_existing() {
+            Ok(Some(store)) => store,
+            _ => return Ok(()),
+        },
+        Err(e) => return Err(e),
+    };
     track(s, &store)?;
     for w in writes {
         if w.link.is_some_and(|l| l.makes) {
