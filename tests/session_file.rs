@@ -70,9 +70,9 @@ fn newer_schema_is_refused() {
     env.write("a", "a\n");
     env.run("fsview-read", &["-q", "a"]).expect(0, "1\ta\n");
     let c = rusqlite::Connection::open(&env.session).unwrap();
-    c.execute_batch("PRAGMA user_version = 8;").unwrap();
+    c.execute_batch("PRAGMA user_version = 9;").unwrap();
     drop(c);
-    refused(&env, &format!("session file {} was written by a newer fsview (schema 8, this one knows 7); upgrade fsview or pass another --session", env.session.display()));
+    refused(&env, &format!("session file {} was written by a newer fsview (schema 9, this one knows 8); upgrade fsview or pass another --session", env.session.display()));
 }
 
 #[test]
