@@ -797,9 +797,23 @@ fn eight_servers_on_one_session_file_lose_nothing_and_one_edit_wins() {
         env.read("shared.txt"),
         format!("version by {}\n", winners[0])
     );
-    for (i, (_, s)) in results.iter().enumerate() {
+    for (i, (own, s)) in results.iter().enumerate() {
         if i != winners[0] {
-            assert_eq!(s["_meta"]["fsview/edit"]["verdict"], "modified", "{s}");
+            // Refused as modified since read; or, where the first answer
+            // told the winner's change and its record landed before this
+            // pipelined call was checked, the edit of the old text is not
+            // found in the new one the loser now holds. Never applied.
+            let told = own.to_string().contains("version by");
+            let verdict = s["_meta"]["fsview/edit"]["verdict"].as_str().unwrap_or("");
+            let want: &[&str] = if told {
+                &["modified", "not_found"]
+            } else {
+                &["modified"]
+            };
+            assert!(
+                want.contains(&verdict),
+                "{verdict}, want one of {want:?}: {own}\n{s}"
+            );
         }
     }
     for c in clients {
