@@ -1017,6 +1017,22 @@ fn a_file_a_command_made_without_naming_it_is_the_agents_own() {
             "",
             "{name}: the user's change to a made file"
         );
+        // A file fsview knew (read in part) put back as a new file while a
+        // command ran: an editor's save looks the same, so it is not taken
+        // as the command's making; refused as changed, as any change to a
+        // file read in part is (docs/shell.md).
+        env.write("gen/part.txt", "a1\na2\na3\na4\n");
+        ok("sed -n 1,2p gen/part.txt");
+        env.write(
+            "gen/swap.sh",
+            "printf 'b1\\n' > gen/new.tmp && mv gen/new.tmp gen/part.txt\n",
+        );
+        ok("sh gen/swap.sh");
+        assert_ne!(
+            day.run("sed -i s/b1/c1/ gen/part.txt").stdout,
+            "",
+            "{name}: a known file replaced during a command"
+        );
         // Made by the user between two commands: someone else's.
         ok("true");
         std::thread::sleep(std::time::Duration::from_millis(30));

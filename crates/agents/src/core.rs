@@ -1423,6 +1423,14 @@ fn made_by_run(s: &Session<'_>, store: &Store, canonical: &Path) -> Result<bool,
     if !canonical.starts_with(&cwd) {
         return Ok(false);
     }
+    // Only a file fsview knew nothing of: one it has a view or an own
+    // output of was there before, and a new file in its place while a
+    // command ran (an editor's save) may be anyone's.
+    if store.file_by_path(&s.sid, canonical)?.is_some()
+        || store.own(&s.conversation, canonical)?.is_some()
+    {
+        return Ok(false);
+    }
     let Ok(meta) = std::fs::symlink_metadata(canonical) else {
         return Ok(false);
     };
