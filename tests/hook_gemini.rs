@@ -536,3 +536,59 @@ fn a_compression_in_the_transcript_releases_the_views() {
     a.send(&with_transcript("before_write_update"), &[])
         .expect(0, "");
 }
+
+/// Issue 41: a `replace` far from a change the file had since the read is
+/// let through (gemini-cli gives no context before a tool), its record
+/// keeps the view the model had, and the change, with the model's own
+/// edit, is told after the result. Nearer, or a change gemini-cli would
+/// escape (`<`, `>`), or merging off: refused with the change, unescaped.
+#[test]
+fn a_replace_far_from_an_outside_change_is_let_through_and_the_change_told_after() {
+    const SEVEN: &str = "one\ntwo\nthree\nfour\nfive\nsix\nseven\n";
+    let read = |a: &Agent| {
+        a.env.write("a.txt", SEVEN);
+        let mut r = a.payload("after_read_whole");
+        r["tool_response"]["llmContent"] = SEVEN.into();
+        a.send(&r, &[]).expect(0, "").stderr_is("");
+    };
+    let a = gemini();
+    read(&a);
+    let theirs = "one\ntwo\nthree\nfour\nfive\nsix\nSEVEN\n";
+    a.env.write("a.txt", theirs);
+    a.hook("before_replace", &[]).expect(0, "").stderr_is("");
+    // gemini-cli applies it to the file as it is, and reports that text.
+    let result = "one\nTWO\nthree\nfour\nfive\nsix\nSEVEN\n";
+    a.env.write("a.txt", result);
+    let mut after = a.payload("after_replace");
+    after["tool_response"]["returnDisplay"]["originalContent"] = theirs.into();
+    after["tool_response"]["returnDisplay"]["newContent"] = result.into();
+    a.send(&after, &[]).expect(0, &context(
+        "AfterTool",
+        "These files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,7 +1,7 @@\n one\n-two\n+TWO\n three\n four\n five\n six\n-seven\n+SEVEN\n",
+    ));
+    assert_eq!(a.view("a.txt"), view("full", "read", 1, 7, true));
+    let ev = a.env.run("fsview-session", &["events", "--sid", a.sid]);
+    assert!(ev.stdout.contains("merged"), "{}", ev.stdout);
+    // Within 3 lines of the edit; a change with angle brackets; merging
+    // off: refused, the change carried.
+    for (change, args) in [
+        ("one\ntwo\nthree\nFOUR\nfive\nsix\nseven\n", &[][..]),
+        ("one\ntwo\nthree\nfour\nfive\nsix\n<seven>\n", &[][..]),
+        (theirs, &["--on-change", "refuse"][..]),
+    ] {
+        let b = gemini();
+        read(&b);
+        b.env.write("a.txt", change);
+        let r = b.hook("before_replace", args);
+        let v: Value = serde_json::from_str(&r.stdout).unwrap();
+        assert_eq!(v["decision"], "deny", "{}", r.stdout);
+        assert!(
+            v["reason"]
+                .as_str()
+                .unwrap()
+                .starts_with(&harness::modified_told("a.txt: modified (content)\n")),
+            "{}",
+            r.stdout
+        );
+    }
+}

@@ -616,6 +616,18 @@ fn changed(s: &Session<'_>, c: &Changed) -> Result<(), Problem> {
         Some(before) => knew_all(&store, &s.sid, &canonical, before)?,
         None => false,
     };
+    if let (Some(before), false, false) = (&c.before, knew_all, c.whole) {
+        // The agent holds the whole file, but the text its tool changed is
+        // not that: its edit was made on top of a change it has not been
+        // told (merged with it, or racing it). Its view stays as it was,
+        // so what changed since, its own edit with it, is told next,
+        // rather than taken as seen.
+        if let Some(kept) = full_text(&store, &s.sid, &canonical)? {
+            if hold::decoded(&kept, true).as_ref() != before.as_bytes() {
+                return Ok(());
+            }
+        }
+    }
     let held = hold::changed(&canonical, c, knew_all)?;
     record(s, &store, &held, Source::Write, "written")
 }
@@ -896,19 +908,26 @@ fn merged(
                 .detail(Some(&detail))],
         );
     };
-    if !agent.tells_before_change() {
-        log("told after the result");
-        return Ok(Some(Merge::TellAfter));
-    }
+    // The other change, as it would be told: merged only when the model
+    // can be told all of it, unaltered, where it will be (with the call,
+    // or after its result).
+    let stage = match agent.tells_before_change() {
+        true => Stage::AboutToChange,
+        false => Stage::Shown,
+    };
     let found = remind::select_file(store, &s.sid, s.cwd(), opts.limits, &d.canonical)?;
     let whole = found.len() == 1
         && found[0].whole
         && found[0]
             .diff
             .as_deref()
-            .is_some_and(|d| agent.alters(Stage::AboutToChange, d).is_none());
+            .is_some_and(|d| agent.alters(stage, d).is_none());
     if !whole {
         return Ok(None);
+    }
+    if !agent.tells_before_change() {
+        log("told after the result");
+        return Ok(Some(Merge::TellAfter));
     }
     remind::record(store, &s.sid, TOOL, &found)?;
     log("told with the call");

@@ -25,6 +25,13 @@
 //!   showed nothing.
 //! - `AfterTool` of `replace` and `write_file`: `returnDisplay.newContent`
 //!   is what the file now holds, after `originalContent`.
+//! - A `replace` of a file changed since the model's whole read, 3 or more
+//!   lines from that change (a formatter's pass racing the model's edit),
+//!   is merged (issue 41): BeforeTool lets it through (gemini-cli takes no
+//!   context before a tool), gemini-cli applies it to the file as it is
+//!   (its `originalContent` then is not the model's view, so the view is
+//!   kept as it was), and the change is told after its result, whole. A
+//!   change whose diff holds `<` or `>` is refused with the change instead.
 //! - `AfterTool` of any tool: what changed meanwhile is told there, as
 //!   `additionalContext` (appended to the tool's result in `<hook_context>`,
 //!   angle brackets escaped: a diff with either is left out, and its view
@@ -67,7 +74,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::event::{Answer, Changed, Event, Extent, Shown, ShownText, Stage, Start, Who};
+use crate::event::{Answer, Changed, Event, Extent, Replace, Shown, ShownText, Stage, Start, Who};
 use crate::install::{Hook, Installer, Scope};
 use crate::shell::{self, Output};
 use crate::{mention, payload, Agent, Parsed, Problem, Reply};
@@ -196,6 +203,13 @@ impl Agent for Gemini {
         false
     }
 
+    /// AfterTool's `additionalContext` reaches the model with the tool's
+    /// result, and the record after `replace` keeps the view it had where
+    /// the tool's text was not it (see `core::changed`).
+    fn tells_after_change(&self) -> bool {
+        true
+    }
+
     fn alters(&self, stage: Stage, text: &str) -> Option<&'static str> {
         // A refusal's reason reaches the model as it is ("Tool execution
         // blocked: REASON"); context is escaped.
@@ -293,10 +307,23 @@ fn before_tool(payload: &Value) -> Result<Event, Problem> {
         "replace" => false,
         _ => return Ok(Event::Ignored),
     };
-    Ok(Event::AboutToChange {
-        path: file_path(tool, payload)?,
-        whole,
-    })
+    let path = file_path(tool, payload)?;
+    if tool == "replace" {
+        // The replacement itself, so that an edit far from a change the
+        // file had since the view may be merged with it.
+        let input = payload.get("tool_input").unwrap_or(&Value::Null);
+        let text = |k: &str| input.get(k).and_then(Value::as_str).map(String::from);
+        if let (Some(old), Some(new)) = (text("old_string"), text("new_string")) {
+            if !old.is_empty() {
+                let all = input.get("allow_multiple").and_then(Value::as_bool) == Some(true);
+                return Ok(Event::AboutToReplace {
+                    path,
+                    edits: vec![Replace { old, new, all }],
+                });
+            }
+        }
+    }
+    Ok(Event::AboutToChange { path, whole })
 }
 
 /// gemini-cli's shell tool.
