@@ -400,6 +400,55 @@ fn a_fork_launched_by_a_subagent_copies_that_subagents_views() {
     );
 }
 
+// On a busy machine Claude Code may write a subagent's transcript after
+// the subagent's hooks have run, its launch of a fork included: the
+// launch waits for it (as long as for a call's line), then copies the
+// subagent's views of calls before the launch message.
+#[test]
+fn a_subagents_fork_launch_waits_for_its_transcript_to_be_written() {
+    let c = Conv::new();
+    c.send(&c.main("post_read_whole")).expect(0, "");
+    c.send(&c.payload("subagent_start_general_purpose"))
+        .expect(0, "");
+    c.send(&c.payload("post_sub_read")).expect(0, "");
+    let main = c.payload("post_read_whole")["transcript_path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let path = std::path::Path::new(&main)
+        .parent()
+        .unwrap()
+        .join(c.sid)
+        .join("subagents")
+        .join(format!("agent-{GP}.jsonl"));
+    assert!(!path.exists());
+    let writer = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let lines: String = ["toolu_e2e_0005", "toolu_e2e_0004"]
+            .iter()
+            .map(|id| {
+                let line = json!({"type": "assistant", "sessionId": "conv", "message": {"id": format!("msg_{id}"),
+                    "content": [{"type": "tool_use", "id": id, "name": "Read", "input": {}}]}});
+                format!("{line}\n")
+            })
+            .collect();
+        std::fs::write(path, lines).unwrap();
+    });
+    c.send(&c.agent("pre_agent_fork", GP, "general-purpose"))
+        .expect(0, "");
+    writer.join().unwrap();
+    c.send(&c.payload("subagent_start_fork")).expect(0, "");
+    c.send(&c.agent("pre_sub_edit", FORK, "fork")).expect(0, "");
+    let ev = c
+        .session(&["events", "--sid", "conv", "--agent", FORK, "--json"])
+        .json();
+    assert_eq!(
+        ev[0]["detail"],
+        format!("a copy of agent {GP}'s views: 1 files, 1 views")
+    );
+}
+
 // A conversation whose transcript Claude Code never writes
 // (`--no-session-persistence`): which calls shared the fork's launch
 // message is not known, so the fork gets no view of a call the transcript

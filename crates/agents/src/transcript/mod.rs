@@ -744,13 +744,26 @@ pub fn siblings(agent: &dyn Agent, opts: &Options, who: &Who) -> Siblings {
     }
     // Looked at again after the wait, whatever it saw: what was written
     // meanwhile names calls that came before the launch.
-    wait_for_call(agent, opts, who);
-    match find() {
-        Some(s) => Siblings::Known(s),
-        None => Siblings::Unwritten(Unwritten {
-            path: matches!(open(path), Opened::File(..)).then(|| path.to_path_buf()),
-        }),
+    let waited = wait_for_call(agent, opts, who);
+    if let Some(s) = find() {
+        return Siblings::Known(s);
     }
+    // A subagent's transcript (Claude Code writes one for each) may not be
+    // there at all yet on a busy machine, or not yet read by any hook of
+    // the subagent: no cursor to wait on. Its lines will come: looked for
+    // as long as a call's line is waited for.
+    if who.agent.is_some() && matches!(waited, Waited::No) {
+        let start = Instant::now();
+        while start.elapsed() < CALL_WAIT {
+            std::thread::sleep(Duration::from_millis(10));
+            if let Some(s) = find() {
+                return Siblings::Known(s);
+            }
+        }
+    }
+    Siblings::Unwritten(Unwritten {
+        path: matches!(open(path), Opened::File(..)).then(|| path.to_path_buf()),
+    })
 }
 
 /// The complete lines of `f` between `from` and `to` (the first cut at its
