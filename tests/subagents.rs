@@ -86,12 +86,20 @@ impl Conv {
     /// subagent, where the hooks say it is, as it writes it before a
     /// fork's launch: `calls` made, each in a message of its own.
     fn transcript(&self, agent: Option<&str>, calls: &[&str]) {
+        let path = self.transcript_path(agent);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, transcript_lines(calls)).unwrap();
+    }
+
+    /// Where Claude Code keeps the transcript of `agent` (the main
+    /// thread's for `None`).
+    fn transcript_path(&self, agent: Option<&str>) -> std::path::PathBuf {
         let main = self.payload("post_read_whole")["transcript_path"]
             .as_str()
             .unwrap()
             .to_string();
         let main = std::path::Path::new(&main);
-        let path = match agent {
+        match agent {
             None => main.to_path_buf(),
             Some(a) => main
                 .parent()
@@ -99,17 +107,7 @@ impl Conv {
                 .join(self.sid)
                 .join("subagents")
                 .join(format!("agent-{a}.jsonl")),
-        };
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let lines: String = calls
-            .iter()
-            .map(|id| {
-                let line = json!({"type": "assistant", "message": {"id": format!("msg_{id}"),
-                    "content": [{"type": "tool_use", "id": id, "name": "Read", "input": {}}]}});
-                format!("{line}\n")
-            })
-            .collect();
-        std::fs::write(path, lines).unwrap();
+        }
     }
 
     fn send(&self, payload: &Value) -> Run {
@@ -400,6 +398,18 @@ fn a_fork_launched_by_a_subagent_copies_that_subagents_views() {
     );
 }
 
+/// A transcript's lines: each call an assistant message of its own.
+fn transcript_lines(calls: &[&str]) -> String {
+    calls
+        .iter()
+        .map(|id| {
+            let line = json!({"type": "assistant", "sessionId": "conv", "message": {"id": format!("msg_{id}"),
+                "content": [{"type": "tool_use", "id": id, "name": "Read", "input": {}}]}});
+            format!("{line}\n")
+        })
+        .collect()
+}
+
 // On a busy machine Claude Code may write a subagent's transcript after
 // the subagent's hooks have run, its launch of a fork included: the
 // launch waits for it (as long as for a call's line), then copies the
@@ -411,29 +421,16 @@ fn a_subagents_fork_launch_waits_for_its_transcript_to_be_written() {
     c.send(&c.payload("subagent_start_general_purpose"))
         .expect(0, "");
     c.send(&c.payload("post_sub_read")).expect(0, "");
-    let main = c.payload("post_read_whole")["transcript_path"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let path = std::path::Path::new(&main)
-        .parent()
-        .unwrap()
-        .join(c.sid)
-        .join("subagents")
-        .join(format!("agent-{GP}.jsonl"));
+    let path = c.transcript_path(Some(GP));
     assert!(!path.exists());
     let writer = std::thread::spawn(move || {
         std::thread::sleep(std::time::Duration::from_millis(300));
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let lines: String = ["toolu_e2e_0005", "toolu_e2e_0004"]
-            .iter()
-            .map(|id| {
-                let line = json!({"type": "assistant", "sessionId": "conv", "message": {"id": format!("msg_{id}"),
-                    "content": [{"type": "tool_use", "id": id, "name": "Read", "input": {}}]}});
-                format!("{line}\n")
-            })
-            .collect();
-        std::fs::write(path, lines).unwrap();
+        std::fs::write(
+            path,
+            transcript_lines(&["toolu_e2e_0005", "toolu_e2e_0004"]),
+        )
+        .unwrap();
     });
     c.send(&c.agent("pre_agent_fork", GP, "general-purpose"))
         .expect(0, "");
