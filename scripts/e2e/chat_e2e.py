@@ -699,8 +699,9 @@ SCENARIOS = [
 # while it was on its way, telling the change after the tool (issue 41).
 MERGE_PROVEN = ("droid", "opencode", "kilo", "pi", "cline")
 # The agents fsview does not merge for, whose race is played beside the
-# agent alone all the same (issue 41): Copilot CLI hands the model no
-# context after a tool; Qwen Code refuses such an edit itself.
+# agent alone all the same (issue 41): fsview tells Copilot CLI what
+# changed only with a prompt (userPromptSubmitted), not after a tool; Qwen
+# Code refuses such an edit itself.
 NOT_MERGED = ("copilot", "qwen")
 
 
