@@ -406,31 +406,13 @@ fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
     let input = tool_input(payload, tool)?;
     let path = tool_path(tool, input)?;
     if !whole {
-        if let Some(edits) = replacements(input) {
+        // An Edit's replacement, or a MultiEdit's `edits`; one the input
+        // does not say whole is only gated, never merged.
+        if let Some(edits) = Replace::each(input, "old_string", "new_string", Some("replace_all")) {
             return Ok(Event::AboutToReplace { path, edits });
         }
     }
     Ok(Event::AboutToChange { path, whole })
-}
-
-/// An Edit's replacement (`old_string`, `new_string`, `replace_all`), or
-/// a MultiEdit's `edits`; `None` when the input does not say them all
-/// (then the edit is only gated, never merged).
-fn replacements(input: &Value) -> Option<Vec<Replace>> {
-    let one = |v: &Value| -> Option<Replace> {
-        Some(Replace {
-            old: v.get("old_string")?.as_str()?.to_string(),
-            new: v.get("new_string")?.as_str()?.to_string(),
-            all: v
-                .get("replace_all")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-        })
-    };
-    match input.get("edits").and_then(Value::as_array) {
-        Some(list) => list.iter().map(one).collect(),
-        None => one(input).map(|r| vec![r]),
-    }
 }
 
 /// The command line of a Bash call.

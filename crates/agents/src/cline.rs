@@ -248,20 +248,12 @@ fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
     match name {
         "editor" => {
             let path = path_of(name, input)?;
-            let text = |k: &str| input.get(k).and_then(Value::as_str).map(String::from);
-            if let (Some(old), Some(new), false) = (
-                text("old_text"),
-                text("new_text"),
-                present(input, "insert_line"),
-            ) {
-                if !old.is_empty() {
+            let edit = Replace::of(input, "old_text", "new_text", None);
+            if let (Some(r), false) = (edit, present(input, "insert_line")) {
+                if !r.old.is_empty() {
                     return Ok(Event::AboutToReplace {
                         path,
-                        edits: vec![Replace {
-                            old,
-                            new,
-                            all: false,
-                        }],
+                        edits: vec![r],
                     });
                 }
             }

@@ -562,11 +562,7 @@ fn short(
     )?;
     // The path as the model knows it, shorter under its working directory
     // (`src/a.rs`, not the absolute path its tool was given).
-    let said = named
-        .strip_prefix(s.cwd())
-        .ok()
-        .filter(|r| !r.as_os_str().is_empty())
-        .unwrap_or(named);
+    let said = paths::display(s.cwd(), named);
     Ok(Some(Short {
         path: named.to_path_buf(),
         lines: held.lines,
@@ -784,10 +780,7 @@ fn about_to_change(
             match merged(agent, opts, s, store, &d, edits)? {
                 Some(Merge::Told(told)) => return Ok(Answer::Context(told)),
                 Some(Merge::TellAfter) => {
-                    return Ok(match opts.allow {
-                        true => Answer::Allow("The edit is merged with the file's change since it was read; the change is told with its result.".to_string()),
-                        false => Answer::Nothing,
-                    })
+                    return Ok(allowed(opts, "The edit is merged with the file's change since it was read; the change is told with its result."))
                 }
                 None => {}
             }
@@ -1456,13 +1449,14 @@ fn made_by_run(s: &Session<'_>, store: &Store, canonical: &Path) -> Result<bool,
     if !meta.is_file() {
         return Ok(false);
     }
-    let Some(command) = store.run_made(&s.conversation, &fingerprint::Stat::of(&meta))? else {
+    let stat = fingerprint::Stat::of(&meta);
+    let Some(command) = store.run_made(&s.conversation, &stat)? else {
         return Ok(false);
     };
     let Ok((fp, bytes)) = own::take(canonical) else {
         return Ok(false);
     };
-    if fp.stat.mtime_ns != fingerprint::Stat::of(&meta).mtime_ns {
+    if fp.stat.mtime_ns != stat.mtime_ns {
         return Ok(false); // written meanwhile
     }
     store.own_wrote(&s.conversation, canonical, &fp, bytes.as_deref())?;
@@ -1548,12 +1542,11 @@ fn shell_writing(s: &Session<'_>, writes: &[OwnWrite]) -> Result<(), Problem> {
         else {
             continue;
         };
-        let store = &store;
         let before = if !exists {
             Before::New
-        } else if own_now(store, &s.conversation, &canonical)?.0 {
+        } else if own_now(&store, &s.conversation, &canonical)?.0 {
             Before::Own
-        } else if gate::decide_for(Some(store), &s.sid, s.cwd(), &canonical, Want::Write)?.verdict
+        } else if gate::decide_for(Some(&store), &s.sid, s.cwd(), &canonical, Want::Write)?.verdict
             == Verdict::Ok
         {
             Before::Seen

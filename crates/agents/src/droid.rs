@@ -161,12 +161,13 @@ fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
         _ => return Ok(Event::Ignored),
     };
     let path = claude::input_path(name, input, "file_path")?;
-    let text = |k: &str| input.get(k).and_then(Value::as_str).map(String::from);
-    if let (false, Some(old), Some(new)) = (whole, text("old_str"), text("new_str")) {
-        let all = input.get("change_all").and_then(Value::as_bool) == Some(true);
+    if let (false, Some(r)) = (
+        whole,
+        Replace::of(input, "old_str", "new_str", Some("change_all")),
+    ) {
         return Ok(Event::AboutToReplace {
             path,
-            edits: vec![Replace { old, new, all }],
+            edits: vec![r],
         });
     }
     Ok(Event::AboutToChange { path, whole })

@@ -8,6 +8,8 @@
 
 use std::path::PathBuf;
 
+use serde_json::Value;
+
 /// Who sent an event, and where it works.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Who {
@@ -47,6 +49,31 @@ pub struct Replace {
     pub old: String,
     pub new: String,
     pub all: bool,
+}
+
+impl Replace {
+    /// The replacement a tool's input `v` names: its text to replace and
+    /// the new text under the keys `old` and `new`, and, where the tool has
+    /// one, the flag `all` for every occurrence (absent: once).
+    pub fn of(v: &Value, old: &str, new: &str, all: Option<&str>) -> Option<Replace> {
+        Some(Replace {
+            old: v.get(old)?.as_str()?.to_string(),
+            new: v.get(new)?.as_str()?.to_string(),
+            all: all
+                .and_then(|k| v.get(k))
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        })
+    }
+
+    /// Each replacement of an input's `edits` list, or the one the input
+    /// names itself ([`Replace::of`]); `None` when any is incomplete.
+    pub fn each(input: &Value, old: &str, new: &str, all: Option<&str>) -> Option<Vec<Replace>> {
+        match input.get("edits").and_then(Value::as_array) {
+            Some(list) => list.iter().map(|e| Replace::of(e, old, new, all)).collect(),
+            None => Replace::of(input, old, new, all).map(|r| vec![r]),
+        }
+    }
 }
 
 /// One thing that happened, in fsview's terms.

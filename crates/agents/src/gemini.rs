@@ -312,15 +312,12 @@ fn before_tool(payload: &Value) -> Result<Event, Problem> {
         // The replacement itself, so that an edit far from a change the
         // file had since the view may be merged with it.
         let input = payload.get("tool_input").unwrap_or(&Value::Null);
-        let text = |k: &str| input.get(k).and_then(Value::as_str).map(String::from);
-        if let (Some(old), Some(new)) = (text("old_string"), text("new_string")) {
-            if !old.is_empty() {
-                let all = input.get("allow_multiple").and_then(Value::as_bool) == Some(true);
-                return Ok(Event::AboutToReplace {
-                    path,
-                    edits: vec![Replace { old, new, all }],
-                });
-            }
+        let edit = Replace::of(input, "old_string", "new_string", Some("allow_multiple"));
+        if let Some(r) = edit.filter(|r| !r.old.is_empty()) {
+            return Ok(Event::AboutToReplace {
+                path,
+                edits: vec![r],
+            });
         }
     }
     Ok(Event::AboutToChange { path, whole })

@@ -228,19 +228,11 @@ fn before(payload: &Value) -> Result<Event, Problem> {
         _ => return Ok(Event::Ignored),
     };
     let path = file_path(tool, args, "output.args")?;
-    let text = |k: &str| {
-        args.and_then(|a| a.get(k))
-            .and_then(Value::as_str)
-            .map(String::from)
-    };
-    if let (false, Some(old), Some(new)) = (whole, text("oldString"), text("newString")) {
-        let all = args
-            .and_then(|a| a.get("replaceAll"))
-            .and_then(Value::as_bool)
-            == Some(true);
+    let edit = args.and_then(|a| Replace::of(a, "oldString", "newString", Some("replaceAll")));
+    if let (false, Some(r)) = (whole, edit) {
         return Ok(Event::AboutToReplace {
             path,
-            edits: vec![Replace { old, new, all }],
+            edits: vec![r],
         });
     }
     Ok(Event::AboutToChange { path, whole })

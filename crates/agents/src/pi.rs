@@ -218,17 +218,7 @@ fn tool_call(payload: &Value) -> Result<Event, Problem> {
     };
     let path = path(name, input)?;
     if !whole {
-        let pair = |e: &Value| -> Option<Replace> {
-            Some(Replace {
-                old: e.get("oldText")?.as_str()?.to_string(),
-                new: e.get("newText")?.as_str()?.to_string(),
-                all: false,
-            })
-        };
-        let edits: Option<Vec<Replace>> = match input.get("edits").and_then(Value::as_array) {
-            Some(list) => list.iter().map(pair).collect(),
-            None => pair(input).map(|r| vec![r]),
-        };
+        let edits = Replace::each(input, "oldText", "newText", None);
         if let Some(edits) = edits.filter(|e| !e.is_empty()) {
             return Ok(Event::AboutToReplace { path, edits });
         }
