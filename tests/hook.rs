@@ -784,7 +784,7 @@ fn an_unchanged_reread_is_answered_short_when_asked() {
             .expect(0, "");
     }
     let path = a.env.work.join("a.txt").display().to_string();
-    let notice = format!("[fsview] a.txt is unchanged (3 lines) since you were last shown it: use that text; to reread, pass an offset or limit.");
+    let notice = "[fsview] a.txt is unchanged (3 lines) since you were last shown it: use that text; to reread, pass an offset or limit.".to_string();
     let short = line(json!({"hookSpecificOutput": {
         "hookEventName": "PostToolUse",
         "updatedToolOutput": {"type": "text", "file": {
@@ -847,7 +847,7 @@ fn a_shared_session_answers_short_only_a_reread_by_the_same_conversation() {
         a.send(&p, &["--sid", "shared"])
     };
     let path = a.env.work.join("a.txt").display().to_string();
-    let notice = format!("[fsview] a.txt is unchanged (3 lines) since you were last shown it: use that text; to reread, pass an offset or limit.");
+    let notice = "[fsview] a.txt is unchanged (3 lines) since you were last shown it: use that text; to reread, pass an offset or limit.".to_string();
     let short = line(json!({"hookSpecificOutput": {
         "hookEventName": "PostToolUse",
         "updatedToolOutput": {"type": "text", "file": {
