@@ -149,13 +149,16 @@ fn output_that_is_not_the_file_records_nothing() {
     b.env.write("a.txt", A_TXT);
     b.hook("post_cat", &[]).expect(0, "");
     b.env.write("a.txt", "one\nTWO\nthree\n");
-    b.hook("post_cat", &[]).expect(0, "");
-    b.hook("pre_patch_update", &[]).expect(
+    // ... and the change is told after the command, whole: the patch
+    // after it goes through.
+    b.hook("post_cat", &[]).expect(
         0,
-        &deny(&crate::harness::modified_told(
-            "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n",
-        )),
+        &context(
+            "PostToolUse",
+            "These files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n",
+        ),
     );
+    b.hook("pre_patch_update", &[]).expect(0, "");
 }
 
 #[test]
@@ -168,10 +171,19 @@ fn an_applied_patch_is_the_whole_file_when_it_was_seen_whole() {
     assert_eq!(a.view("a.txt"), view("full", "write", 1, 3, true));
     // Never read: the lines the patch wrote, but nothing vouches that
     // nothing else changed, so they are not taken as fresh.
+    // (The gate refuses such a patch; without it, the model is told the
+    // rest of the file is not what it saw, once.)
     let b = codex();
     b.env.write("a.txt", "one\nTWO\nthree\n");
-    b.hook("post_patch_update", &[]).expect(0, "");
+    b.hook("post_patch_update", &[]).expect(
+        0,
+        &context(
+            "PostToolUse",
+            "These files changed since you last saw them:\n\na.txt: modified (content): changed outside the lines viewed\n",
+        ),
+    );
     assert_eq!(b.view("a.txt"), view("range", "write", 1, 2, false));
+    b.hook("post_other_command", &[]).expect(0, "");
     // A formatter changed them after: nothing is taken as seen.
     let c = codex();
     c.env.write("a.txt", "one\nTwo\nthree\n");
@@ -281,16 +293,17 @@ fn a_change_beside_an_applied_patch_is_told_not_absorbed() {
     a.env.write("a.txt", A_TXT);
     a.hook("post_cat", &[]).expect(0, "");
     a.env.write("a.txt", "one\nTWO\nthree, changed\n");
-    a.hook("post_patch_update", &[]).expect(0, "").stderr_is("");
-    assert_eq!(a.view("a.txt"), view("full", "write", 1, 3, false));
-    // The refusal tells the other change, whole: told once, and the retry
-    // goes through.
-    a.hook("pre_patch_update", &[]).expect(
-        0,
-        &deny(&crate::harness::modified_told(
-            "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n TWO\n-three\n+three, changed\n",
-        )),
-    );
+    // The patch's result tells the other change, whole, once: the next
+    // patch goes through.
+    a.hook("post_patch_update", &[])
+        .expect(
+            0,
+            &context(
+                "PostToolUse",
+                "These files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n TWO\n-three\n+three, changed\n",
+            ),
+        )
+        .stderr_is("");
     a.hook("user_prompt_submit", &[]).expect(0, "");
     a.hook("pre_patch_update", &[]).expect(0, "");
     // Seen in part (lines 2-3), and the patch's context line changed
@@ -299,7 +312,17 @@ fn a_change_beside_an_applied_patch_is_told_not_absorbed() {
     b.env.write("a.txt", A_TXT);
     b.hook("post_sed_range", &[]).expect(0, "");
     b.env.write("a.txt", "one, changed\nTWO\nthree\n");
-    b.hook("post_patch_update", &[]).expect(0, "").stderr_is("");
+    // What is told is what the lines it saw are now (its own patch
+    // among them: fsview cannot tell it from another's here).
+    b.hook("post_patch_update", &[])
+        .expect(
+            0,
+            &context(
+                "PostToolUse",
+                "These files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed, lines 2-3)\n+++ a.txt (now)\n@@ -1,2 +1,2 @@\n-two\n+TWO\n three\n",
+            ),
+        )
+        .stderr_is("");
     assert_eq!(b.view("a.txt"), view("range", "read", 2, 2, false));
     b.hook("pre_patch_update", &[])
         .expect(0, &deny(&given_modified("one, changed\nTWO\nthree\n")));
@@ -309,7 +332,15 @@ fn a_change_beside_an_applied_patch_is_told_not_absorbed() {
     b.env.write("a.txt", A_TXT);
     b.hook("post_sed_range", &[]).expect(0, "");
     b.env.write("a.txt", "one\nTWO\nthree, changed\n");
-    b.hook("post_patch_update", &[]).expect(0, "").stderr_is("");
+    b.hook("post_patch_update", &[])
+        .expect(
+            0,
+            &context(
+                "PostToolUse",
+                "These files changed since you last saw them:\n\na.txt: modified (content): changed outside the lines viewed\n",
+            ),
+        )
+        .stderr_is("");
     assert_eq!(b.view("a.txt"), view("range", "write", 1, 2, false));
     b.hook("pre_patch_update", &[])
         .expect(0, &deny(&given_modified("one\nTWO\nthree, changed\n")));
@@ -585,4 +616,82 @@ fn codex_a_compaction_drops_the_views() {
         r.stdout
     );
     c.hook("pre_patch_update", &[]).expect(0, "");
+}
+
+/// Issue 41's race under Codex: someone changes line 1 of a file Codex saw
+/// whole while its patch of line 10 is on its way. The patch is let
+/// through (Codex applies it to the file as it is) and its result tells
+/// exactly the other change; the view is the text Codex believes it has.
+/// A patch within 3 lines of the change, one placed by a context line
+/// (`@@ def run():`), one sent as a here-document (no result follows it),
+/// or any with `--on-change refuse`: refused with the change.
+#[test]
+fn a_patch_far_from_an_outside_change_is_let_through_and_the_change_told_after() {
+    let base = lines(12);
+    let formatted = base.replacen("line 1\n", "line 1 (formatted)\n", 1);
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n line 9\n-line 10\n+line ten\n line 11\n*** End Patch\n";
+    let read = |a: &Agent| {
+        a.env.write("a.txt", &base);
+        let mut p = with_command(a, "post_cat", "cat a.txt");
+        p["tool_response"] = json!(base);
+        a.send(&p, &[]).expect(0, "").stderr_is("");
+        a.env.write("a.txt", &formatted);
+    };
+    let a = codex();
+    read(&a);
+    a.send(&with_command(&a, "pre_patch_update", patch), &[])
+        .expect(0, "")
+        .stderr_is("");
+    // Codex applies it to the file as it is.
+    a.env
+        .write("a.txt", &formatted.replace("line 10\n", "line ten\n"));
+    let mut done = with_command(&a, "post_patch_update", patch);
+    done["tool_response"] = a.payload("post_patch_update")["tool_response"].clone();
+    a.send(&done, &[]).expect(
+        0,
+        &context(
+            "PostToolUse",
+            "These files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,9 +1,9 @@\n-line 1\n+line 1 (formatted)\n line 2\n line 3\n line 4\n line 5\n line 6\n line 7\n line 8\n line 9\n",
+        ),
+    );
+    assert_eq!(a.view("a.txt"), view("full", "read", 1, 12, true));
+    let ev = a.env.run("fsview-session", &["events", "--sid", a.sid]);
+    assert!(
+        ev.stdout.contains("merged") && ev.stdout.contains("told after the result"),
+        "{}",
+        ev.stdout
+    );
+    let near =
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n-line 2\n+line two\n line 3\n*** End Patch\n";
+    let placed = "*** Begin Patch\n*** Update File: a.txt\n@@ line 8\n line 9\n-line 10\n+line ten\n line 11\n*** End Patch\n";
+    let told = crate::harness::modified_told(
+        "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,9 +1,9 @@\n-line 1\n+line 1 (formatted)\n line 2\n line 3\n line 4\n line 5\n line 6\n line 7\n line 8\n line 9\n",
+    );
+    for (fixture, command, args) in [
+        ("pre_patch_update", near.to_string(), &[][..]),
+        ("pre_patch_update", placed.to_string(), &[][..]),
+        (
+            "pre_patch_update",
+            patch.to_string(),
+            &["--on-change", "refuse"][..],
+        ),
+        (
+            "pre_other_command",
+            format!("apply_patch <<'EOF'\n{patch}EOF\n"),
+            &[][..],
+        ),
+    ] {
+        let b = codex();
+        read(&b);
+        let mut p = with_command(&b, fixture, &command);
+        if fixture == "pre_other_command" {
+            p["tool_name"] = json!("Bash");
+        }
+        b.send(&p, args).expect(0, &deny(&told));
+        assert_eq!(
+            std::fs::read_to_string(b.env.path("a.txt")).unwrap(),
+            formatted,
+            "{command}"
+        );
+    }
 }

@@ -183,6 +183,8 @@ fn codex_an_empty_file_and_a_terminal_are_views() {
         &[],
     )
     .expect(0, "");
+    // Codex applies it (with no report after).
+    a.env.write("empty.txt", "now it has a line\n");
     a.env.write("a.txt", "ONE\ntwo\nthree\n");
     a.hook("post_shell_cat_tty", &[]).expect(0, "");
     assert_eq!(a.view("a.txt"), view("full", "read", 1, 3, true));

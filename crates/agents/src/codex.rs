@@ -21,7 +21,10 @@
 //!   file it changes: `*** Update File` is a targeted edit, `*** Add
 //!   File`, `*** Delete File` and a `*** Move to` destination change the
 //!   whole file. PreToolUse comes before Codex checks the patch, so a patch
-//!   fsview cannot read is refused. PostToolUse's `tool_response` ends
+//!   fsview cannot read is refused. An update of a file that changed since
+//!   the agent's whole view is let through when each chunk's old lines are
+//!   found once, 3 or more lines from that change (a merge, as for the
+//!   other agents' targeted edits), and the change is told after it. PostToolUse's `tool_response` ends
 //!   "Success. Updated the following files:" when it was applied: then an
 //!   added file is what the agent wrote, an updated one what its full view
 //!   becomes with the patch (else the lines the patch wrote), and a deleted
@@ -39,8 +42,10 @@
 //! (`transcript_path`, written before SessionStart runs): recorded as a view
 //! of the AGENTS.md that holds exactly that text, if one does. The
 //! transcript is the one file this adapter reads.
-//! `UserPromptSubmit`: the reminder of changed files; Codex gives
-//! `additionalContext` to the model verbatim, as a developer message.
+//! `UserPromptSubmit`, and `PostToolUse` of every patch and command: the
+//! reminder of changed files; Codex gives `additionalContext` to the model
+//! verbatim, as a developer message (after a tool, between its call and
+//! its output).
 //! `PostCompact` (`trigger`: auto, manual; seen after an automatic
 //! compaction, `model_auto_compact_token_limit`): the conversation is a
 //! summary now, and none of its views is held any more. (A `SessionStart`
@@ -101,7 +106,9 @@ impl Agent for Codex {
         let event = match stage {
             Stage::AboutToChange => pre_tool_use(&payload),
             Stage::Shown if name == "PostCompact" => Ok(Event::Compacted),
-            Stage::Shown => post_tool_use(&payload),
+            // After a patch or a command: what changed meanwhile is told
+            // there, with its result.
+            Stage::Shown => post_tool_use(&payload).map(|e| Event::AfterTool(Box::new(e))),
             Stage::SessionStart => Ok(session_start(&payload, &who)),
             _ => Ok(Event::Prompt),
         }
@@ -111,10 +118,12 @@ impl Agent for Codex {
 
     fn reply(&self, stage: Stage, answer: Answer) -> Reply {
         // Codex's hook answers are Claude Code's (permissionDecision,
-        // additionalContext); only a prompt's context is never a tool's.
+        // additionalContext, which Codex 0.171.0 hands the model as a
+        // developer message after a tool's call as after a prompt).
         let stage = match stage {
             Stage::SessionStart => Stage::SessionStart,
             Stage::AboutToChange => Stage::AboutToChange,
+            Stage::Shown | Stage::Changed => Stage::Shown,
             _ => Stage::Prompt,
         };
         Claude.reply(stage, answer)
@@ -132,6 +141,14 @@ impl Agent for Codex {
 
     /// `PostCompact` (seen headless) releases every view.
     fn tells_drops(&self) -> bool {
+        true
+    }
+
+    /// What changed meanwhile is told after every `apply_patch` and shell
+    /// command (PostToolUse's `additionalContext`), and an applied patch
+    /// is recorded as the agent's view with it: a patch far from an
+    /// outside change is merged, the change told with its result.
+    fn tells_after_change(&self) -> bool {
         true
     }
 }
@@ -231,7 +248,7 @@ fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
     let (tool, command) = tool_command(payload)?;
     let mut events = Vec::new();
     match tool {
-        "apply_patch" => events = patch::gates(None, &patch::operations(command)?),
+        "apply_patch" => events = patch::gates_merging(&patch::operations(command)?),
         "Bash" => match shell::apply_patch(command) {
             // Codex applies such a patch itself, without running the
             // command, and reports nothing after: gate it, and hold the

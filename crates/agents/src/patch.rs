@@ -30,7 +30,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::event::{Changed, Event, Patched};
+use crate::event::{Changed, Event, Patched, Replace};
 use crate::Problem;
 
 /// One chunk of an update: its old lines (kept and removed), found after
@@ -239,8 +239,39 @@ fn under(dir: Option<&Path>, path: &Path) -> PathBuf {
 /// there), `*** Delete File` and a `*** Move to` destination change the
 /// whole file.
 pub fn gates(dir: Option<&Path>, ops: &[FileOp]) -> Vec<Event> {
+    gate_each(dir, ops, false)
+}
+
+/// [`gates`], with each update that stays in its file also naming its
+/// replacements ([`replaces`]), so that one made against a view of a file
+/// that changed since may be merged with that change: only for a patch
+/// whose result the agent reports, with what changed meanwhile told
+/// after it (Codex's `apply_patch` tool; never a here-document, which
+/// Codex applies with no report after).
+pub fn gates_merging(ops: &[FileOp]) -> Vec<Event> {
+    gate_each(None, ops, true)
+}
+
+fn gate_each(dir: Option<&Path>, ops: &[FileOp], merging: bool) -> Vec<Event> {
     let mut out = Vec::new();
     for op in ops {
+        if let (
+            true,
+            FileOp::Update {
+                path,
+                to: None,
+                chunks,
+            },
+        ) = (merging, op)
+        {
+            if let Some(edits) = replaces(chunks) {
+                out.push(Event::AboutToReplace {
+                    path: under(dir, path),
+                    edits,
+                });
+                continue;
+            }
+        }
         let (path, whole) = match op {
             FileOp::Update { path, .. } => (path, false),
             FileOp::Add { path, .. } | FileOp::Delete { path } => (path, true),
@@ -257,6 +288,29 @@ pub fn gates(dir: Option<&Path>, ops: &[FileOp]) -> Vec<Event> {
         }
     }
     out
+}
+
+/// An update's chunks as replacements of exact text: each chunk's old
+/// lines by its new lines, where the tool would find them if the old lines
+/// are in the file once. `None` for a chunk the tool places by more than
+/// its own lines: one that only adds (at the end of the file), one that
+/// ends the file, or one found after a context line (`@@ def run():`).
+pub fn replaces(chunks: &[Chunk]) -> Option<Vec<Replace>> {
+    let joined = |lines: Vec<&str>| lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+    chunks
+        .iter()
+        .map(|c| {
+            let old = c.old_lines();
+            let placed_by_more = old.is_empty()
+                || c.end_of_file
+                || c.context.as_deref().is_some_and(|t| !t.is_empty());
+            (!placed_by_more).then(|| Replace {
+                old: joined(old),
+                new: joined(c.new_lines()),
+                all: false,
+            })
+        })
+        .collect()
 }
 
 /// What a patch operation makes of its file, once the tool applied it
