@@ -92,6 +92,13 @@ fn copilot_a_stub_or_a_listing_records_nothing() {
     assert!(!c.env.session.exists());
 }
 
+/// What changed meanwhile, as a tool's result tells it.
+fn told(changes: &str) -> String {
+    context(&format!(
+        "These files changed since you last saw them:\n\n{changes}"
+    ))
+}
+
 /// "File X updated with changes.": the view the agent had, with its
 /// old_str replaced, is what it knows now.
 #[test]
@@ -117,7 +124,10 @@ fn copilot_an_edit_applies_to_the_view_it_had() {
     d.env.write("a.txt", A_TXT);
     d.hook("post_view_range", &[]).expect(0, "");
     d.env.write("a.txt", "one\nTWO\nthree, changed\n");
-    d.hook("post_edit", &[]).expect(0, "");
+    d.hook("post_edit", &[]).expect(
+        0,
+        &told("a.txt: modified (content): changed outside the lines viewed\n"),
+    );
     assert_eq!(d.view("a.txt"), view("range", "write", 2, 1, false));
     d.hook("pre_edit", &[])
         .expect(0, &deny(&given_modified("one\nTWO\nthree, changed\n")));
@@ -126,15 +136,12 @@ fn copilot_an_edit_applies_to_the_view_it_had() {
     e.env.write("a.txt", A_TXT);
     e.hook("post_view_whole", &[]).expect(0, "");
     e.env.write("a.txt", "one\nTWO\nthree\nfour\n");
-    e.hook("post_edit", &[]).expect(0, "");
-    assert_eq!(e.view("a.txt"), view("full", "write", 1, 3, false));
-    // Refused with the whole change: the retry goes through.
-    e.hook("pre_edit", &[]).expect(
+    // Told with the edit's result, whole: the next edit goes through.
+    e.hook("post_edit", &[]).expect(
         0,
-        &deny(&crate::harness::modified_told(
-            "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,4 @@\n one\n TWO\n three\n+four\n",
-        )),
+        &told("a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,4 @@\n one\n TWO\n three\n+four\n"),
     );
+    assert_eq!(e.view("a.txt"), view("full", "read", 1, 4, true));
     e.hook("pre_edit", &[]).expect(0, "");
     // No view to apply it to: nothing is known, nothing recorded.
     let f = copilot();
@@ -270,4 +277,50 @@ fn copilot_install_writes_its_own_hooks_file() {
         .env("COPILOT_HOME", env.root().join("ch"));
     crate::harness::output(c, None).expect(0, "");
     assert!(env.root().join("ch/hooks/fsview.json").exists());
+}
+
+/// Issue 41's race under Copilot CLI: someone changes line 1 of a file it
+/// viewed whole while its edit of line 10 is on its way. The edit is let
+/// through (Copilot applies it to the file as it is), and its result tells
+/// exactly the other change. Within 3 lines of the change, or with
+/// `--on-change refuse`: refused with the change.
+#[test]
+fn copilot_an_edit_far_from_an_outside_change_is_let_through_and_the_change_told_after() {
+    let base: String = (1..=12).map(|i| format!("line {i}\n")).collect();
+    let formatted = base.replacen("line 1\n", "line 1 (formatted)\n", 1);
+    let diff = "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,9 +1,9 @@\n-line 1\n+line 1 (formatted)\n line 2\n line 3\n line 4\n line 5\n line 6\n line 7\n line 8\n line 9\n";
+    let read = |c: &Fixtures| {
+        c.env.write("a.txt", &base);
+        let mut p = c.payload("post_view_whole");
+        p["toolResult"]["textResultForLlm"] = json!(base);
+        c.send(&p, &[]).expect(0, "").stderr_is("");
+        c.env.write("a.txt", &formatted);
+    };
+    let edit = |c: &Fixtures, fixture: &str, old: &str, new: &str| {
+        let mut p = c.payload(fixture);
+        p["toolArgs"]["old_str"] = json!(old);
+        p["toolArgs"]["new_str"] = json!(new);
+        p
+    };
+    let c = copilot();
+    read(&c);
+    c.send(&edit(&c, "pre_edit", "line 10", "line ten"), &[])
+        .expect(0, "")
+        .stderr_is("");
+    c.env
+        .write("a.txt", &formatted.replace("line 10\n", "line ten\n"));
+    c.send(&edit(&c, "post_edit", "line 10", "line ten"), &[])
+        .expect(0, &told(diff));
+    assert_eq!(c.view("a.txt"), view("full", "read", 1, 12, true));
+    let ev = c.env.run("fsview-session", &["events", "--sid", c.sid]);
+    assert!(ev.stdout.contains("merged"), "{}", ev.stdout);
+    for (old, new, args) in [
+        ("line 2", "line two", &[][..]),
+        ("line 10", "line ten", &["--on-change", "refuse"][..]),
+    ] {
+        let d = copilot();
+        read(&d);
+        d.send(&edit(&d, "pre_edit", old, new), args)
+            .expect(0, &deny(&crate::harness::modified_told(diff)));
+    }
 }

@@ -57,11 +57,16 @@ def tool(spec):
 def result_of(proto, c, context=True):
     """The tool result the model got for call `c`, or None. A hook's
     context that Cline CLI sends right after it (`<hook_context ...>`, a
-    refusal) comes first, unless `context` is false."""
+    refusal) comes first, and what Copilot CLI appends to it ("Tool "edit"
+    succeeded. Additional guidance from postToolUse hooks:" and the hook's
+    context) stays, unless `context` is false."""
     for req in reversed(proto.main):
         msgs = req.json.get("messages", [])
         for tid, body in tool_results(req.json):
             if tid == c["id"]:
+                if not context:
+                    body = re.split(r"\n\nTool \"[^\"]*\" succeeded\. Additional guidance from postToolUse hooks:\n",
+                                    body)[0]
                 return (hook_context(msgs, tid) if context else "") + body
     return None
 
@@ -697,12 +702,11 @@ SCENARIOS = [
 
 # The agents whose targeted edit fsview merges with a change that came
 # while it was on its way, telling the change after the tool (issue 41).
-MERGE_PROVEN = ("droid", "opencode", "kilo", "pi", "cline")
+MERGE_PROVEN = ("droid", "opencode", "kilo", "pi", "cline", "copilot")
 # The agents fsview does not merge for, whose race is played beside the
-# agent alone all the same (issue 41): fsview tells Copilot CLI what
-# changed only with a prompt (userPromptSubmitted), not after a tool; Qwen
-# Code refuses such an edit itself.
-NOT_MERGED = ("copilot", "qwen")
+# agent alone all the same (issue 41): Qwen Code refuses such an edit
+# itself, before any hook.
+NOT_MERGED = ("qwen",)
 
 
 # The agents whose shell tool the shell scenarios drive (scripts/e2e/shell.py).

@@ -31,7 +31,12 @@
 //!   `<shellId: N completed with exit code X>` line; a preview of the
 //!   first 500 characters of a large one).
 //! - `userPromptSubmitted`: the reminder, as `additionalContext`, which the
-//!   model receives verbatim inside `<system_reminder>` after the prompt.
+//!   model receives verbatim inside `<system_reminder>` after the prompt;
+//!   `postToolUse` of any tool: the same, which Copilot CLI 1.0.102 appends
+//!   verbatim to the tool's result ("Tool "view" succeeded. Additional
+//!   guidance from postToolUse hooks:" and the text). So an `edit` of a
+//!   file that changed since the agent's whole view, 3 or more lines from
+//!   that change, is let through and the change told after it.
 //! - `sessionStart`: nothing. Copilot CLI loads its own instruction files,
 //!   and the payload does not say what it gave the model.
 
@@ -39,7 +44,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::event::{Answer, Change, Changed, Edited, Event, Extent, Shown, ShownText, Stage, Who};
+use crate::event::{
+    Answer, Change, Changed, Edited, Event, Extent, Replace, Shown, ShownText, Stage, Who,
+};
 use crate::install::{Installer, OwnFile, Part, Run, Scope};
 use crate::shell::{self, Output};
 use crate::{payload, Agent, Parsed, Problem, Reply};
@@ -78,7 +85,11 @@ impl Agent for Copilot {
         let who = who(&payload, event).map_err(|p| (stage, p))?;
         let parsed = match stage {
             Stage::AboutToChange => pre_tool_use(&payload),
-            Stage::Shown => post_tool_use(&payload, &who.cwd),
+            // After any tool: what changed meanwhile is told with its
+            // result.
+            Stage::Shown => {
+                post_tool_use(&payload, &who.cwd).map(|e| Event::AfterTool(Box::new(e)))
+            }
             Stage::Prompt => Ok(Event::Prompt),
             _ => Ok(Event::Ignored),
         }
@@ -117,6 +128,14 @@ impl Agent for Copilot {
             name,
             "AGENTS.md" | "CLAUDE.md" | "GEMINI.md" | "copilot-instructions.md"
         )
+    }
+
+    /// postToolUse's `additionalContext` reaches the model verbatim with
+    /// the tool's result, and an `edit` is recorded as the agent's last
+    /// view with its replacement: an edit far from an outside change is
+    /// merged, the change told after it.
+    fn tells_after_change(&self) -> bool {
+        true
     }
 }
 
@@ -189,10 +208,14 @@ fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
         "edit" => false,
         _ => return Ok(Event::Ignored),
     };
-    Ok(Event::AboutToChange {
-        path: path(name, &args)?,
-        whole,
-    })
+    let path = path(name, &args)?;
+    match (whole, Replace::of(&args, "old_str", "new_str", None)) {
+        (false, Some(r)) => Ok(Event::AboutToReplace {
+            path,
+            edits: vec![r],
+        }),
+        _ => Ok(Event::AboutToChange { path, whole }),
+    }
 }
 
 fn bash_command(args: &Value) -> Result<&str, Problem> {
