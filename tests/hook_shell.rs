@@ -1081,3 +1081,93 @@ fn links_are_replaced_not_written_through() {
         assert_eq!(std::fs::read_to_string(a.env.path("a.txt")).unwrap(), A_TXT);
     }
 }
+
+/// Issue 41's race through the shell: a formatter changes line 1 of a file
+/// Claude Code read whole while its `sed -i 's/line 10/line ten/'` is on
+/// its way. The replacement is plainly literal and far from the change:
+/// let through, the change told with the call, and the command's own
+/// change is the agent's (the next Edit needs no read). Near the change,
+/// a pattern sed reads as more than text, a `g` that would also change a
+/// line the formatter added, or `--on-change refuse`: refused with the
+/// change.
+#[test]
+fn claude_a_sed_far_from_an_outside_change_is_let_through_and_the_change_told() {
+    let base: String = (1..=12).map(|i| format!("line {i}\n")).collect();
+    let formatted = base.replacen("line 1\n", "line 1 (formatted)\n", 1);
+    let diff = "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,9 +1,9 @@\n-line 1\n+line 1 (formatted)\n line 2\n line 3\n line 4\n line 5\n line 6\n line 7\n line 8\n line 9\n";
+    let read = |a: &Agent, now: &str| {
+        a.env.write("a.txt", &base);
+        let mut p = a.with_command("post_shell_cat", "cat a.txt");
+        p["tool_response"]["stdout"] = json!(base.trim_end());
+        a.send(&p, &[]).expect(0, "").stderr_is("");
+        a.env.write("a.txt", now);
+    };
+    let a = claude();
+    read(&a, &formatted);
+    let sed = "sed -i 's/line 10/line ten/' a.txt";
+    a.send(&a.with_command("pre_shell_sed_in_place", sed), &[])
+        .expect(
+            0,
+            &line(json!({"hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "additionalContext": format!("[fsview] a.txt changed since you read it (by the user or another program). Your edit is 3 or more lines from that change, so it is applied to the file as it is now, keeping that change. You now hold the file with both: the other change is below.\n\nThese files changed since you last saw them:\n\n{diff}"),
+            }})),
+        )
+        .stderr_is("");
+    // The command runs.
+    a.env
+        .write("a.txt", &formatted.replace("line 10\n", "line ten\n"));
+    // Its own change is told after it, as after any sed -i (Claude Code
+    // itself asks for a read after one), named as the command's.
+    let r = a.send(&a.with_command("post_shell_sed_in_place", sed), &[]);
+    assert_eq!(
+        crate::harness::untimed(&r.stdout),
+        line(json!({"hookSpecificOutput": {
+            "hookEventName": "PostToolUse",
+            "additionalContext": "These files changed since you last saw them:\n\na.txt: modified (content): by your own shell command at HH:MM\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -2,11 +2,11 @@\n line 2\n line 3\n line 4\n line 5\n line 6\n line 7\n line 8\n line 9\n-line 10\n+line ten\n line 11\n line 12\n",
+        }}))
+    );
+    let mut edit = a.payload("pre_edit");
+    edit["tool_input"]["old_string"] = json!("line 11");
+    edit["tool_input"]["new_string"] = json!("line eleven");
+    a.send(&edit, &[]).expect(0, "").stderr_is("");
+    let ev = a.env.run("fsview-session", &["events", "--sid", a.sid]);
+    assert!(ev.stdout.contains("merged"), "{}", ev.stdout);
+    let added = format!("{formatted}line 10 again\n");
+    for (now, command, args) in [
+        (
+            formatted.as_str(),
+            "sed -i 's/line 2/line two/' a.txt",
+            &[][..],
+        ),
+        (
+            formatted.as_str(),
+            "sed -i 's/line 1./line ten/' a.txt",
+            &[][..],
+        ),
+        (
+            added.as_str(),
+            "sed -i 's/line 10/line ten/g' a.txt",
+            &[][..],
+        ),
+        (formatted.as_str(), sed, &["--on-change", "refuse"][..]),
+    ] {
+        let b = claude();
+        read(&b, now);
+        let r = b.send(&b.with_command("pre_shell_sed_in_place", command), args);
+        let v: Value = serde_json::from_str(&r.stdout).unwrap();
+        assert_eq!(
+            v["hookSpecificOutput"]["permissionDecision"], "deny",
+            "{command}"
+        );
+        let reason = v["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap();
+        assert!(
+            reason.starts_with(&crate::harness::modified_told(
+                "a.txt: modified (content)\n"
+            )),
+            "{command}: {reason}"
+        );
+    }
+}

@@ -274,6 +274,9 @@ fn each(agent: &dyn Agent, opts: &Options, who: &Who, events: &[Event]) -> Resul
     let gates = events.iter().filter(|e| e.is_gate()).count();
     let mut denied = Vec::new();
     let mut allowed = None;
+    // What a gate that lets its change through tells with it (a merged
+    // edit's other change).
+    let mut told: Vec<String> = Vec::new();
     for e in events {
         let Some(path) = gated(e) else {
             continue;
@@ -282,6 +285,7 @@ fn each(agent: &dyn Agent, opts: &Options, who: &Who, events: &[Event]) -> Resul
             Answer::Deny(m) if gates > 1 => denied.push(format!("{}: {m}", path.display())),
             Answer::Deny(m) => denied.push(m),
             Answer::Allow(m) => allowed = allowed.or(Some(m)),
+            Answer::Context(c) => told.push(c),
             _ => {}
         }
     }
@@ -289,7 +293,7 @@ fn each(agent: &dyn Agent, opts: &Options, who: &Who, events: &[Event]) -> Resul
         return Ok(Answer::Deny(denied.join(" ")));
     }
     let mut failed = None;
-    let mut context = None;
+    let mut context = (!told.is_empty()).then(|| told.join("\n\n"));
     for e in events.iter().filter(|e| !e.is_gate()) {
         match handle(agent, opts, who, e) {
             Ok(Answer::Context(c)) => context = context.or(Some(c)),
@@ -1316,7 +1320,12 @@ fn shell_write(
             return Ok(allowed(opts, MSG_SCRATCH));
         }
     }
-    let answer = about_to_change(agent, opts, s, &canonical, want, None)?;
+    // A replacement of literal text (`sed -i 's/OLD/NEW/'`) may be merged
+    // with a change the file had since the view, where the change can be
+    // told with the call: what the command writes is never the agent's
+    // view with its edit, so it cannot be told after it.
+    let edits = w.edits.as_deref().filter(|_| agent.tells_before_change());
+    let answer = about_to_change(agent, opts, s, &canonical, want, edits)?;
     Ok(match (answer, changed_own) {
         (Answer::Deny(m), Some(row)) if m == gate::MSG_NOT_READ => {
             let store = s.open_existing()?;

@@ -449,7 +449,7 @@ mod tests {
             |c: &str| json!({"command": c, "riskLevelReason": "it edits", "riskLevel": "low"});
         assert_eq!(
             pre(input("sed -i 's/one/ONE/' a.txt")).unwrap().gates(),
-            Event::Each(vec![Event::shell_write("a.txt", false)])
+            Event::Each(vec![Event::shell_replace("a.txt", "one", "ONE")])
         );
         assert_eq!(
             pre(input("cat > new.txt <<'EOF'\nnew file\nEOF"))

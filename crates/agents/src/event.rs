@@ -277,6 +277,10 @@ pub struct ShellWrite {
     pub into: Option<String>,
     /// A symlink there is replaced, not written through (`ln -sf`).
     pub link: Option<crate::shell::Link>,
+    /// What an in-place edit replaces, when it is plainly a replacement of
+    /// literal text (`sed -i 's/OLD/NEW/'`): as for
+    /// [`AboutToReplace`](Event::AboutToReplace).
+    pub edits: Option<Vec<Replace>>,
 }
 
 /// A file a shell command writes, as the reader of its command line finds
@@ -437,6 +441,23 @@ impl Event {
             whole,
             into: None,
             link: None,
+            edits: None,
+        })
+    }
+
+    /// The gate's question for a file `sed -i 's/OLD/NEW/'` edits (tests).
+    #[cfg(test)]
+    pub(crate) fn shell_replace(path: &str, old: &str, new: &str) -> Event {
+        Event::ShellWrite(ShellWrite {
+            path: path.into(),
+            whole: false,
+            into: None,
+            link: None,
+            edits: Some(vec![Replace {
+                old: old.into(),
+                new: new.into(),
+                all: false,
+            }]),
         })
     }
 

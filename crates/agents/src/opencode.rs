@@ -602,7 +602,7 @@ mod tests {
             call(json!({"action": "start", "command": "sed -i s/a/b/ a.txt", "workdir": "/w/sub"}))
                 .unwrap()
                 .gates(),
-            Event::Each(vec![Event::shell_write("/w/sub/a.txt", false)])
+            Event::Each(vec![Event::shell_replace("/w/sub/a.txt", "a", "b")])
         );
         assert_eq!(
             call(json!({"action": "start", "command": "npm run dev"}))

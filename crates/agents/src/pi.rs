@@ -644,7 +644,7 @@ mod tests {
             call(json!({"command": "sed -i 's/one/ONE/' a.txt"}))
                 .unwrap()
                 .gates(),
-            Event::Each(vec![Event::shell_write("a.txt", false)])
+            Event::Each(vec![Event::shell_replace("a.txt", "one", "ONE")])
         );
         assert_eq!(
             call(json!({"command": "printf 'x\\n' > unread.txt", "timeout": 30}))

@@ -139,6 +139,7 @@ pub fn about_to_run(command: &str, dir: Option<&Path>) -> Vec<Event> {
                 whole: w.how == How::Whole,
                 into: w.into.clone(),
                 link: w.link,
+                edits: w.edit.clone().map(|e| vec![e]),
             })
         })
         .collect();

@@ -4,7 +4,7 @@ use super::git::*;
 use super::read::*;
 use super::write::*;
 use super::*;
-use crate::event::{Extent, Printed, ShownText};
+use crate::event::{Extent, Printed, Replace, ShownText};
 
 fn r(path: &str, lines: Lines, numbered: bool) -> Option<Read> {
     Some(Read {
@@ -143,6 +143,7 @@ fn w(path: &str, how: How) -> Write {
         from: None,
         background: false,
         link: None,
+        edit: None,
     }
 }
 
@@ -458,7 +459,62 @@ fn writes_it_finds() {
         ("echo 'unterminated", vec![]),
     ];
     for (cmd, want) in cases {
-        assert_eq!(writes(cmd), want, "{cmd}");
+        // (What a sed replaces: sed_replacements_it_reads.)
+        let got: Vec<Write> = writes(cmd)
+            .into_iter()
+            .map(|w| Write { edit: None, ..w })
+            .collect();
+        assert_eq!(got, want, "{cmd}");
+    }
+}
+
+/// `sed -i` that plainly replaces literal text is read as that
+/// replacement; anything sed could read as more (a pattern, `&`, an
+/// escape, another command, an option that changes what it does) is not.
+#[test]
+fn sed_replacements_it_reads() {
+    let r = |old: &str, new: &str, all| {
+        Some(Replace {
+            old: old.into(),
+            new: new.into(),
+            all,
+        })
+    };
+    let cases = [
+        (
+            "sed -i 's/line 10/line ten/' a.txt",
+            r("line 10", "line ten", false),
+        ),
+        ("sed -i -e 's|a-b|c/d|g' a.txt", r("a-b", "c/d", true)),
+        (
+            "sed --in-place --expression='s/x/y/' a.txt",
+            r("x", "y", false),
+        ),
+        (
+            "sed -E -i 's/foo_bar/baz/' a.txt b.txt",
+            r("foo_bar", "baz", false),
+        ),
+        ("sed -i 's/old//' a.txt", r("old", "", false)),
+        ("sed -i 's/a.b/c/' a.txt", None),
+        ("sed -i 's/^a/b/' a.txt", None),
+        ("sed -i 's/a/&&/' a.txt", None),
+        ("sed -i 's/a\\/b/c/' a.txt", None),
+        ("sed -i 's/a/b/2' a.txt", None),
+        ("sed -i 's/a/b/I' a.txt", None),
+        ("sed -i '3s/a/b/' a.txt", None),
+        ("sed -i 's/a/b/;s/c/d/' a.txt", None),
+        ("sed -i -e 's/a/b/' -e 's/c/d/' a.txt", None),
+        ("sed -i.bak 's/a/b/' a.txt", None),
+        ("sed -n -i 's/a/b/p' a.txt", None),
+        ("sed -i \"s/$OLD/new/\" a.txt", None),
+        ("sed -i 's//b/' a.txt", None),
+    ];
+    for (cmd, want) in cases {
+        let edits: Vec<Option<Replace>> = writes(cmd).into_iter().map(|w| w.edit).collect();
+        assert!(!edits.is_empty(), "{cmd}");
+        for got in edits {
+            assert_eq!(got, want, "{cmd}");
+        }
     }
 }
 

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::commands::{strip_wrappers, writer, Files};
 use super::parse::{commands, Dir, Redirect, Simple};
+use crate::event::Replace;
 
 /// How a command writes a file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +43,10 @@ pub struct Write {
     /// A symlink at the destination is replaced, not written through (`ln
     /// -f`, `mv`, `cp --remove-destination`); `None`: written through.
     pub link: Option<Link>,
+    /// What an in-place edit does, when it is a replacement of literal
+    /// text ([`sed_replacement`]): then it can be merged with a change the
+    /// file had since the agent's view, as an edit tool's can.
+    pub edit: Option<Replace>,
 }
 
 /// What a command does to a symlink where it writes: it replaces the link,
@@ -118,6 +123,7 @@ pub(super) fn command_writes(cmd: &Simple, out: &mut Vec<Write>) {
     // The source of the copy `push` is given next.
     let from = std::cell::Cell::new(None);
     let link = std::cell::Cell::new(None);
+    let edit = std::cell::Cell::new(None);
     let mut push = |name: &str, how: How, into: Option<String>, text: Option<String>| {
         if let Some(path) = cmd.dir.join(name) {
             out.push(Write {
@@ -128,6 +134,7 @@ pub(super) fn command_writes(cmd: &Simple, out: &mut Vec<Write>) {
                 from: from.take(),
                 background: cmd.background,
                 link: link.take(),
+                edit: edit.take(),
             });
         }
     };
@@ -176,7 +183,12 @@ pub(super) fn command_writes(cmd: &Simple, out: &mut Vec<Write>) {
             }
         }
         Files::InPlace(option) => {
+            let replacement = match base {
+                "sed" => sed_replacement(&args),
+                _ => None,
+            };
             for f in in_place_files(&args, option) {
+                edit.set(replacement.clone());
                 push(f, How::Edit, None, None);
             }
         }
@@ -441,6 +453,61 @@ pub(super) fn awk_option(a: &str) -> Option<Opt> {
         _ if a.starts_with('-') && a.len() > 1 => Some(Opt::default()),
         _ => None,
     }
+}
+
+/// What `sed -i 's/OLD/NEW/' FILE...` (or `s/OLD/NEW/g`, the script also
+/// given with `-e` or `--expression=`) does to each file, when it is
+/// plainly a replacement of literal text: OLD and NEW hold nothing sed
+/// reads as more than itself (no backslash; no `.[]*^$+?(){}|` in OLD, no
+/// `&` in NEW; no newline), and the only options are `-i`/`--in-place`
+/// (no backup suffix), `-E`/`-r`/`--regexp-extended` and `-s`/
+/// `--separate`. Without `g` it is the one occurrence of OLD, when there
+/// is exactly one (sed changes the first of each line); with `g`, every
+/// occurrence. `None` for any other command line.
+pub(super) fn sed_replacement(args: &[Option<&str>]) -> Option<Replace> {
+    let mut script = None;
+    let mut in_place = false;
+    let mut opts = true;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let a = (*a)?;
+        match a {
+            "--" if opts => opts = false,
+            "-i" | "--in-place" if opts => in_place = true,
+            "-E" | "-r" | "--regexp-extended" | "-s" | "--separate" if opts => {}
+            "-e" | "--expression" if opts && script.is_none() => script = Some((*it.next()?)?),
+            _ if opts && a.starts_with("--expression=") && script.is_none() => {
+                script = a.strip_prefix("--expression=");
+            }
+            _ if opts && a.starts_with('-') && a.len() > 1 => return None,
+            _ if script.is_none() => script = Some(a),
+            _ => {}
+        }
+    }
+    if !in_place {
+        return None;
+    }
+    let rest = script?.strip_prefix('s')?;
+    let delim = rest.chars().next()?;
+    if delim.is_alphanumeric() || delim == '\\' || delim == '\n' || delim.is_whitespace() {
+        return None;
+    }
+    let parts: Vec<&str> = rest[delim.len_utf8()..].split(delim).collect();
+    let [old, new, flags] = parts.as_slice() else {
+        return None;
+    };
+    let all = match *flags {
+        "" => false,
+        "g" => true,
+        _ => return None,
+    };
+    let plain_old = !old.is_empty() && !old.contains(|c| "\\.[]*^$+?(){}|\n".contains(c));
+    let plain_new = !new.contains(|c| "\\&\n".contains(c));
+    (plain_old && plain_new).then(|| Replace {
+        old: old.to_string(),
+        new: new.to_string(),
+        all,
+    })
 }
 
 /// The files of `sed -i` or `perl -i`: the words after the script (the
