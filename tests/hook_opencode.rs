@@ -311,3 +311,56 @@ fn opencode_apply_patch_is_gated_and_recorded() {
         &deny("fsview-hook could not check this change, so it is denied: the payload is not a JSON object; fsview-hook opencode reads what fsview's opencode plugin sends on stdin"),
     );
 }
+
+/// Issue 41's race on a patch: a formatter changes line 1 of a file
+/// opencode read whole while its apply_patch of line 10 is on its way.
+/// Let through (the patch applies to the file as it is), the change told
+/// after it; within 3 lines of the change: refused with it.
+#[test]
+fn opencode_a_patch_far_from_an_outside_change_is_let_through_and_the_change_told_after() {
+    let base: String = (1..=12).map(|i| format!("line {i}\n")).collect();
+    let formatted = base.replacen("line 1\n", "line 1 (formatted)\n", 1);
+    let read = |o: &Fixtures| {
+        o.env.write("a.txt", &base);
+        let mut p = o.payload("after_read_whole");
+        let shown = base.trim_end();
+        p["output"]["metadata"]["display"]["text"] = json!(shown);
+        p["output"]["metadata"]["display"]["lineEnd"] = json!(12);
+        p["output"]["metadata"]["display"]["totalLines"] = json!(12);
+        o.send(&p, &[]).expect(0, "").stderr_is("");
+        o.env.write("a.txt", &formatted);
+    };
+    let with_patch = |o: &Fixtures, fixture: &str, chunk: &str| {
+        let text = format!("*** Begin Patch\n*** Update File: a.txt\n@@\n{chunk}*** End Patch");
+        let mut p = o.payload(fixture);
+        for at in ["/output/args/patchText", "/input/args/patchText"] {
+            if let Some(v) = p.pointer_mut(at) {
+                *v = json!(text);
+            }
+        }
+        p
+    };
+    let far = " line 9\n-line 10\n+line ten\n line 11\n";
+    let diff = "--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,9 +1,9 @@\n-line 1\n+line 1 (formatted)\n line 2\n line 3\n line 4\n line 5\n line 6\n line 7\n line 8\n line 9\n";
+    let o = opencode();
+    read(&o);
+    o.send(&with_patch(&o, "before_apply_patch_update", far), &[])
+        .expect(0, "")
+        .stderr_is("");
+    o.env
+        .write("a.txt", &formatted.replace("line 10\n", "line ten\n"));
+    let r = o.send(&with_patch(&o, "after_apply_patch_update", far), &[]);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["context"], json!(reminder("a.txt", diff)), "{}", r.stdout);
+    assert_eq!(o.view("a.txt"), view("full", "read", 1, 12, true));
+    let near = " line 1\n-line 2\n+line two\n";
+    let p = opencode();
+    read(&p);
+    let r = p.send(&with_patch(&p, "before_apply_patch_update", near), &[]);
+    assert!(
+        r.stdout.contains("File has been modified since read")
+            && r.stdout.contains("+line 1 (formatted)"),
+        "{}",
+        r.stdout
+    );
+}

@@ -214,11 +214,13 @@ fn before(payload: &Value) -> Result<Event, Problem> {
             let (command, dir) = bash_call(args)?;
             return Ok(Event::all(shell::about_to_run(command, dir)));
         }
+        // An update far from an outside change is merged, as an `edit`
+        // is: the applied patch is recorded as the view with it, and the
+        // change told after it.
         "apply_patch" => {
-            return Ok(Event::all(patch::gates(
-                None,
-                &patch::operations(patch_text(args)?)?,
-            )))
+            return Ok(Event::all(patch::gates_merging(&patch::operations(
+                patch_text(args)?,
+            )?)))
         }
         _ => {}
     }
