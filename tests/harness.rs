@@ -381,3 +381,18 @@ pub fn tool(tool: &str, package: &str) -> Option<String> {
         .is_ok_and(|s| s.success());
     (!found).then(|| format!("{tool} (Debian's {package} package)"))
 }
+
+/// The reason of a Claude-shaped PreToolUse deny (Claude Code's, Codex's,
+/// Qwen Code's), from the hook's stdout; panics when it is no deny.
+pub fn denied_reason(stdout: &str) -> String {
+    let v: serde_json::Value =
+        serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(
+        v["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{stdout}"
+    );
+    v["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no reason: {stdout}"))
+        .to_string()
+}

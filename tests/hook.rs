@@ -1466,11 +1466,7 @@ fn an_edit_near_an_outside_change_or_with_merging_off_is_refused() {
         read_seven(&a);
         a.env.write("a.txt", change);
         let r = a.hook("pre_edit", args);
-        let v: Value = serde_json::from_str(&r.stdout).unwrap();
-        assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
-        let reason = v["hookSpecificOutput"]["permissionDecisionReason"]
-            .as_str()
-            .unwrap();
+        let reason = crate::harness::denied_reason(&r.stdout);
         assert!(
             reason.starts_with(&crate::harness::modified_told(
                 "a.txt: modified (content)\n"
