@@ -644,7 +644,7 @@ fn a_patch_far_from_an_outside_change_is_let_through_and_the_change_told_after()
         .stderr_is("");
     // Codex applies it to the file as it is.
     a.env
-        .write("a.txt", &formatted.replace("line 10\n", "line ten\n"));
+        .write("a.txt", formatted.replace("line 10\n", "line ten\n"));
     let mut done = with_command(&a, "post_patch_update", patch);
     done["tool_response"] = a.payload("post_patch_update")["tool_response"].clone();
     a.send(&done, &[]).expect(

@@ -308,7 +308,7 @@ fn copilot_an_edit_far_from_an_outside_change_is_let_through_and_the_change_told
         .expect(0, "")
         .stderr_is("");
     c.env
-        .write("a.txt", &formatted.replace("line 10\n", "line ten\n"));
+        .write("a.txt", formatted.replace("line 10\n", "line ten\n"));
     c.send(&edit(&c, "post_edit", "line 10", "line ten"), &[])
         .expect(0, &told(diff));
     assert_eq!(c.view("a.txt"), view("full", "read", 1, 12, true));

@@ -504,9 +504,12 @@ fn a_subagents_reads_are_its_own() {
 fn a_compression_in_the_transcript_releases_the_views() {
     let a = gemini();
     a.env.write("a.txt", A_TXT);
+    a.env.write("b.txt", "b.txt one\nb.txt two\n");
     let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/hooks/gemini-0.61.0/transcript_compression.jsonl");
-    let text = std::fs::read_to_string(fixture).unwrap();
+    let text = std::fs::read_to_string(fixture)
+        .unwrap()
+        .replace("@CWD@", &a.env.work.display().to_string());
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let cut = lines
         .iter()
@@ -535,6 +538,13 @@ fn a_compression_in_the_transcript_releases_the_views() {
     // Given back whole: the retry goes through.
     a.send(&with_transcript("before_write_update"), &[])
         .expect(0, "");
+    // b.txt was read by a call the compression kept (its result came
+    // after it): read back from the transcript, it is held, and a
+    // write_file of it needs no read.
+    let mut b = with_transcript("before_write_update");
+    b["tool_input"]["file_path"] = json!(a.env.path("b.txt").display().to_string());
+    a.send(&b, &[]).expect(0, "").stderr_is("");
+    assert_eq!(a.view("b.txt"), view("full", "read", 1, 2, true));
 }
 
 /// Issue 41: a `replace` far from a change the file had since the read is

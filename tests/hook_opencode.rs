@@ -348,7 +348,7 @@ fn opencode_a_patch_far_from_an_outside_change_is_let_through_and_the_change_tol
         .expect(0, "")
         .stderr_is("");
     o.env
-        .write("a.txt", &formatted.replace("line 10\n", "line ten\n"));
+        .write("a.txt", formatted.replace("line 10\n", "line ten\n"));
     let r = o.send(&with_patch(&o, "after_apply_patch_update", far), &[]);
     let v: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["context"], json!(reminder("a.txt", diff)), "{}", r.stdout);

@@ -1116,7 +1116,7 @@ fn claude_a_sed_far_from_an_outside_change_is_let_through_and_the_change_told() 
         .stderr_is("");
     // The command runs.
     a.env
-        .write("a.txt", &formatted.replace("line 10\n", "line ten\n"));
+        .write("a.txt", formatted.replace("line 10\n", "line ten\n"));
     // Its own change is told after it, as after any sed -i (Claude Code
     // itself asks for a read after one), named as the command's.
     let r = a.send(&a.with_command("post_shell_sed_in_place", sed), &[]);

@@ -682,9 +682,15 @@ pub fn home(var: &str, cwd: &Path) -> Result<PathBuf, Problem> {
 /// a history set whose first two messages are not the conversation's is a
 /// compression. No hook says so (`PreCompress` fires before every model
 /// call, before gemini-cli decides whether to compress), and the payloads
-/// name no call, so which views the kept part holds is not known: every
-/// view of the conversation is released, as for Qwen Code's and
-/// opencode's compactions.
+/// name no call: so every view of the conversation is released, and what
+/// the kept part shows is read back from the transcript. The compression's
+/// history names the calls it keeps (`functionCall` ids after the
+/// summary); each model message line lists its calls with their results
+/// (`toolCalls`: `id`, `name`, `args`, `result`, `resultDisplay`). A kept
+/// `read_file` is a view of what its result showed, and a kept
+/// `write_file` of what it wrote, each recorded again as its hook would
+/// have (held to the disk); a `replace`, or any call whose line is not
+/// found, is not (a read too many, never a view too many).
 pub struct GeminiTranscript;
 
 /// The format as gemini-cli 0.61.0 writes it.
@@ -762,8 +768,8 @@ impl crate::transcript::Format for GeminiTranscript {
         Box::new(GeminiWhole::default())
     }
 
-    fn located(&self, _line: &[u8], _how: &str) -> Option<Event> {
-        None
+    fn located(&self, line: &[u8], how: &str) -> Option<Event> {
+        kept_call(line, how)
     }
 
     fn siblings(&self, _tail: &[u8], _call: &str) -> Option<std::collections::HashSet<String>> {
@@ -771,22 +777,147 @@ impl crate::transcript::Format for GeminiTranscript {
     }
 }
 
-/// A whole re-read of gemini-cli's transcript: it shows no view fsview
-/// records from it, so it only finds the reader's state.
+/// A whole re-read of gemini-cli's transcript: the reader's state, and,
+/// after its last compression, what the kept part shows (the calls the
+/// compression kept, and every call after it).
 #[derive(Default)]
 struct GeminiWhole {
     state: Vec<String>,
+    /// Where the latest line listing each finished call is.
+    calls: std::collections::HashMap<String, u64>,
+    /// The calls the last compression kept and those after it, in order;
+    /// `None` before any compression.
+    kept: Option<Vec<String>>,
+}
+
+/// The tools whose calls show a file's text ([`kept_call`]).
+const KEPT_TOOLS: [&str; 2] = ["read_file", "write_file"];
+
+/// The ids of the calls of `message` (a history entry: `content` parts
+/// with `functionCall`) or of a model message line (`toolCalls`).
+fn call_ids(message: &Value) -> Vec<String> {
+    let parts = message.get("content").and_then(Value::as_array);
+    let called = parts
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.pointer("/functionCall/id"));
+    let listed = message
+        .get("toolCalls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.get("id"));
+    called
+        .chain(listed)
+        .filter_map(Value::as_str)
+        .map(String::from)
+        .collect()
+}
+
+/// What the kept call `id` of a model message line showed, as its hook
+/// would have said it.
+fn kept_call(line: &[u8], id: &str) -> Option<Event> {
+    let v: Value = serde_json::from_slice(line).ok()?;
+    let call = v
+        .get("toolCalls")?
+        .as_array()?
+        .iter()
+        .find(|c| c.get("id").and_then(Value::as_str) == Some(id))?;
+    if call.get("status").and_then(Value::as_str) != Some("success") {
+        return None;
+    }
+    let name = call.get("name").and_then(Value::as_str)?;
+    let args = call.get("args")?;
+    let output = call
+        .get("result")?
+        .as_array()?
+        .iter()
+        .find_map(|r| r.pointer("/functionResponse/response/output"))?
+        .as_str()?;
+    let payload = json!({"tool_name": name, "tool_input": args});
+    let path = file_path(name, &payload).ok()?;
+    match name {
+        "read_file" => {
+            let response = json!({
+                "llmContent": output,
+                "returnDisplay": call.get("resultDisplay").and_then(Value::as_str).unwrap_or(""),
+            });
+            read(path, &payload, &response).ok()
+        }
+        "write_file" => Some(Event::Changed(Changed {
+            path,
+            text: args.get("content")?.as_str()?.to_string(),
+            before: None,
+            whole: true,
+        })),
+        _ => None,
+    }
 }
 
 impl crate::transcript::Resync for GeminiWhole {
     fn lines(&mut self, lines: &[(u64, &[u8])]) {
-        for (_, line) in lines {
-            GeminiTranscript::step(line, &mut self.state);
+        for (at, line) in lines {
+            if GeminiTranscript::step(line, &mut self.state) {
+                // The history after the summary: what the compression kept.
+                let v: Value = serde_json::from_slice(line).unwrap_or_default();
+                let messages = v.pointer("/$set/messages").and_then(Value::as_array);
+                self.kept = Some(
+                    messages
+                        .into_iter()
+                        .flatten()
+                        .skip(2)
+                        .flat_map(call_ids)
+                        .collect(),
+                );
+                continue;
+            }
+            let Ok(v) = serde_json::from_slice::<Value>(line) else {
+                continue;
+            };
+            if v.get("type").and_then(Value::as_str) != Some("gemini") {
+                continue;
+            }
+            let finished = v
+                .get("toolCalls")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter(|c| {
+                    c.get("name")
+                        .and_then(Value::as_str)
+                        .is_some_and(|n| KEPT_TOOLS.contains(&n))
+                        && c.get("result").is_some_and(|r| !r.is_null())
+                });
+            for c in finished {
+                if let Some(id) = c.get("id").and_then(Value::as_str) {
+                    self.calls.insert(id.to_string(), *at);
+                    if let Some(kept) = &mut self.kept {
+                        if !kept.iter().any(|k| k == id) {
+                            kept.push(id.to_string());
+                        }
+                    }
+                }
+            }
         }
     }
 
     fn finish(self: Box<Self>) -> crate::transcript::Holding {
+        let found: Vec<crate::transcript::Located> = self
+            .kept
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|id| {
+                let at = *self.calls.get(&id)?;
+                Some(crate::transcript::Located {
+                    origin: id.clone(),
+                    at,
+                    how: id,
+                })
+            })
+            .collect();
         crate::transcript::Holding {
+            live: found.iter().map(|l| l.origin.clone()).collect(),
+            found,
             state: self.state.join("\n"),
             ..crate::transcript::Holding::default()
         }
