@@ -1164,3 +1164,45 @@ fn claude_a_sed_far_from_an_outside_change_is_let_through_and_the_change_told() 
         );
     }
 }
+
+/// The same race under Codex, which is told what changed after a command,
+/// not with it: the sed is let through, and the change is told after it,
+/// whole (the command's own change with it, since nothing records what the
+/// model believes the command made); the next sed needs no read.
+#[test]
+fn codex_a_sed_far_from_an_outside_change_is_let_through_and_the_change_told_after() {
+    let base: String = (1..=12).map(|i| format!("line {i}\n")).collect();
+    let formatted = base.replacen("line 1\n", "line 1 (formatted)\n", 1);
+    let a = codex();
+    a.env.write("a.txt", &base);
+    let mut p = a.with_command("post_shell_cat", "cat a.txt");
+    p["tool_response"] = json!(base);
+    a.send(&p, &[]).expect(0, "").stderr_is("");
+    a.env.write("a.txt", &formatted);
+    let sed = "sed -i 's/line 10/line ten/' a.txt";
+    a.send(&a.with_command("pre_shell_sed_in_place", sed), &[])
+        .expect(0, "")
+        .stderr_is("");
+    a.env
+        .write("a.txt", formatted.replace("line 10\n", "line ten\n"));
+    a.send(&a.with_command("post_shell_sed_in_place", sed), &[])
+        .expect(
+            0,
+            &line(json!({"hookSpecificOutput": {
+                "hookEventName": "PostToolUse",
+                "additionalContext": "These files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,12 +1,12 @@\n-line 1\n+line 1 (formatted)\n line 2\n line 3\n line 4\n line 5\n line 6\n line 7\n line 8\n line 9\n-line 10\n+line ten\n line 11\n line 12\n",
+            }})),
+        )
+        .stderr_is("");
+    let ev = a.env.run("fsview-session", &["events", "--sid", a.sid]);
+    assert!(ev.stdout.contains("told after the result"), "{}", ev.stdout);
+    a.send(
+        &a.with_command(
+            "pre_shell_sed_in_place",
+            "sed -i 's/line 11/line eleven/' a.txt",
+        ),
+        &[],
+    )
+    .expect(0, "")
+    .stderr_is("");
+}

@@ -1321,10 +1321,10 @@ fn shell_write(
         }
     }
     // A replacement of literal text (`sed -i 's/OLD/NEW/'`) may be merged
-    // with a change the file had since the view, where the change can be
-    // told with the call: what the command writes is never the agent's
-    // view with its edit, so it cannot be told after it.
-    let edits = w.edits.as_deref().filter(|_| agent.tells_before_change());
+    // with a change the file had since the view, as an edit tool's is.
+    // Told after the command, the change comes with the command's own
+    // (nothing records the view with its edit), whole or not at all.
+    let edits = w.edits.as_deref();
     let answer = about_to_change(agent, opts, s, &canonical, want, edits)?;
     Ok(match (answer, changed_own) {
         (Answer::Deny(m), Some(row)) if m == gate::MSG_NOT_READ => {
