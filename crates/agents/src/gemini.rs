@@ -871,6 +871,10 @@ impl crate::transcript::Resync for GeminiWhole {
                 );
                 continue;
             }
+            // Only a model message that lists its calls is parsed again.
+            if memchr::memmem::find(line, b"\"toolCalls\"").is_none() {
+                continue;
+            }
             let Ok(v) = serde_json::from_slice::<Value>(line) else {
                 continue;
             };
