@@ -326,6 +326,7 @@ fn run_changed(args: &Args, cwd: &Path, out: &mut Out) -> Result<Outcome, Stop> 
         total: args.total_diff_lines,
         // Listings are diffs (a reminder's whole texts are a hook's).
         rewrites: false,
+        numbered: true,
     };
     let found = changes::changed(&store, &args.common.sid(), cwd, limits)?;
     for c in &found {

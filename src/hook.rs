@@ -792,6 +792,8 @@ fn options(args: &HookArgs, gate: bool) -> Result<Options, Error> {
             per_file: args.diff_lines,
             total: args.total_diff_lines,
             rewrites: args.give_back == OnOff::On,
+            // Each agent's own numbering: see fsview_agents::Agent::numbers_reads.
+            numbered: true,
         },
         also: args.also.clone(),
         bin_dir: exe.parent().map(Path::to_path_buf).unwrap_or_default(),

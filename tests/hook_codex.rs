@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use crate::agent::{hook_path, line, partial, read_json, view, Agent, NOT_READ};
 use crate::harness::{self, Env};
-use crate::hook_fixtures::given_modified;
+use crate::hook_fixtures::{given_modified, unnumbered};
 
 /// The files as they were when the fixtures were captured.
 const A_TXT: &str = "one\ntwo\nthree\n";
@@ -236,7 +236,7 @@ fn a_heredoc_patch_is_gated_and_held_to_what_it_will_write() {
     assert_eq!(b.view("a.txt"), view("range", "write", 3, 1, false));
     std::fs::write(b.env.path("a.txt"), "one\ntwo\nthree!\n").unwrap();
     b.hook("pre_patch_update", &[])
-        .expect(0, &deny(&given_modified("one\ntwo\nthree!\n")));
+        .expect(0, &deny(&unnumbered(&given_modified("one\ntwo\nthree!\n"))));
 }
 
 #[test]
@@ -324,8 +324,10 @@ fn a_change_beside_an_applied_patch_is_told_not_absorbed() {
         )
         .stderr_is("");
     assert_eq!(b.view("a.txt"), view("range", "read", 2, 2, false));
-    b.hook("pre_patch_update", &[])
-        .expect(0, &deny(&given_modified("one, changed\nTWO\nthree\n")));
+    b.hook("pre_patch_update", &[]).expect(
+        0,
+        &deny(&unnumbered(&given_modified("one, changed\nTWO\nthree\n"))),
+    );
     // ... and a line the patch did not touch: the lines it wrote, never
     // fresh.
     let b = codex();
@@ -342,8 +344,10 @@ fn a_change_beside_an_applied_patch_is_told_not_absorbed() {
         )
         .stderr_is("");
     assert_eq!(b.view("a.txt"), view("range", "write", 1, 2, false));
-    b.hook("pre_patch_update", &[])
-        .expect(0, &deny(&given_modified("one\nTWO\nthree, changed\n")));
+    b.hook("pre_patch_update", &[]).expect(
+        0,
+        &deny(&unnumbered(&given_modified("one\nTWO\nthree, changed\n"))),
+    );
     // The same, with nothing but the patch: fresh, and the next patch
     // needs no read.
     let c = codex();
@@ -611,7 +615,8 @@ fn codex_a_compaction_drops_the_views() {
     assert!(
         r.stdout.contains(
             "no longer in the conversation (compaction). Its whole text is below (3 lines"
-        ) && r.stdout.contains("1\\tone\\n2\\ttwo\\n3\\tthree"),
+        ) && r.stdout.contains("(3 lines, as a read shows them)")
+            && r.stdout.contains("\\n\\none\\ntwo\\nthree"),
         "{}",
         r.stdout
     );

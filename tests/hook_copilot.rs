@@ -5,7 +5,9 @@
 
 use serde_json::{json, Value};
 
-use crate::hook_fixtures::{given_modified, partial, reminder, view, Fixtures, NOT_READ};
+use crate::hook_fixtures::{
+    given_modified, partial, reminder, unnumbered, view, Fixtures, NOT_READ,
+};
 
 const A_TXT: &str = "one\ntwo\nthree\n";
 
@@ -129,8 +131,10 @@ fn copilot_an_edit_applies_to_the_view_it_had() {
         &told("a.txt: modified (content): changed outside the lines viewed\n"),
     );
     assert_eq!(d.view("a.txt"), view("range", "write", 2, 1, false));
-    d.hook("pre_edit", &[])
-        .expect(0, &deny(&given_modified("one\nTWO\nthree, changed\n")));
+    d.hook("pre_edit", &[]).expect(
+        0,
+        &deny(&unnumbered(&given_modified("one\nTWO\nthree, changed\n"))),
+    );
     // Another change landed with the edit: not taken as seen.
     let e = copilot();
     e.env.write("a.txt", A_TXT);

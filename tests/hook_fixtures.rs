@@ -43,6 +43,30 @@ fn given(opening: &str, text: &str) -> String {
         "{opening} ({count}, numbered as a read shows them): you have now read it, so retry your change against it (no need to read it again).\n\n{numbered}"
     )
 }
+
+/// A refusal that gives a file back ([`given_after`], [`given_modified`])
+/// as it reaches an agent whose read shows no line numbers (Codex, Copilot
+/// CLI, Droid, gemini-cli, pi, Qwen Code): the text as it is.
+pub fn unnumbered(given: &str) -> String {
+    let (head, numbered) = given.split_once("\n\n").unwrap();
+    let text: String = numbered
+        .split_inclusive('\n')
+        .map(|l| l.split_once('\t').unwrap().1)
+        .collect();
+    format!(
+        "{}\n\n{text}",
+        head.replace(
+            ", numbered as a read shows them)",
+            ", as a read shows them)"
+        )
+    )
+}
+
+/// Whether agent `name`'s read shows line numbers (fsview-hook's
+/// `numbers_reads`).
+pub fn numbers_reads(name: &str) -> bool {
+    matches!(name, "claude" | "opencode" | "kilo" | "cline")
+}
 pub const MODIFIED: &str = "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
 
 pub fn partial(lines: &str) -> String {

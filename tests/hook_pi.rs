@@ -277,7 +277,8 @@ fn pi_a_compaction_releases_the_views() {
     assert_eq!(r.code, 0);
     assert!(
         r.stdout.contains(&given("compaction"))
-            && r.stdout.contains("1\\tone\\n2\\ttwo\\n3\\tthree"),
+            && r.stdout.contains("(3 lines, as a read shows them)")
+            && r.stdout.contains("\\n\\none\\ntwo\\nthree"),
         "{}",
         r.stdout
     );

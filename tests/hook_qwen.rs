@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use crate::hook_fixtures::{
-    big, given_after, partial, reminder, view, Fixtures, MODIFIED, NOT_READ,
+    big, given_after, partial, reminder, unnumbered, view, Fixtures, MODIFIED, NOT_READ,
 };
 
 const A_TXT: &str = "one\ntwo\nthree\n";
@@ -416,7 +416,7 @@ fn qwen_a_compaction_drops_the_views() {
     q.hook("pre_edit", &[]).expect(0, "");
     q.hook("post_compact", &[]).expect(0, "").stderr_is("");
     q.hook("pre_edit", &[])
-        .expect(0, &deny(&given_after("compaction", A_TXT)));
+        .expect(0, &deny(&unnumbered(&given_after("compaction", A_TXT))));
     q.hook("pre_edit", &[]).expect(0, "");
     q.hook("post_read_whole", &[]).expect(0, "");
     q.hook("pre_edit", &[]).expect(0, "");

@@ -75,10 +75,13 @@ fn writes_are_gated(a: &Agent, deny: fn(&str) -> String) {
     a.hook("pre_shell_sed_in_place", &[]).expect(0, "");
     a.env.write("a.txt", "one\ntwo\nthree\nthe user's line\n");
     // Refused, with the small file given back whole (issue 25).
-    a.hook("pre_shell_sed_in_place", &[]).expect(
-        0,
-        &deny(&given_modified("one\ntwo\nthree\nthe user's line\n")),
-    );
+    let given = given_modified("one\ntwo\nthree\nthe user's line\n");
+    let given = match crate::hook_fixtures::numbers_reads(a.name) {
+        true => given,
+        false => crate::hook_fixtures::unnumbered(&given),
+    };
+    a.hook("pre_shell_sed_in_place", &[])
+        .expect(0, &deny(&given));
     // A whole-file write: a fresh view of all of it; a new file: none.
     a.hook("pre_shell_heredoc_write", &[]).expect(0, "");
     a.env.write("new.txt", "the user's new file\n");

@@ -135,6 +135,11 @@ impl Agent for Codex {
         Claude.fail(stage, msg, closed)
     }
 
+    /// Codex reads with `cat`: the file's text as it is, with no line numbers.
+    fn numbers_reads(&self) -> bool {
+        false
+    }
+
     fn loads_itself(&self, name: &str) -> bool {
         matches!(name, "AGENTS.md" | "AGENTS.override.md")
     }

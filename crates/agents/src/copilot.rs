@@ -123,6 +123,11 @@ impl Agent for Copilot {
         Reply::error(msg, 2)
     }
 
+    /// Copilot CLI's `view` shows the file's bytes as they are, with no line numbers.
+    fn numbers_reads(&self) -> bool {
+        false
+    }
+
     fn loads_itself(&self, name: &str) -> bool {
         matches!(
             name,

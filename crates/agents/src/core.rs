@@ -912,7 +912,7 @@ fn merged(
         true => Stage::AboutToChange,
         false => Stage::Shown,
     };
-    let found = remind::select_file(store, &s.sid, s.cwd(), opts.limits, &d.canonical)?;
+    let found = remind::select_file(store, &s.sid, s.cwd(), limits(agent, opts), &d.canonical)?;
     let whole = found.len() == 1
         && found[0].whole
         && found[0]
@@ -966,7 +966,7 @@ fn carried(
     let Some(store) = store else {
         return Ok(None);
     };
-    let found = remind::select_file(store, &s.sid, s.cwd(), opts.limits, canonical)?;
+    let found = remind::select_file(store, &s.sid, s.cwd(), limits(agent, opts), canonical)?;
     let whole = found.len() == 1
         && found[0].whole
         && found[0]
@@ -1016,6 +1016,14 @@ fn given_again(
     let Some((held, numbered)) = hold::whole_text(canonical, GIVE_BYTES, GIVE_LINES) else {
         return Ok(None);
     };
+    // As the agent's read shows it (whole_text holds plain UTF-8 only).
+    let (text, how) = match agent.numbers_reads() {
+        true => (numbered, "numbered as a read shows them"),
+        false => (
+            String::from_utf8_lossy(&held.shown).into_owned(),
+            "as a read shows them",
+        ),
+    };
     let opening = match why {
         Given::Released(r) => format!(
             "File has not been read yet: what you were shown of it is no longer in the conversation ({}). Its whole text is below",
@@ -1028,7 +1036,7 @@ fn given_again(
     };
     let count = remind::plural(held.lines, "line");
     let message = format!(
-        "{opening} ({count}, numbered as a read shows them): you have now read it, so retry your change against it (no need to read it again).\n\n{numbered}",
+        "{opening} ({count}, {how}): you have now read it, so retry your change against it (no need to read it again).\n\n{text}",
     );
     if agent.alters(Stage::AboutToChange, &message).is_some() {
         return Ok(None);
@@ -2066,6 +2074,15 @@ fn sibling(opts: &Options, name: &str, args: &[OsString], cwd: &Path) -> Result<
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// The caps on what is told, with whole texts as the agent's read shows
+/// them ([`Agent::numbers_reads`]).
+fn limits(agent: &dyn Agent, opts: &Options) -> Limits {
+    Limits {
+        numbered: agent.numbers_reads(),
+        ..opts.limits
+    }
+}
+
 /// Tell what changed since the agent saw it, as context given at `stage`.
 fn prompt(
     agent: &dyn Agent,
@@ -2081,9 +2098,9 @@ fn prompt(
     let mut found = if stage == Stage::Shown {
         // After every tool call: only what a stat shows, so a call costs
         // no hash of every file read so far.
-        remind::select_stat_moved(&store, &s.sid, s.cwd(), opts.limits)?
+        remind::select_stat_moved(&store, &s.sid, s.cwd(), limits(agent, opts))?
     } else {
-        remind::select(&store, &s.sid, s.cwd(), opts.limits)?
+        remind::select(&store, &s.sid, s.cwd(), limits(agent, opts))?
     };
     if stage == Stage::Shown {
         // After a tool, only what reaches the model whole: a diff the agent

@@ -122,6 +122,11 @@ impl Agent for Droid {
         Claude.fail(stage, msg, closed)
     }
 
+    /// Droid's `Read` shows the file's text as it is, with no line numbers.
+    fn numbers_reads(&self) -> bool {
+        false
+    }
+
     fn loads_itself(&self, name: &str) -> bool {
         name == "AGENTS.md"
     }

@@ -185,6 +185,11 @@ impl Agent for Gemini {
         Reply::error(msg, 2)
     }
 
+    /// gemini-cli's `read_file` shows the file's text as it is, with no line numbers.
+    fn numbers_reads(&self) -> bool {
+        false
+    }
+
     fn loads_itself(&self, name: &str) -> bool {
         name == "GEMINI.md"
     }

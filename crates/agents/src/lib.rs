@@ -206,6 +206,15 @@ pub trait Agent {
         false
     }
 
+    /// Whether the agent's read shows a file's lines numbered (Claude
+    /// Code's `N\t`, opencode's `N: `, Cline's `N | `): then a whole text
+    /// fsview hands the model (a rewrite told, a file given back) is
+    /// numbered too; else it is the text as the agent's read shows it, with
+    /// no numbers (fewer tokens, and what the model knows a file as).
+    fn numbers_reads(&self) -> bool {
+        true
+    }
+
     /// Whether the agent keeps a staleness check of its own that refuses
     /// an edit of a file changed since its own last read, whatever the
     /// model was told (Droid 0.225.2: "has been modified externally since

@@ -150,6 +150,11 @@ impl Agent for Pi {
         Reply::error(msg, if closed { 2 } else { 0 })
     }
 
+    /// pi's `read` shows the file's text as it is, with no line numbers.
+    fn numbers_reads(&self) -> bool {
+        false
+    }
+
     fn loads_itself(&self, name: &str) -> bool {
         matches!(name, "AGENTS.md" | "CLAUDE.md")
     }

@@ -102,6 +102,11 @@ impl Agent for Qwen {
         Claude.fail(stage, msg, closed)
     }
 
+    /// Qwen Code's `read_file` shows the file's text as it is, with no line numbers.
+    fn numbers_reads(&self) -> bool {
+        false
+    }
+
     fn loads_itself(&self, name: &str) -> bool {
         matches!(name, "QWEN.md" | "AGENTS.md" | "QWEN.local.md")
     }

@@ -38,6 +38,8 @@ pub const LIMITS: Limits = Limits {
     per_file: 100,
     total: 400,
     rewrites: true,
+    // fsview-mcp's read numbers its lines.
+    numbered: true,
 };
 
 /// Caps on the diff an edit or write result carries: a whole-file write

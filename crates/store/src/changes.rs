@@ -31,6 +31,9 @@ pub struct Limits {
     /// whole new text instead, when that is shorter than the diff and fits
     /// `total` ([`crate::remind`]).
     pub rewrites: bool,
+    /// Such a whole text is numbered (`N\t` before each line), as the
+    /// agent's read numbers lines; else it is the file's text as is.
+    pub numbered: bool,
 }
 
 impl Default for Limits {
@@ -39,6 +42,7 @@ impl Default for Limits {
             per_file: 200,
             total: 1000,
             rewrites: true,
+            numbered: true,
         }
     }
 }

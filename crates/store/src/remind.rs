@@ -295,12 +295,18 @@ fn select_among(
         };
         let mut as_text = false;
         if limits.rewrites && d.truncated > 0 && told_whole(&d) {
-            if let Some(text) = rewrite_text(now.bytes.as_deref(), &d, budget_before) {
+            if let Some(text) =
+                rewrite_text(now.bytes.as_deref(), &d, budget_before, limits.numbered)
+            {
                 if holds_whole_text(store, &record)? {
                     budget = budget_before - text.1 as usize;
+                    let how = match limits.numbered {
+                        true => "numbered as a read shows it",
+                        false => "as a read shows it",
+                    };
                     d = Described {
                         note: Some(format!(
-                            "rewritten: its whole text now ({}), numbered as a read shows it",
+                            "rewritten: its whole text now ({}), {how}",
                             plural(text.1, "line")
                         )),
                         diff: Some(text.0),
@@ -338,17 +344,27 @@ fn select_among(
 /// ([`Limits::rewrites`]), and what a hook's refusal gives back whole.
 pub const REWRITE_BYTES: usize = 24 * 1024;
 
-/// A rewrite's whole text, numbered, and its line count: when the file's
-/// `bytes` (plain text, at most [`REWRITE_BYTES`], no NUL) make fewer lines
-/// than the diff `d` would have shown uncut, and no more than `budget`.
-fn rewrite_text(bytes: Option<&[u8]>, d: &Described, budget: usize) -> Option<(String, u64)> {
+/// A rewrite's whole text, `numbered` or as it is, and its line count:
+/// when the file's `bytes` (plain text, at most [`REWRITE_BYTES`], no NUL)
+/// make fewer lines than the diff `d` would have shown uncut, and no more
+/// than `budget`.
+fn rewrite_text(
+    bytes: Option<&[u8]>,
+    d: &Described,
+    budget: usize,
+    numbered: bool,
+) -> Option<(String, u64)> {
     let bytes = bytes.filter(|b| b.len() <= REWRITE_BYTES && !b.contains(&0))?;
     let lines = crate::show::count_lines(bytes);
     let uncut = d.diff.as_deref().map_or(0, |t| t.lines().count()) + d.truncated;
     if lines == 0 || lines as usize >= uncut || lines as usize > budget {
         return None;
     }
-    Some((crate::show::number_lines(bytes, 1), lines))
+    let text = match numbered {
+        true => crate::show::number_lines(bytes, 1),
+        false => String::from_utf8(bytes.to_vec()).ok()?,
+    };
+    Some((text, lines))
 }
 
 /// `n` and `word`, with an `s` unless `n` is 1: "1 line", "240 lines".
