@@ -507,6 +507,23 @@ struct Day {
 }
 
 impl Day {
+    /// Assert that the log has a `check` with verdict `own` for the file
+    /// at `path` (relative to the work tree), with `detail`.
+    fn logged_own(&self, path: &str, detail: &str) {
+        let events = self
+            .a
+            .env
+            .run("fsview-session", &["events", "--json"])
+            .json();
+        assert!(
+            events.iter().any(|e| e["verdict"] == "own"
+                && e["path"].as_str().is_some_and(|p| p.ends_with(path))
+                && e["detail"] == detail),
+            "{}: {events:?}",
+            self.a.name
+        );
+    }
+
     fn new(name: &'static str, fixtures: &'static str) -> Day {
         let a = Agent::new(name, fixtures);
         for (path, text) in PROJECT {
@@ -935,15 +952,7 @@ fn what_a_command_changed_without_naming_it_is_the_agents_own() {
         ok("printf 'generated\\n' > gen/out.txt");
         ok("sh gen/regen.sh");
         // Logged with the command that changed it.
-        let events = env.run("fsview-session", &["events", "--json"]).json();
-        assert!(
-            events.iter().any(|e| e["verdict"] == "own"
-                && e["path"]
-                    .as_str()
-                    .is_some_and(|p| p.ends_with("gen/out.txt"))
-                && e["detail"] == "changed by the command: sh gen/regen.sh"),
-            "{name}: {events:?}"
-        );
+        day.logged_own("gen/out.txt", "changed by the command: sh gen/regen.sh");
         ok("printf 'generated a third time\\n' > gen/out.txt");
         ok("cat gen/src.txt");
         ok("sh gen/fmt.sh");
@@ -993,15 +1002,7 @@ fn a_file_a_command_made_without_naming_it_is_the_agents_own() {
         let ok = |cmd: &str| assert_eq!(day.run(cmd).stdout, "", "{name}: {cmd}");
         ok("sh gen/new.sh");
         ok("sed -i s/made/edited/ gen/made.txt");
-        let events = env.run("fsview-session", &["events", "--json"]).json();
-        assert!(
-            events.iter().any(|e| e["verdict"] == "own"
-                && e["path"]
-                    .as_str()
-                    .is_some_and(|p| p.ends_with("gen/made.txt"))
-                && e["detail"] == "made by the command: sh gen/new.sh"),
-            "{name}: {events:?}"
-        );
+        day.logged_own("gen/made.txt", "made by the command: sh gen/new.sh");
         ok("printf 'rewritten\\n' > gen/made.txt");
         assert_eq!(
             std::fs::read_to_string(env.path("gen/made.txt")).unwrap(),

@@ -1013,12 +1013,15 @@ fn given_again(
     canonical: &Path,
     why: Given,
 ) -> Result<Option<String>, Problem> {
-    let Some((held, numbered)) = hold::whole_text(canonical, GIVE_BYTES, GIVE_LINES) else {
+    let Some(held) = hold::whole_text(canonical, GIVE_BYTES, GIVE_LINES) else {
         return Ok(None);
     };
     // As the agent's read shows it (whole_text holds plain UTF-8 only).
     let (text, how) = match agent.numbers_reads() {
-        true => (numbered, "numbered as a read shows them"),
+        true => (
+            fsview_store::show::number_lines(&held.shown, held.offset),
+            "numbered as a read shows them",
+        ),
         false => (
             String::from_utf8_lossy(&held.shown).into_owned(),
             "as a read shows them",

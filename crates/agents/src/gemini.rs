@@ -706,9 +706,11 @@ impl GeminiTranscript {
     /// conversation's first two messages, one a line), and whether the
     /// line is a compression.
     fn step(line: &[u8], state: &mut Vec<String>) -> bool {
-        let Ok(v) = serde_json::from_slice::<Value>(line) else {
-            return false;
-        };
+        serde_json::from_slice::<Value>(line).is_ok_and(|v| Self::step_value(&v, state))
+    }
+
+    /// [`GeminiTranscript::step`] for a line already parsed.
+    fn step_value(v: &Value, state: &mut Vec<String>) -> bool {
         if let Some(messages) = v.pointer("/$set/messages").and_then(Value::as_array) {
             let first: Vec<String> = messages
                 .iter()
@@ -862,9 +864,11 @@ fn kept_call(line: &[u8], id: &str) -> Option<Event> {
 impl crate::transcript::Resync for GeminiWhole {
     fn lines(&mut self, lines: &[(u64, &[u8])]) {
         for (at, line) in lines {
-            if GeminiTranscript::step(line, &mut self.state) {
+            let Ok(v) = serde_json::from_slice::<Value>(line) else {
+                continue;
+            };
+            if GeminiTranscript::step_value(&v, &mut self.state) {
                 // The history after the summary: what the compression kept.
-                let v: Value = serde_json::from_slice(line).unwrap_or_default();
                 let messages = v.pointer("/$set/messages").and_then(Value::as_array);
                 self.kept = Some(
                     messages
@@ -876,13 +880,6 @@ impl crate::transcript::Resync for GeminiWhole {
                 );
                 continue;
             }
-            // Only a model message that lists its calls is parsed again.
-            if memchr::memmem::find(line, b"\"toolCalls\"").is_none() {
-                continue;
-            }
-            let Ok(v) = serde_json::from_slice::<Value>(line) else {
-                continue;
-            };
             if v.get("type").and_then(Value::as_str) != Some("gemini") {
                 continue;
             }

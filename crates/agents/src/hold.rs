@@ -77,14 +77,12 @@ impl Held {
 /// both the text and the fingerprint the view is held to: `None` unless the
 /// file is whole within `cap` bytes and `max_lines` lines of UTF-8 text
 /// with no NUL and no `\r` (so its numbered text is exactly its bytes).
-/// The view, and its text numbered as fsview-read shows it.
-pub fn whole_text(canonical: &Path, cap: u64, max_lines: u64) -> Option<(Held, String)> {
+pub fn whole_text(canonical: &Path, cap: u64, max_lines: u64) -> Option<Held> {
     let disk = show::read(canonical, &Request::whole(cap)).ok()?;
     let plain = std::str::from_utf8(&disk.bytes).is_ok_and(|t| !t.contains(['\0', '\r']));
     if disk.kind != Kind::Full || disk.capped || disk.lines > max_lines || !plain {
         return None;
     }
-    let numbered = disk.numbered();
     let held = Held {
         canonical: canonical.to_path_buf(),
         kind: Kind::Full,
@@ -96,7 +94,7 @@ pub fn whole_text(canonical: &Path, cap: u64, max_lines: u64) -> Option<(Held, S
         keep_text: true,
         moved: false,
     };
-    Some((held, numbered))
+    Some(held)
 }
 
 /// The text as a tool that decodes it shows it: `\r\n` as `\n`, and without
