@@ -487,9 +487,13 @@ fn lines_of(v: &ViewRecord) -> String {
     }
 }
 
+/// A file `show FILE...` names: its canonical path, and its device and
+/// inode where it exists.
+type Named = (PathBuf, Option<(u64, u64)>);
+
 /// The files `show FILE...` names: each one's canonical path, and its
 /// device and inode where it exists (a hard link is the same file).
-fn named_files(cwd: &Path, files: &[PathBuf]) -> Result<Vec<(PathBuf, Option<(u64, u64)>)>, Stop> {
+fn named_files(cwd: &Path, files: &[PathBuf]) -> Result<Vec<Named>, Stop> {
     use std::os::unix::fs::MetadataExt;
     files
         .iter()

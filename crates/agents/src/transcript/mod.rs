@@ -335,12 +335,11 @@ struct At {
 /// and read again only when its newline comes. So it holds at most two
 /// chunks, and one complete line when one is longer than a chunk. Returns
 /// where reading stands, or `None` when `each` stopped it.
-fn each_line(
-    f: &File,
-    at: At,
-    size: u64,
-    each: &mut dyn FnMut(&[(u64, &[u8])]) -> bool,
-) -> std::io::Result<Option<At>> {
+/// What [`each_line`] hands each batch of complete lines to: each line's
+/// offset and bytes; false stops the reading.
+type EachLines<'a> = dyn FnMut(&[(u64, &[u8])]) -> bool + 'a;
+
+fn each_line(f: &File, at: At, size: u64, each: &mut EachLines<'_>) -> std::io::Result<Option<At>> {
     // Where the line being read starts, and the next byte to read.
     let mut start = at.offset;
     let mut pos = at.scanned.max(at.offset);
@@ -1329,7 +1328,6 @@ mod tests {
             }
         );
         // Complete: skipped, and the line after it read.
-        let mut all = all;
         all.extend_from_slice(b"\ntwo\n");
         let (_d, f) = file(&all);
         let (lines, end) = all_lines(&f, end);
