@@ -368,6 +368,17 @@ pub fn can_run(missing: Option<String>) -> bool {
     false
 }
 
+/// `None` when GNU sed with `--sandbox` (4.3 or later) is on PATH, which
+/// fsview runs to merge a `sed -i` of a pattern; else what is missing.
+pub fn gnu_sed() -> Option<String> {
+    let ok = std::process::Command::new("sed")
+        .args(["--sandbox", "-e", "s/a/b/"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .is_ok_and(|o| o.status.success());
+    (!ok).then(|| "GNU sed 4.3 or later on PATH (Debian package sed)".to_string())
+}
+
 /// `None` when `tool` is on PATH (or in /usr/sbin, /sbin); else what is
 /// missing, with the Debian package that has it.
 pub fn tool(tool: &str, package: &str) -> Option<String> {

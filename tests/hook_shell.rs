@@ -1136,6 +1136,22 @@ fn claude_a_sed_far_from_an_outside_change_is_let_through_and_the_change_told() 
     a.send(&edit, &[]).expect(0, "").stderr_is("");
     let ev = a.env.run("fsview-session", &["events", "--sid", a.sid]);
     assert!(ev.stdout.contains("merged"), "{}", ev.stdout);
+    // A sed of a pattern is run by sed itself over the text read and the
+    // text now: far from the change, it is merged the same way.
+    let pattern = "sed -i -E 's/^line (10)$/line \\1 (ten)/' a.txt";
+    if crate::harness::can_run(crate::harness::gnu_sed()) {
+        let b = claude();
+        read(&b, &formatted);
+        b.send(&b.with_command("pre_shell_sed_in_place", pattern), &[])
+            .expect(
+                0,
+                &line(json!({"hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "additionalContext": format!("[fsview] a.txt changed since you read it (by the user or another program). Your edit is 3 or more lines from that change, so it is applied to the file as it is now, keeping that change. You now hold the file with both: the other change is below.\n\nThese files changed since you last saw them:\n\n{diff}"),
+                }})),
+            )
+            .stderr_is("");
+    }
     let added = format!("{formatted}line 10 again\n");
     for (now, command, args) in [
         (
@@ -1143,11 +1159,15 @@ fn claude_a_sed_far_from_an_outside_change_is_let_through_and_the_change_told() 
             "sed -i 's/line 2/line two/' a.txt",
             &[][..],
         ),
+        // A pattern that also matches the line the formatter changed.
         (
             formatted.as_str(),
             "sed -i 's/line 1./line ten/' a.txt",
             &[][..],
         ),
+        // A script that is more than substitutions.
+        (formatted.as_str(), "sed -i '10d' a.txt", &[][..]),
+        (formatted.as_str(), pattern, &["--on-change", "refuse"][..]),
         (
             added.as_str(),
             "sed -i 's/line 10/line ten/g' a.txt",
@@ -1199,6 +1219,34 @@ fn codex_a_sed_far_from_an_outside_change_is_let_through_and_the_change_told_aft
         .stderr_is("");
     let ev = a.env.run("fsview-session", &["events", "--sid", a.sid]);
     assert!(ev.stdout.contains("told after the result"), "{}", ev.stdout);
+    // A sed of a pattern, run by sed over both texts: the same; one near
+    // the change is refused with it.
+    if crate::harness::can_run(crate::harness::gnu_sed()) {
+        for (pattern, merged) in [
+            ("sed -i -E 's/^line (10)$/line \\1 (ten)/' a.txt", true),
+            ("sed -i -E 's/^line (2)$/line \\1 (two)/' a.txt", false),
+        ] {
+            let b = codex();
+            b.env.write("a.txt", &base);
+            let mut p = b.with_command("post_shell_cat", "cat a.txt");
+            p["tool_response"] = json!(base);
+            b.send(&p, &[]).expect(0, "").stderr_is("");
+            b.env.write("a.txt", &formatted);
+            let r = b.send(&b.with_command("pre_shell_sed_in_place", pattern), &[]);
+            match merged {
+                true => {
+                    r.expect(0, "").stderr_is("");
+                }
+                false => {
+                    let told = crate::harness::modified_told(
+                        "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,9 +1,9 @@\n-line 1\n+line 1 (formatted)\n line 2\n",
+                    );
+                    let reason = crate::harness::denied_reason(&r.stdout);
+                    assert!(reason.starts_with(&told), "{pattern}: {reason}");
+                }
+            }
+        }
+    }
     a.send(
         &a.with_command(
             "pre_shell_sed_in_place",

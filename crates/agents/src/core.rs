@@ -58,7 +58,7 @@ use fsview_store::{fingerprint, gate, location, Kind, Source, Store};
 use serde_json::Value;
 
 use crate::event::{
-    AgentStart, Answer, Changed, Edited, Event, Extent, OwnWrite, Patched, Replace, ShellWrite,
+    AgentStart, Answer, Changed, Edited, Edits, Event, Extent, OwnWrite, Patched, ShellWrite,
     Short, Shown, ShownText, Stage, Start, Who,
 };
 use crate::hold::{self, Held};
@@ -188,7 +188,8 @@ pub fn handle(
             about_to_change(agent, opts, &session, path, want, None)
         }
         Event::AboutToReplace { path, edits } => {
-            about_to_change(agent, opts, &session, path, Want::Edit, Some(edits))
+            let edits = Edits::Replace(edits.clone());
+            about_to_change(agent, opts, &session, path, Want::Edit, Some(&edits))
         }
         Event::AboutToEditCells(path) => {
             about_to_change(agent, opts, &session, path, Want::Cells, None)
@@ -741,7 +742,7 @@ fn about_to_change(
     s: &Session<'_>,
     path: &Path,
     want: Want,
-    edits: Option<&[Replace]>,
+    edits: Option<&Edits>,
 ) -> Result<Answer, Problem> {
     let mut store = s.open_existing()?;
     let mut d = gate::decide_for(store.as_ref(), &s.sid, s.cwd(), path, want)?;
@@ -853,7 +854,7 @@ fn merged(
     s: &Session<'_>,
     store: &Store,
     d: &gate::Decision,
-    edits: &[Replace],
+    edits: &Edits,
 ) -> Result<Option<Merge>, Problem> {
     use fsview_store::merge::{self, OnChange, Texts};
     let mergeable = matches!(
@@ -873,14 +874,7 @@ fn merged(
     ) else {
         return Ok(None);
     };
-    let list: Vec<(&str, &str, bool)> = edits
-        .iter()
-        .map(|e| (e.old.as_str(), e.new.as_str(), e.all))
-        .collect();
-    let (Some(ours), Some(result)) = (
-        merge::replace_exact(&base, &list),
-        merge::replace_exact(&theirs, &list),
-    ) else {
+    let (Some(ours), Some(result)) = (edits.apply(&base), edits.apply(&theirs)) else {
         return Ok(None);
     };
     let texts = Texts {
@@ -1335,7 +1329,7 @@ fn shell_write(
     // with a change the file had since the view, as an edit tool's is.
     // Told after the command, the change comes with the command's own
     // (nothing records the view with its edit), whole or not at all.
-    let edits = w.edits.as_deref();
+    let edits = w.edits.as_ref();
     let answer = about_to_change(agent, opts, s, &canonical, want, edits)?;
     Ok(match (answer, changed_own) {
         (Answer::Deny(m), Some(row)) if m == gate::MSG_NOT_READ => {

@@ -76,6 +76,37 @@ impl Replace {
     }
 }
 
+/// What a targeted edit does to a file's text, in a form fsview can make
+/// of another text: to merge the edit with a change the file had since the
+/// agent's view ([`fsview_store::merge`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Edits {
+    /// Replacements of literal text, as an edit tool makes them (and a
+    /// literal `sed -i 's/OLD/NEW/'`).
+    Replace(Vec<Replace>),
+    /// A `sed -i` script of substitutions of patterns, run by sed itself
+    /// ([`crate::shell::Sed`]).
+    Sed(crate::shell::Sed),
+}
+
+impl Edits {
+    /// `text` with the edit made, by the rules of the tool that makes it;
+    /// `None` when it cannot be (an old text not found, or found more than
+    /// once; a sed that fails).
+    pub fn apply(&self, text: &str) -> Option<String> {
+        match self {
+            Edits::Replace(list) => {
+                let list: Vec<(&str, &str, bool)> = list
+                    .iter()
+                    .map(|e| (e.old.as_str(), e.new.as_str(), e.all))
+                    .collect();
+                fsview_store::merge::replace_exact(text, &list)
+            }
+            Edits::Sed(sed) => sed.run(text),
+        }
+    }
+}
+
 /// One thing that happened, in fsview's terms.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
@@ -277,10 +308,10 @@ pub struct ShellWrite {
     pub into: Option<String>,
     /// A symlink there is replaced, not written through (`ln -sf`).
     pub link: Option<crate::shell::Link>,
-    /// What an in-place edit replaces, when it is plainly a replacement of
-    /// literal text (`sed -i 's/OLD/NEW/'`): as for
+    /// What an in-place edit does, when fsview can make it of another
+    /// text (`sed -i 's/OLD/NEW/'`, a sed script of substitutions): as for
     /// [`AboutToReplace`](Event::AboutToReplace).
-    pub edits: Option<Vec<Replace>>,
+    pub edits: Option<Edits>,
 }
 
 /// A file a shell command writes, as the reader of its command line finds
@@ -453,11 +484,11 @@ impl Event {
             whole: false,
             into: None,
             link: None,
-            edits: Some(vec![Replace {
+            edits: Some(Edits::Replace(vec![Replace {
                 old: old.into(),
                 new: new.into(),
                 all: false,
-            }]),
+            }])),
         })
     }
 

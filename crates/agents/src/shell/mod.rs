@@ -51,11 +51,13 @@ pub mod commands;
 mod git;
 mod parse;
 mod read;
+mod sed;
 mod write;
 
 pub use apply_patch::apply_patch;
 pub use git::{discards, Discard, Loses};
 pub use read::{read, unnumber, Lines, Output, Read};
+pub use sed::Sed;
 pub use write::{not_a_file, writes, How, Link, Write};
 
 use read::shown;
@@ -139,7 +141,7 @@ pub fn about_to_run(command: &str, dir: Option<&Path>) -> Vec<Event> {
                 whole: w.how == How::Whole,
                 into: w.into.clone(),
                 link: w.link,
-                edits: w.edit.clone().map(|e| vec![e]),
+                edits: w.edit.clone(),
             })
         })
         .collect();

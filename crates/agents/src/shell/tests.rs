@@ -4,7 +4,7 @@ use super::git::*;
 use super::read::*;
 use super::write::*;
 use super::*;
-use crate::event::{Extent, Printed, Replace, ShownText};
+use crate::event::{Edits, Extent, Printed, Replace, ShownText};
 
 fn r(path: &str, lines: Lines, numbered: bool) -> Option<Read> {
     Some(Read {
@@ -510,12 +510,125 @@ fn sed_replacements_it_reads() {
         ("sed -i 's//b/' a.txt", None),
     ];
     for (cmd, want) in cases {
-        let edits: Vec<Option<Replace>> = writes(cmd).into_iter().map(|w| w.edit).collect();
+        let edits: Vec<Option<Replace>> = writes(cmd)
+            .into_iter()
+            .map(|w| match w.edit {
+                Some(Edits::Replace(mut list)) if list.len() == 1 => list.pop(),
+                _ => None,
+            })
+            .collect();
         assert!(!edits.is_empty(), "{cmd}");
         for got in edits {
             assert_eq!(got, want, "{cmd}");
         }
     }
+}
+
+/// `sed -i` whose script is only substitutions (of patterns: a literal
+/// one is a [`Replace`]) is read as that script with its options, to be
+/// run by sed over another text; a script with anything else (a command
+/// other than `s`, a flag that prints, writes or runs, a backup suffix,
+/// `-n`, a script fsview cannot read) is not.
+#[test]
+fn sed_scripts_it_reads() {
+    let sed = |scripts: &[&str], extended| {
+        Some(Sed {
+            scripts: scripts.iter().map(|s| s.to_string()).collect(),
+            extended,
+            null_data: false,
+            posix: false,
+        })
+    };
+    let cases = [
+        ("sed -i 's/a.b/c/' a.txt", sed(&["s/a.b/c/"], false)),
+        (
+            "sed -i -E 's/^(v)[0-9]+$/\\1 2/g' a.txt",
+            sed(&["s/^(v)[0-9]+$/\\1 2/g"], true),
+        ),
+        ("sed -Ei 's/a+/&&/' a.txt", sed(&["s/a+/&&/"], true)),
+        ("sed -i '3s/a/b/' a.txt", sed(&["3s/a/b/"], false)),
+        (
+            "sed -i '/^x/,$s/a/b/2' a.txt",
+            sed(&["/^x/,$s/a/b/2"], false),
+        ),
+        (
+            "sed -i '\\|^x|I !s/a/b/I' a.txt",
+            sed(&["\\|^x|I !s/a/b/I"], false),
+        ),
+        (
+            "sed -i 's/a/b/;s/c/d/' a.txt",
+            sed(&["s/a/b/;s/c/d/"], false),
+        ),
+        (
+            "sed -i -e 's/a/b/' -e 's/c/d/' a.txt",
+            sed(&["s/a/b/", "s/c/d/"], false),
+        ),
+        ("sed -i 's/a\\/b/c/' a.txt", sed(&["s/a\\/b/c/"], false)),
+        ("sed -i 's/a/b/w out' a.txt", None),
+        ("sed -i 's/a/b/e' a.txt", None),
+        ("sed -i 's/a/b/p' a.txt", None),
+        ("sed -i '1d' a.txt", None),
+        ("sed -i 's/a/b/;d' a.txt", None),
+        ("sed -i ':a;s/a/b/;ta' a.txt", None),
+        ("sed -i '/x/{s/a/b/}' a.txt", None),
+        ("sed -i 's/a/b' a.txt", None),
+        ("sed -i.bak 's/a.b/c/' a.txt", None),
+        ("sed -iE 's/a.b/c/' a.txt", None),
+        ("sed -n -i 's/a.b/c/' a.txt", None),
+        ("sed -i -f script.sed a.txt", None),
+        ("sed -i \"s/$OLD.*/new/\" a.txt", None),
+    ];
+    for (cmd, want) in cases {
+        let edits: Vec<Option<Sed>> = writes(cmd)
+            .into_iter()
+            .filter(|w| w.path == Path::new("a.txt"))
+            .map(|w| match w.edit {
+                Some(Edits::Sed(s)) => Some(s),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(edits.len(), 1, "{cmd}");
+        assert_eq!(edits[0], want, "{cmd}");
+    }
+}
+
+/// Whether `sed --sandbox` runs here (GNU sed 4.3 or later).
+fn gnu_sed() -> bool {
+    std::process::Command::new("sed")
+        .args(["--sandbox", "-e", "s/a/b/"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// What a sed script makes of a text is what sed makes of it, run in its
+/// sandbox: a script that fails, or a sed that is not GNU's, makes
+/// nothing.
+#[test]
+fn a_sed_script_is_run_by_sed() {
+    if !gnu_sed() {
+        eprintln!("skipped: no GNU sed (with --sandbox) on PATH");
+        return;
+    }
+    let sed = |scripts: &[&str], extended| Sed {
+        scripts: scripts.iter().map(|s| s.to_string()).collect(),
+        extended,
+        null_data: false,
+        posix: false,
+    };
+    let text = "version = 1\nname = \"x\"\nversion = 10";
+    assert_eq!(
+        sed(&[r"s/^(version) = [0-9]+$/\1 = 2/"], true)
+            .run(text)
+            .as_deref(),
+        Some("version = 2\nname = \"x\"\nversion = 2")
+    );
+    assert_eq!(
+        sed(&["2s/x/&&/", "s/1$/one/"], false).run(text).as_deref(),
+        Some("version = one\nname = \"xx\"\nversion = 10")
+    );
+    // Unmatched: sed fails, so nothing is made.
+    assert_eq!(sed(&["s/(/x/"], true).run(text), None);
 }
 
 #[test]

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use super::commands::{strip_wrappers, writer, Files};
 use super::parse::{commands, Dir, Redirect, Simple};
-use crate::event::Replace;
+use super::sed::sed_script;
+use crate::event::{Edits, Replace};
 
 /// How a command writes a file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,10 +44,12 @@ pub struct Write {
     /// A symlink at the destination is replaced, not written through (`ln
     /// -f`, `mv`, `cp --remove-destination`); `None`: written through.
     pub link: Option<Link>,
-    /// What an in-place edit does, when it is a replacement of literal
-    /// text ([`sed_replacement`]): then it can be merged with a change the
-    /// file had since the agent's view, as an edit tool's can.
-    pub edit: Option<Replace>,
+    /// What an in-place edit does, when fsview can make it of another
+    /// text (a replacement of literal text, [`sed_replacement`]; a sed
+    /// script of substitutions, [`sed_script`]): then it can be merged
+    /// with a change the file had since the agent's view, as an edit
+    /// tool's can.
+    pub edit: Option<Edits>,
 }
 
 /// What a command does to a symlink where it writes: it replaces the link,
@@ -184,7 +187,9 @@ pub(super) fn command_writes(cmd: &Simple, out: &mut Vec<Write>) {
         }
         Files::InPlace(option) => {
             let replacement = match base {
-                "sed" => sed_replacement(&args),
+                "sed" => sed_replacement(&args)
+                    .map(|r| Edits::Replace(vec![r]))
+                    .or_else(|| sed_script(&args).map(Edits::Sed)),
                 _ => None,
             };
             for f in in_place_files(&args, option) {
