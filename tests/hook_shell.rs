@@ -1136,13 +1136,20 @@ fn claude_a_sed_far_from_an_outside_change_is_let_through_and_the_change_told() 
     a.send(&edit, &[]).expect(0, "").stderr_is("");
     let ev = a.env.run("fsview-session", &["events", "--sid", a.sid]);
     assert!(ev.stdout.contains("merged"), "{}", ev.stdout);
-    // A sed of a pattern is run by sed itself over the text read and the
-    // text now: far from the change, it is merged the same way.
+    // A sed or perl of a pattern is run by its program over the text read
+    // and the text now: far from the change, it is merged the same way.
     let pattern = "sed -i -E 's/^line (10)$/line \\1 (ten)/' a.txt";
-    if crate::harness::can_run(crate::harness::gnu_sed()) {
+    let perl = "perl -pi -e 's/^line (10)$/line $1 (ten)/' a.txt";
+    for (command, needs) in [
+        (pattern, crate::harness::gnu_sed()),
+        (perl, crate::harness::tool("perl", "perl")),
+    ] {
+        if !crate::harness::can_run(needs) {
+            continue;
+        }
         let b = claude();
         read(&b, &formatted);
-        b.send(&b.with_command("pre_shell_sed_in_place", pattern), &[])
+        b.send(&b.with_command("pre_shell_sed_in_place", command), &[])
             .expect(
                 0,
                 &line(json!({"hookSpecificOutput": {
@@ -1168,6 +1175,17 @@ fn claude_a_sed_far_from_an_outside_change_is_let_through_and_the_change_told() 
         // A script that is more than substitutions.
         (formatted.as_str(), "sed -i '10d' a.txt", &[][..]),
         (formatted.as_str(), pattern, &["--on-change", "refuse"][..]),
+        // Perl that would run code, or change line 1 too.
+        (
+            formatted.as_str(),
+            "perl -pi -e 's/^line (10)$/$x/' a.txt",
+            &[][..],
+        ),
+        (
+            formatted.as_str(),
+            "perl -pi -e 's/^line 1/line one/' a.txt",
+            &[][..],
+        ),
         (
             added.as_str(),
             "sed -i 's/line 10/line ten/g' a.txt",

@@ -84,9 +84,9 @@ pub enum Edits {
     /// Replacements of literal text, as an edit tool makes them (and a
     /// literal `sed -i 's/OLD/NEW/'`).
     Replace(Vec<Replace>),
-    /// A `sed -i` script of substitutions of patterns, run by sed itself
-    /// ([`crate::shell::Sed`]).
-    Sed(crate::shell::Sed),
+    /// A script of substitutions of patterns (`sed -i`, `perl -pi`), run
+    /// by its program over the text ([`crate::shell::Filter`]).
+    Filter(crate::shell::Filter),
 }
 
 impl Edits {
@@ -102,7 +102,7 @@ impl Edits {
                     .collect();
                 fsview_store::merge::replace_exact(text, &list)
             }
-            Edits::Sed(sed) => sed.run(text),
+            Edits::Filter(f) => f.run(text),
         }
     }
 }

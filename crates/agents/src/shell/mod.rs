@@ -48,16 +48,16 @@ use crate::event::{Changed, Event, OwnWrite, Shown};
 
 mod apply_patch;
 pub mod commands;
+mod filter;
 mod git;
 mod parse;
 mod read;
-mod sed;
 mod write;
 
 pub use apply_patch::apply_patch;
+pub use filter::Filter;
 pub use git::{discards, Discard, Loses};
 pub use read::{read, unnumber, Lines, Output, Read};
-pub use sed::Sed;
 pub use write::{not_a_file, writes, How, Link, Write};
 
 use read::shown;

@@ -238,6 +238,13 @@ fn writes_it_finds() {
         ("perl -pi -e 's/a/b/' f.txt", vec![w("f.txt", Edit)]),
         ("perl -i.bak -pe 's/a/b/' f.txt", vec![w("f.txt", Edit)]),
         ("perl -ne 'print' f.txt", vec![]),
+        // -0 and -l take digits only: switches after them still count.
+        ("perl -0pi -e 's/a/b/' f.txt", vec![w("f.txt", Edit)]),
+        ("perl -0777pi -e 's/a/b/' f.txt", vec![w("f.txt", Edit)]),
+        ("perl -0x1FFpi -e 's/a/b/' f.txt", vec![w("f.txt", Edit)]),
+        ("perl -pli -e 's/a/b/' f.txt", vec![w("f.txt", Edit)]),
+        ("perl -l0pe 's/a/b/' f.txt", vec![]),
+        ("perl -0 -ne 'print' f.txt", vec![]),
         ("cp a.txt b.txt", vec![into("b.txt", "a.txt")]),
         ("cp -T a.txt b.txt", vec![from(w("b.txt", Whole), "a.txt")]),
         (
@@ -531,39 +538,43 @@ fn sed_replacements_it_reads() {
 /// `-n`, a script fsview cannot read) is not.
 #[test]
 fn sed_scripts_it_reads() {
-    let sed = |scripts: &[&str], extended| {
-        Some(Sed {
-            scripts: scripts.iter().map(|s| s.to_string()).collect(),
-            extended,
-            null_data: false,
-            posix: false,
+    let sed = |args: &[&str]| {
+        let mut all = vec!["--sandbox".to_string()];
+        all.extend(args.iter().map(|s| s.to_string()));
+        Some(Filter {
+            program: "sed",
+            args: all,
         })
     };
     let cases = [
-        ("sed -i 's/a.b/c/' a.txt", sed(&["s/a.b/c/"], false)),
+        ("sed -i 's/a.b/c/' a.txt", sed(&["-e", "s/a.b/c/"])),
         (
             "sed -i -E 's/^(v)[0-9]+$/\\1 2/g' a.txt",
-            sed(&["s/^(v)[0-9]+$/\\1 2/g"], true),
+            sed(&["-E", "-e", "s/^(v)[0-9]+$/\\1 2/g"]),
         ),
-        ("sed -Ei 's/a+/&&/' a.txt", sed(&["s/a+/&&/"], true)),
-        ("sed -i '3s/a/b/' a.txt", sed(&["3s/a/b/"], false)),
+        ("sed -Ei 's/a+/&&/' a.txt", sed(&["-E", "-e", "s/a+/&&/"])),
+        (
+            "sed --in-place -z --posix 's/a+/&&/' a.txt",
+            sed(&["-z", "--posix", "-e", "s/a+/&&/"]),
+        ),
+        ("sed -i '3s/a/b/' a.txt", sed(&["-e", "3s/a/b/"])),
         (
             "sed -i '/^x/,$s/a/b/2' a.txt",
-            sed(&["/^x/,$s/a/b/2"], false),
+            sed(&["-e", "/^x/,$s/a/b/2"]),
         ),
         (
             "sed -i '\\|^x|I !s/a/b/I' a.txt",
-            sed(&["\\|^x|I !s/a/b/I"], false),
+            sed(&["-e", "\\|^x|I !s/a/b/I"]),
         ),
         (
             "sed -i 's/a/b/;s/c/d/' a.txt",
-            sed(&["s/a/b/;s/c/d/"], false),
+            sed(&["-e", "s/a/b/;s/c/d/"]),
         ),
         (
             "sed -i -e 's/a/b/' -e 's/c/d/' a.txt",
-            sed(&["s/a/b/", "s/c/d/"], false),
+            sed(&["-e", "s/a/b/", "-e", "s/c/d/"]),
         ),
-        ("sed -i 's/a\\/b/c/' a.txt", sed(&["s/a\\/b/c/"], false)),
+        ("sed -i 's/a\\/b/c/' a.txt", sed(&["-e", "s/a\\/b/c/"])),
         ("sed -i 's/a/b/w out' a.txt", None),
         ("sed -i 's/a/b/e' a.txt", None),
         ("sed -i 's/a/b/p' a.txt", None),
@@ -579,16 +590,74 @@ fn sed_scripts_it_reads() {
         ("sed -i \"s/$OLD.*/new/\" a.txt", None),
     ];
     for (cmd, want) in cases {
-        let edits: Vec<Option<Sed>> = writes(cmd)
-            .into_iter()
-            .filter(|w| w.path == Path::new("a.txt"))
-            .map(|w| match w.edit {
-                Some(Edits::Sed(s)) => Some(s),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(edits.len(), 1, "{cmd}");
-        assert_eq!(edits[0], want, "{cmd}");
+        assert_eq!(filter_of(cmd), want, "{cmd}");
+    }
+}
+
+/// The script run over another text for the one in-place edit of a.txt.
+fn filter_of(cmd: &str) -> Option<Filter> {
+    let edits: Vec<Option<Filter>> = writes(cmd)
+        .into_iter()
+        .filter(|w| w.path == Path::new("a.txt"))
+        .map(|w| match w.edit {
+            Some(Edits::Filter(f)) => Some(f),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(edits.len(), 1, "{cmd}");
+    edits.into_iter().next().flatten()
+}
+
+/// `perl -pi -e` whose script is only substitutions that run no code (no
+/// `e` flag, nothing interpolated but a group, no `(?{`) is read as that
+/// script with its options; anything else is not.
+#[test]
+fn perl_scripts_it_reads() {
+    let perl = |args: &[&str]| {
+        Some(Filter {
+            program: "perl",
+            args: args.iter().map(|s| s.to_string()).collect(),
+        })
+    };
+    let cases = [
+        (
+            "perl -pi -e 's/\\bfoo\\b/bar/g' a.txt",
+            perl(&["-p", "-e", "s/\\bfoo\\b/bar/g"]),
+        ),
+        (
+            "perl -i -pe 's/^(\\w+) = .*$/$1 = 2/' a.txt",
+            perl(&["-p", "-e", "s/^(\\w+) = .*$/$1 = 2/"]),
+        ),
+        (
+            "perl -0777 -pi -e 's|a\\n+b|a b|s' a.txt",
+            perl(&["-p", "-0777", "-e", "s|a\\n+b|a b|s"]),
+        ),
+        (
+            "perl -pli -e 's/a/b/' -e 's#c#$&$&#' a.txt",
+            perl(&["-p", "-l", "-e", "s/a/b/", "-e", "s#c#$&$&#"]),
+        ),
+        (
+            "perl -w -pi -e 's/(x|y$)/z/i; s/q/r/' a.txt",
+            perl(&["-p", "-e", "s/(x|y$)/z/i; s/q/r/"]),
+        ),
+        ("perl -pi -e 's/a/b/e' a.txt", None),
+        ("perl -pi -e 's/a/system(\"x\")/e' a.txt", None),
+        ("perl -pi -e 's/a/$x/' a.txt", None),
+        ("perl -pi -e 's/a/@{[ `id` ]}/' a.txt", None),
+        ("perl -pi -e 's/a/${\\ `id`}/' a.txt", None),
+        ("perl -pi -e 's/$x/b/' a.txt", None),
+        ("perl -pi -e 's/(?{ `id` })a/b/' a.txt", None),
+        ("perl -pi -e 's{a}{b}' a.txt", None),
+        ("perl -pi -e 'print; s/a/b/' a.txt", None),
+        ("perl -pi -e 's/a/b/; unlink \"x\"' a.txt", None),
+        ("perl -pi.bak -e 's/a/b/' a.txt", None),
+        ("perl -pie 's/a/b/' a.txt", None),
+        ("perl -ni -e 's/a/b/; print' a.txt", None),
+        ("perl -pi -Mstrict -e 's/a/b/' a.txt", None),
+        ("perl -pi script.pl a.txt", None),
+    ];
+    for (cmd, want) in cases {
+        assert_eq!(filter_of(cmd), want, "{cmd}");
     }
 }
 
@@ -601,34 +670,48 @@ fn gnu_sed() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// What a sed script makes of a text is what sed makes of it, run in its
-/// sandbox: a script that fails, or a sed that is not GNU's, makes
-/// nothing.
+/// What a script makes of a text is what its program makes of it (sed in
+/// its sandbox): a script that fails, or a program missing, makes nothing.
 #[test]
-fn a_sed_script_is_run_by_sed() {
-    if !gnu_sed() {
-        eprintln!("skipped: no GNU sed (with --sandbox) on PATH");
-        return;
-    }
-    let sed = |scripts: &[&str], extended| Sed {
-        scripts: scripts.iter().map(|s| s.to_string()).collect(),
-        extended,
-        null_data: false,
-        posix: false,
-    };
+fn a_script_is_run_by_its_program() {
     let text = "version = 1\nname = \"x\"\nversion = 10";
-    assert_eq!(
-        sed(&[r"s/^(version) = [0-9]+$/\1 = 2/"], true)
-            .run(text)
-            .as_deref(),
-        Some("version = 2\nname = \"x\"\nversion = 2")
-    );
-    assert_eq!(
-        sed(&["2s/x/&&/", "s/1$/one/"], false).run(text).as_deref(),
-        Some("version = one\nname = \"xx\"\nversion = 10")
-    );
-    // Unmatched: sed fails, so nothing is made.
-    assert_eq!(sed(&["s/(/x/"], true).run(text), None);
+    let run = |cmd: &str| filter_of(cmd).and_then(|f| f.run(text));
+    if gnu_sed() {
+        assert_eq!(
+            run(r"sed -i -E 's/^(version) = [0-9]+$/\1 = 2/' a.txt").as_deref(),
+            Some("version = 2\nname = \"x\"\nversion = 2")
+        );
+        assert_eq!(
+            run("sed -i -e '2s/x/&&/' -e 's/1$/one/' a.txt").as_deref(),
+            Some("version = one\nname = \"xx\"\nversion = 10")
+        );
+        // Unmatched: sed fails, so nothing is made.
+        assert_eq!(run("sed -i -E 's/(/x/' a.txt"), None);
+    } else {
+        eprintln!("skipped: the sed runs need GNU sed 4.3 or later on PATH");
+    }
+    if std::process::Command::new("perl")
+        .arg("-v")
+        .output()
+        .is_ok()
+    {
+        assert_eq!(
+            run(r"perl -pi -e 's/^(version) = \d+$/$1 = 2/' a.txt").as_deref(),
+            Some("version = 2\nname = \"x\"\nversion = 2")
+        );
+        assert_eq!(
+            run(r"perl -0777 -pi -e 's/1\nname/one\nNAME/' a.txt").as_deref(),
+            Some("version = one\nNAME = \"x\"\nversion = 10")
+        );
+        assert_eq!(run("perl -pi -e 's/(/x/' a.txt"), None);
+    } else {
+        eprintln!("skipped: the perl runs need perl on PATH");
+    }
+    let missing = Filter {
+        program: "fsview-no-such-program",
+        args: Vec::new(),
+    };
+    assert_eq!(missing.run(text), None);
 }
 
 #[test]

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use super::commands::{strip_wrappers, writer, Files};
+use super::filter::{perl_script, sed_script};
 use super::parse::{commands, Dir, Redirect, Simple};
-use super::sed::sed_script;
 use crate::event::{Edits, Replace};
 
 /// How a command writes a file.
@@ -46,9 +46,9 @@ pub struct Write {
     pub link: Option<Link>,
     /// What an in-place edit does, when fsview can make it of another
     /// text (a replacement of literal text, [`sed_replacement`]; a sed
-    /// script of substitutions, [`sed_script`]): then it can be merged
-    /// with a change the file had since the agent's view, as an edit
-    /// tool's can.
+    /// or perl script of substitutions, [`sed_script`], [`perl_script`]):
+    /// then it can be merged with a change the file had since the agent's
+    /// view, as an edit tool's can.
     pub edit: Option<Edits>,
 }
 
@@ -189,7 +189,8 @@ pub(super) fn command_writes(cmd: &Simple, out: &mut Vec<Write>) {
             let replacement = match base {
                 "sed" => sed_replacement(&args)
                     .map(|r| Edits::Replace(vec![r]))
-                    .or_else(|| sed_script(&args).map(Edits::Sed)),
+                    .or_else(|| sed_script(&args).map(Edits::Filter)),
+                "perl" => perl_script(&args).map(Edits::Filter),
                 _ => None,
             };
             for f in in_place_files(&args, option) {
@@ -408,7 +409,28 @@ pub(super) fn perl_option(a: &str) -> Option<Opt> {
                 return Some(opt);
             }
             // Switches whose argument is the rest of the word.
-            'I' | 'M' | 'm' | 'x' | 'd' | 'D' | 'C' | '0' | 'l' => return Some(opt),
+            'I' | 'M' | 'm' | 'x' | 'd' | 'D' | 'C' => return Some(opt),
+            // Switches whose argument is digits only (-0777, -l, -0x1FF):
+            // other switches may follow them in the word (`-0pi`, `-pli`).
+            '0' | 'l' => {
+                let rest = &flags[at + 1..];
+                let digits = rest
+                    .strip_prefix(['x', 'X'])
+                    .filter(|_| c == '0')
+                    .map(|hex| 1 + hex.chars().take_while(char::is_ascii_hexdigit).count())
+                    .unwrap_or_else(|| {
+                        rest.chars().take_while(|d| ('0'..='7').contains(d)).count()
+                    });
+                return match perl_option(&format!("-{}", &rest[digits..])) {
+                    Some(more) if rest.len() > digits => Some(Opt {
+                        in_place: opt.in_place || more.in_place,
+                        script: opt.script || more.script,
+                        takes_next: more.takes_next,
+                        ..opt
+                    }),
+                    _ => Some(opt),
+                };
+            }
             _ => {}
         }
     }
