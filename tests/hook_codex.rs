@@ -625,16 +625,19 @@ fn codex_a_compaction_drops_the_views() {
 
 /// Issue 41's race under Codex: someone changes line 1 of a file Codex saw
 /// whole while its patch of line 10 is on its way. The patch is let
-/// through (Codex applies it to the file as it is) and its result tells
-/// exactly the other change; the view is the text Codex believes it has.
-/// A patch within 3 lines of the change, one placed by a context line
-/// (`@@ def run():`), one sent as a here-document (no result follows it),
-/// or any with `--on-change refuse`: refused with the change.
+/// through (Codex applies it to the file as it is) and the other change is
+/// told with the call (Codex hands PreToolUse's context to the model
+/// before the call's output); the view is then the file with both. The
+/// same for a patch sent as a here-document, which gets no PostToolUse: the
+/// view is held to what Codex makes of the file. A patch within 3 lines of
+/// the change, one placed by a context line (`@@ def run():`), or any with
+/// `--on-change refuse`: refused with the change.
 #[test]
-fn a_patch_far_from_an_outside_change_is_let_through_and_the_change_told_after() {
+fn a_patch_far_from_an_outside_change_is_let_through_and_the_change_told_with_it() {
     let base = lines(12);
     let formatted = base.replacen("line 1\n", "line 1 (formatted)\n", 1);
     let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n line 9\n-line 10\n+line ten\n line 11\n*** End Patch\n";
+    let heredoc = |patch: &str| format!("apply_patch <<'EOF'\n{patch}EOF\n");
     let read = |a: &Agent| {
         a.env.write("a.txt", &base);
         let mut p = with_command(a, "post_cat", "cat a.txt");
@@ -642,30 +645,41 @@ fn a_patch_far_from_an_outside_change_is_let_through_and_the_change_told_after()
         a.send(&p, &[]).expect(0, "").stderr_is("");
         a.env.write("a.txt", &formatted);
     };
+    let diff = "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,9 +1,9 @@\n-line 1\n+line 1 (formatted)\n line 2\n line 3\n line 4\n line 5\n line 6\n line 7\n line 8\n line 9\n";
+    let merged = context(
+        "PreToolUse",
+        &format!("[fsview] a.txt changed since you read it (by the user or another program). Your edit is 3 or more lines from that change, so it is applied to the file as it is now, keeping that change. You now hold the file with both: the other change is below.\n\nThese files changed since you last saw them:\n\n{diff}"),
+    );
     let a = codex();
     read(&a);
     a.send(&with_command(&a, "pre_patch_update", patch), &[])
-        .expect(0, "")
+        .expect(0, &merged)
         .stderr_is("");
-    // Codex applies it to the file as it is.
-    a.env
-        .write("a.txt", formatted.replace("line 10\n", "line ten\n"));
+    // Codex applies it to the file as it is; nothing is left to tell.
+    let both = formatted.replace("line 10\n", "line ten\n");
+    a.env.write("a.txt", &both);
     let mut done = with_command(&a, "post_patch_update", patch);
     done["tool_response"] = a.payload("post_patch_update")["tool_response"].clone();
-    a.send(&done, &[]).expect(
-        0,
-        &context(
-            "PostToolUse",
-            "These files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,9 +1,9 @@\n-line 1\n+line 1 (formatted)\n line 2\n line 3\n line 4\n line 5\n line 6\n line 7\n line 8\n line 9\n",
-        ),
-    );
-    assert_eq!(a.view("a.txt"), view("full", "read", 1, 12, true));
+    a.send(&done, &[]).expect(0, "").stderr_is("");
+    assert_eq!(a.view("a.txt"), view("full", "write", 1, 12, true));
     let ev = a.env.run("fsview-session", &["events", "--sid", a.sid]);
     assert!(
-        ev.stdout.contains("merged") && ev.stdout.contains("told after the result"),
+        ev.stdout.contains("merged") && ev.stdout.contains("told with the call"),
         "{}",
         ev.stdout
     );
+    // The same patch as a here-document: told with the call, and the view
+    // held to the file with both, fresh once Codex has applied it.
+    let b = codex();
+    read(&b);
+    let mut p = with_command(&b, "pre_other_command", &heredoc(patch));
+    p["tool_name"] = json!("Bash");
+    b.send(&p, &[]).expect(0, &merged).stderr_is("");
+    b.env.write("a.txt", &both);
+    assert_eq!(b.view("a.txt"), view("full", "write", 1, 12, true));
+    b.env
+        .run("fsview-check-edit", &["--sid", b.sid, "a.txt"])
+        .expect(0, "a.txt: ok\n");
     let near =
         "*** Begin Patch\n*** Update File: a.txt\n@@\n-line 2\n+line two\n line 3\n*** End Patch\n";
     let placed = "*** Begin Patch\n*** Update File: a.txt\n@@ line 8\n line 9\n-line 10\n+line ten\n line 11\n*** End Patch\n";
@@ -680,11 +694,7 @@ fn a_patch_far_from_an_outside_change_is_let_through_and_the_change_told_after()
             patch.to_string(),
             &["--on-change", "refuse"][..],
         ),
-        (
-            "pre_other_command",
-            format!("apply_patch <<'EOF'\n{patch}EOF\n"),
-            &[][..],
-        ),
+        ("pre_other_command", heredoc(near), &[][..]),
     ] {
         let b = codex();
         read(&b);

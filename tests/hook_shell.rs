@@ -379,6 +379,48 @@ fn opencode_bash_heredoc_writes_are_written() {
     heredoc_writes_are_written(&opencode());
 }
 
+/// The race under opencode, which is told what changed after a tool, not
+/// with its call: the sed is let through, and the change is told after it,
+/// whole (the command's own change with it, since nothing records what the
+/// model believes the command made); the next sed needs no read.
+#[test]
+fn opencode_a_sed_far_from_an_outside_change_is_let_through_and_the_change_told_after() {
+    let base: String = (1..=12).map(|i| format!("line {i}\n")).collect();
+    let formatted = base.replacen("line 1\n", "line 1 (formatted)\n", 1);
+    let a = opencode();
+    a.env.write("a.txt", &base);
+    let mut p = a.with_command("post_shell_cat", "cat a.txt");
+    p["output"]["output"] = json!(base);
+    p["output"]["metadata"]["output"] = json!(base);
+    a.send(&p, &[]).expect(0, "").stderr_is("");
+    a.env.write("a.txt", &formatted);
+    let sed = "sed -i 's/line 10/line ten/' a.txt";
+    a.send(&a.with_command("pre_shell_sed_in_place", sed), &[])
+        .expect(0, "")
+        .stderr_is("");
+    a.env
+        .write("a.txt", formatted.replace("line 10\n", "line ten\n"));
+    let r = a.send(&a.with_command("post_shell_sed_in_place", sed), &[]);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout));
+    assert_eq!(
+        v["context"],
+        json!("These files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,12 +1,12 @@\n-line 1\n+line 1 (formatted)\n line 2\n line 3\n line 4\n line 5\n line 6\n line 7\n line 8\n line 9\n-line 10\n+line ten\n line 11\n line 12\n"),
+        "{}",
+        r.stdout
+    );
+    let ev = a.env.run("fsview-session", &["events", "--sid", a.sid]);
+    assert!(ev.stdout.contains("told after the result"), "{}", ev.stdout);
+    a.send(
+        &a.with_command(
+            "pre_shell_sed_in_place",
+            "sed -i 's/line 11/line eleven/' a.txt",
+        ),
+        &[],
+    )
+    .expect(0, "")
+    .stderr_is("");
+}
+
 fn copilot() -> Agent {
     Agent::new("copilot", "copilot-1.0.102")
 }
@@ -1206,12 +1248,12 @@ fn claude_a_sed_far_from_an_outside_change_is_let_through_and_the_change_told() 
     }
 }
 
-/// The same race under Codex, which is told what changed after a command,
-/// not with it: the sed is let through, and the change is told after it,
-/// whole (the command's own change with it, since nothing records what the
-/// model believes the command made); the next sed needs no read.
+/// The same race under Codex, which hands the model PreToolUse's context
+/// too: the sed is let through with the other change told with the call,
+/// and its own change is told after it, as under Claude Code; the next sed
+/// needs no read.
 #[test]
-fn codex_a_sed_far_from_an_outside_change_is_let_through_and_the_change_told_after() {
+fn codex_a_sed_far_from_an_outside_change_is_let_through_and_the_change_told() {
     let base: String = (1..=12).map(|i| format!("line {i}\n")).collect();
     let formatted = base.replacen("line 1\n", "line 1 (formatted)\n", 1);
     let a = codex();
@@ -1222,21 +1264,26 @@ fn codex_a_sed_far_from_an_outside_change_is_let_through_and_the_change_told_aft
     a.env.write("a.txt", &formatted);
     let sed = "sed -i 's/line 10/line ten/' a.txt";
     a.send(&a.with_command("pre_shell_sed_in_place", sed), &[])
-        .expect(0, "")
-        .stderr_is("");
-    a.env
-        .write("a.txt", formatted.replace("line 10\n", "line ten\n"));
-    a.send(&a.with_command("post_shell_sed_in_place", sed), &[])
         .expect(
             0,
             &line(json!({"hookSpecificOutput": {
-                "hookEventName": "PostToolUse",
-                "additionalContext": "These files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,12 +1,12 @@\n-line 1\n+line 1 (formatted)\n line 2\n line 3\n line 4\n line 5\n line 6\n line 7\n line 8\n line 9\n-line 10\n+line ten\n line 11\n line 12\n",
+                "hookEventName": "PreToolUse",
+                "additionalContext": "[fsview] a.txt changed since you read it (by the user or another program). Your edit is 3 or more lines from that change, so it is applied to the file as it is now, keeping that change. You now hold the file with both: the other change is below.\n\nThese files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,9 +1,9 @@\n-line 1\n+line 1 (formatted)\n line 2\n line 3\n line 4\n line 5\n line 6\n line 7\n line 8\n line 9\n",
             }})),
         )
         .stderr_is("");
+    a.env
+        .write("a.txt", formatted.replace("line 10\n", "line ten\n"));
+    let r = a.send(&a.with_command("post_shell_sed_in_place", sed), &[]);
+    assert_eq!(
+        crate::harness::untimed(&r.stdout),
+        line(json!({"hookSpecificOutput": {
+            "hookEventName": "PostToolUse",
+            "additionalContext": "These files changed since you last saw them:\n\na.txt: modified (content): by your own shell command at HH:MM\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -2,11 +2,11 @@\n line 2\n line 3\n line 4\n line 5\n line 6\n line 7\n line 8\n line 9\n-line 10\n+line ten\n line 11\n line 12\n",
+        }}))
+    );
     let ev = a.env.run("fsview-session", &["events", "--sid", a.sid]);
-    assert!(ev.stdout.contains("told after the result"), "{}", ev.stdout);
+    assert!(ev.stdout.contains("told with the call"), "{}", ev.stdout);
     // A sed of a pattern, run by sed over both texts: the same; one near
     // the change is refused with it.
     if crate::harness::can_run(crate::harness::gnu_sed()) {
@@ -1253,7 +1300,13 @@ fn codex_a_sed_far_from_an_outside_change_is_let_through_and_the_change_told_aft
             let r = b.send(&b.with_command("pre_shell_sed_in_place", pattern), &[]);
             match merged {
                 true => {
-                    r.expect(0, "").stderr_is("");
+                    assert!(
+                        r.code == 0
+                            && r.stdout
+                                .contains("Your edit is 3 or more lines from that change"),
+                        "{pattern}: {}",
+                        r.stdout
+                    );
                 }
                 false => {
                     let told = crate::harness::modified_told(

@@ -150,10 +150,17 @@ impl Agent for Codex {
     }
 
     /// What changed meanwhile is told after every `apply_patch` and shell
-    /// command (PostToolUse's `additionalContext`), and an applied patch
-    /// is recorded as the agent's view with it: a patch far from an
-    /// outside change is merged, the change told with its result.
+    /// command (PostToolUse's `additionalContext`).
     fn tells_after_change(&self) -> bool {
+        true
+    }
+
+    /// Codex 0.171.0 hands PreToolUse's `additionalContext` to the model
+    /// too, verbatim, as a developer message between the call and its
+    /// output (seen for `cat` and for a here-document patch, which gets no
+    /// PostToolUse): a patch or `sed -i` far from an outside change is
+    /// merged, the change told with the call, as under Claude Code.
+    fn tells_before_change(&self) -> bool {
         true
     }
 }
@@ -253,14 +260,15 @@ fn pre_tool_use(payload: &Value) -> Result<Event, Problem> {
     let (tool, command) = tool_command(payload)?;
     let mut events = Vec::new();
     match tool {
-        "apply_patch" => events = patch::gates_merging(&patch::operations(command)?),
+        "apply_patch" => events = patch::gates_merging(None, &patch::operations(command)?),
         "Bash" => match shell::apply_patch(command) {
             // Codex applies such a patch itself, without running the
-            // command, and reports nothing after: gate it, and hold the
+            // command, and reports nothing after: gate it (an update merged
+            // with a change told with the call, as the tool's), and hold the
             // views to what it will make of the files.
             Some((dir, text)) => {
                 let ops = patch::operations(&text)?;
-                events = patch::gates(dir.as_deref(), &ops);
+                events = patch::gates_merging(dir.as_deref(), &ops);
                 events.extend(
                     ops.into_iter()
                         .filter_map(|op| patch::applied(dir.as_deref(), op, false)),

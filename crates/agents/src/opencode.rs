@@ -218,9 +218,10 @@ fn before(payload: &Value) -> Result<Event, Problem> {
         // is: the applied patch is recorded as the view with it, and the
         // change told after it.
         "apply_patch" => {
-            return Ok(Event::all(patch::gates_merging(&patch::operations(
-                patch_text(args)?,
-            )?)))
+            return Ok(Event::all(patch::gates_merging(
+                None,
+                &patch::operations(patch_text(args)?)?,
+            )))
         }
         _ => {}
     }

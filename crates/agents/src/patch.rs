@@ -244,12 +244,12 @@ pub fn gates(dir: Option<&Path>, ops: &[FileOp]) -> Vec<Event> {
 
 /// [`gates`], with each update that stays in its file also naming its
 /// replacements ([`replaces`]), so that one made against a view of a file
-/// that changed since may be merged with that change: only for a patch
-/// whose result the agent reports, with what changed meanwhile told
-/// after it (Codex's `apply_patch` tool; never a here-document, which
-/// Codex applies with no report after).
-pub fn gates_merging(ops: &[FileOp]) -> Vec<Event> {
-    gate_each(None, ops, true)
+/// that changed since may be merged with that change: only where the
+/// agent tells the model that change with the patch's call or its result
+/// (Codex's `apply_patch`, also as a here-document, told with the call;
+/// opencode's, told after it).
+pub fn gates_merging(dir: Option<&Path>, ops: &[FileOp]) -> Vec<Event> {
+    gate_each(dir, ops, true)
 }
 
 fn gate_each(dir: Option<&Path>, ops: &[FileOp], merging: bool) -> Vec<Event> {
