@@ -92,7 +92,7 @@ pub enum Edits {
 impl Edits {
     /// `text` with the edit made, by the rules of the tool that makes it;
     /// `None` when it cannot be (an old text not found, or found more than
-    /// once; a sed that fails).
+    /// once; a script whose program fails).
     pub fn apply(&self, text: &str) -> Option<String> {
         match self {
             Edits::Replace(list) => {
@@ -309,8 +309,8 @@ pub struct ShellWrite {
     /// A symlink there is replaced, not written through (`ln -sf`).
     pub link: Option<crate::shell::Link>,
     /// What an in-place edit does, when fsview can make it of another
-    /// text (`sed -i 's/OLD/NEW/'`, a sed script of substitutions): as for
-    /// [`AboutToReplace`](Event::AboutToReplace).
+    /// text (`sed -i 's/OLD/NEW/'`, a sed or perl script of substitutions):
+    /// as for [`AboutToReplace`](Event::AboutToReplace).
     pub edits: Option<Edits>,
 }
 
