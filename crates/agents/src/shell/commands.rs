@@ -104,11 +104,12 @@ pub const WRITERS: &[Writer] = &[
     },
     Writer {
         names: &["perl", "ruby"],
-        file: "with `-i`, each file after the script",
+        file: "with `-i`, each file after the script (`-0` and `-l` take digits only, so `-0pi` and `-pli` are `-i` too)",
         asks: How::Edit,
         files: Files::InPlace(perl_option),
         examples: &[
             ("perl -pi -e 's/a/b/' f.pl", "f.pl edit"),
+            ("perl -0777pi -e 's/a/b/' f.pl", "f.pl edit"),
             ("ruby -i.bak -pe 'x' f.rb", "f.rb edit"),
             ("perl -ne 'print' f.pl", ""),
         ],
