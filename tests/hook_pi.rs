@@ -255,6 +255,93 @@ fn pi_a_file_argument_in_the_prompt_is_a_view() {
     assert_eq!(q.view("a.txt"), None);
 }
 
+/// `session_compact` with where the kept part starts (`firstKeptEntryId`)
+/// and pi's session file (the real one of `scripts/e2e-pi
+/// compaction-keeps-tail`: a.txt and b.txt read, the read of b.txt kept):
+/// every view is released, then what the kept part shows is read back,
+/// held to the disk (b.txt changed since: `modified`, as after any read);
+/// without the session file, nothing is read back.
+#[test]
+fn pi_a_compaction_reads_back_what_its_kept_part_shows() {
+    let setup = |b_now: &str| {
+        let p = pi();
+        for n in ["a.txt", "b.txt"] {
+            let text = format!("{n} one\n{n} two\n");
+            p.env.write(n, &text);
+            let mut r = p.payload("tool_result_read_whole");
+            r["input"]["path"] = json!(p.env.path(n).display().to_string());
+            r["content"][0]["text"] = json!(text);
+            p.send(&r, &[]).expect(0, "").stderr_is("");
+        }
+        p.env.write("b.txt", b_now);
+        let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/hooks/pi-0.73.1/session_compact_kept.jsonl");
+        let text = std::fs::read_to_string(file)
+            .unwrap()
+            .replace("@CWD@", &p.env.work.display().to_string());
+        p.env.write("pi-session.jsonl", &text);
+        p
+    };
+    let compact = |p: &Fixtures, c: &Value| {
+        p.send(c, &[]).expect(0, "").stderr_is("");
+    };
+    let c = |p: &Fixtures| {
+        let mut c = p.payload("before_agent_start");
+        c.as_object_mut().unwrap().remove("prompt");
+        c["event"] = json!("session_compact");
+        c["sessionFile"] = json!(p.env.path("pi-session.jsonl").display().to_string());
+        c["compactionId"] = json!("2525e135");
+        c["firstKeptEntryId"] = json!("64ceee58");
+        c
+    };
+    // What the gate says of a file's whole write.
+    let gate = |p: &Fixtures, rel: &str| {
+        let r = p
+            .env
+            .run("fsview-check-edit", &["--sid", p.sid, "--write", rel]);
+        let verdict = r.stdout.split_whitespace().nth(1).unwrap_or_default();
+        verdict.trim_end_matches(':').to_string()
+    };
+    let p = setup("b.txt one\nb.txt two\n");
+    compact(&p, &c(&p));
+    assert_eq!(gate(&p, "a.txt"), "not_read");
+    assert_eq!(gate(&p, "b.txt"), "ok");
+    // The reads recorded of a file.
+    let reads = |p: &Fixtures, rel: &str| {
+        let r = p
+            .env
+            .run("fsview-session", &["events", "--sid", p.sid, "--json"]);
+        r.stdout
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .filter(|e| e["action"] == "read" && e["path"] == rel)
+            .count()
+    };
+    assert_eq!((reads(&p, "a.txt"), reads(&p, "b.txt")), (1, 2));
+    // Changed since the read: the conversation still holds the text it was
+    // shown, so that is the view, and the change since is what the gate
+    // refuses (and the next reminder tells), as after any read.
+    let q = setup("b.txt one\nb.txt 2\n");
+    compact(&q, &c(&q));
+    assert_eq!(gate(&q, "b.txt"), "modified");
+    assert_eq!(reads(&q, "b.txt"), 2);
+    // No session file, another compaction, or a kept part that does not
+    // reach the compaction: nothing is read back.
+    for (key, value) in [
+        ("sessionFile", json!("")),
+        ("compactionId", json!("0000")),
+        ("firstKeptEntryId", json!("0000")),
+    ] {
+        let r = setup("b.txt one\nb.txt two\n");
+        let mut c = c(&r);
+        c[key] = value;
+        compact(&r, &c);
+        assert_eq!(gate(&r, "b.txt"), "not_read", "{key}");
+        assert_eq!(gate(&r, "a.txt"), "not_read", "{key}");
+        assert_eq!(reads(&r, "b.txt"), 1, "{key}");
+    }
+}
+
 /// `session_compact`: the conversation is a summary and a tail pi does not
 /// name by call, so no view counts as held; a read makes the file editable
 /// again.

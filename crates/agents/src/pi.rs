@@ -51,8 +51,10 @@
 //!   out): each is a view of the whole file, held to that text.
 //! - `session_compact`, after a compaction (`/compact` or an automatic
 //!   one): the conversation is a summary and a kept tail
-//!   (`compactionEntry.firstKeptEntryId`), and which of its views the tail
-//!   holds is not known, so none counts as held any more. pi re-attaches no
+//!   (`compactionEntry.firstKeptEntryId`): every view is released, then
+//!   the reads and writes the tail still shows are read back from pi's
+//!   session file (`sessionFile`, which the extension passes) and
+//!   recorded again, held to the disk ([`kept`]). pi re-attaches no
 //!   file (`details.readFiles` lists paths only). `pi -p` compacts after
 //!   its prompt's end and tells this after its own shutdown, as it exits,
 //!   with a ctx that throws when used: the extension names the
@@ -110,7 +112,7 @@ impl Agent for Pi {
         let who = who(&payload, event).map_err(|p| (stage, p))?;
         let parsed = match stage {
             Stage::AboutToChange => tool_call(&payload),
-            Stage::Shown if event == "session_compact" => Ok(Event::Compacted),
+            Stage::Shown if event == "session_compact" => Ok(session_compact(&payload)),
             Stage::Shown if event == "session_tree" => Ok(Event::Rewound),
             // What the tool showed or changed, then what changed meanwhile
             // (told with this result, before the model's next step).
@@ -178,12 +180,110 @@ fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
         session: session.to_string(),
         agent: None,
         cwd: PathBuf::from(cwd),
-        // pi keeps no transcript fsview reads, and its calls' ids place
-        // nothing: what a compaction drops is all of it.
+        // pi's session file is read at a compaction only (`kept`), and
+        // its calls' ids place nothing.
         call: None,
         transcript: None,
         prompt: None,
     })
+}
+
+/// The most of pi's session file a compaction reads back ([`kept`]): a
+/// longer one is not read, and every view is released.
+const SESSION_FILE_MAX: usize = 256 << 20;
+
+/// A compaction: every view released, then what the kept part still shows
+/// recorded again ([`kept`]).
+fn session_compact(payload: &Value) -> Event {
+    match kept(payload) {
+        Some(kept) if !kept.is_empty() => {
+            Event::Each(std::iter::once(Event::Compacted).chain(kept).collect())
+        }
+        _ => Event::Compacted,
+    }
+}
+
+/// What the part of the conversation a compaction kept shows, read back
+/// from pi's session file (`sessionFile`, a JSON line an entry, each with
+/// its `id` and `parentId`): the entries from `firstKeptEntryId` to the
+/// compaction entry (`compactionId`) along their parents. A kept `read`'s
+/// result is a view of what it showed, and a kept `write` of what it
+/// wrote, as its `tool_result` would have recorded them (then held to the
+/// disk); only a result whose call is kept too, and only the result's
+/// first part (what fsview appended after a read is not the file). An
+/// `edit` is not: the next edit of that file needs a read. `None` when the
+/// file or the entries are not there (every view is released).
+fn kept(payload: &Value) -> Option<Vec<Event>> {
+    let file = payload
+        .get("sessionFile")?
+        .as_str()
+        .filter(|f| !f.is_empty())?;
+    let first = payload.get("firstKeptEntryId")?.as_str()?;
+    let compaction = payload.get("compactionId")?.as_str()?;
+    let bytes = crate::transcript::head(Path::new(file), SESSION_FILE_MAX + 1)?;
+    if bytes.len() > SESSION_FILE_MAX {
+        return None;
+    }
+    let entries: std::collections::HashMap<String, Value> = bytes
+        .split(|b| *b == b'\n')
+        .filter_map(|l| serde_json::from_slice::<Value>(l).ok())
+        .filter_map(|v| Some((v.get("id")?.as_str()?.to_string(), v)))
+        .collect();
+    let parent = |v: &Value| v.get("parentId").and_then(Value::as_str).map(String::from);
+    let mut chain = Vec::new();
+    let mut at = parent(entries.get(compaction)?);
+    loop {
+        let id = at?;
+        let entry = entries.get(&id)?;
+        chain.push(entry);
+        if id == first {
+            break;
+        }
+        at = parent(entry);
+    }
+    chain.reverse();
+    let messages: Vec<&Value> = chain.iter().filter_map(|e| e.get("message")).collect();
+    let mut calls = std::collections::HashMap::new();
+    for m in &messages {
+        let parts = m.get("content").and_then(Value::as_array);
+        for c in parts.into_iter().flatten() {
+            if c.get("type").and_then(Value::as_str) == Some("toolCall") {
+                if let Some(id) = c.get("id").and_then(Value::as_str) {
+                    calls.insert(id, c);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for m in &messages {
+        if m.get("role").and_then(Value::as_str) != Some("toolResult") {
+            continue;
+        }
+        let name = m.get("toolName").and_then(Value::as_str);
+        let call = m
+            .get("toolCallId")
+            .and_then(Value::as_str)
+            .and_then(|id| calls.get(id));
+        let (Some(name @ ("read" | "write")), Some(call)) = (name, call) else {
+            continue;
+        };
+        let mut content = m.get("content").cloned().unwrap_or(Value::Null);
+        if let (Some(parts), "read") = (content.as_array_mut(), name) {
+            parts.truncate(1);
+        }
+        let result = json!({
+            "toolName": name,
+            "input": call.get("arguments"),
+            "content": content,
+            "details": m.get("details"),
+            "isError": m.get("isError"),
+        });
+        match tool_result(&result) {
+            Ok(Event::Ignored) | Err(_) => {}
+            Ok(e) => out.push(e),
+        }
+    }
+    Some(out)
 }
 
 fn tool(payload: &Value) -> Result<(&str, &Value), Problem> {
@@ -444,16 +544,18 @@ function tell(payload) {
 
 // The conversation, as the last usable ctx named it: after pi's shutdown
 // (where `pi -p` tells `session_compact`) every ctx is stale and throws.
-let last = { cwd: process.cwd(), sessionId: "" };
+let last = { cwd: process.cwd(), sessionId: "", sessionFile: "" };
 
 function who(ctx) {
   try {
     const cwd = ctx.cwd;
     let sessionId = "";
+    let sessionFile = "";
     try {
       sessionId = ctx.sessionManager.getSessionId() || "";
+      sessionFile = ctx.sessionManager.getSessionFile() || "";
     } catch {}
-    last = { cwd, sessionId };
+    last = { cwd, sessionId, sessionFile };
   } catch {}
   return last;
 }
@@ -489,8 +591,10 @@ export default function (pi) {
     if (typeof a.context === "string") content = [...content, { type: "text", text: a.context }];
     if (content !== event.content) return { content };
   });
-  pi.on("session_compact", (_event, ctx) => {
-    tell({ event: "session_compact", ...who(ctx) });
+  pi.on("session_compact", (event, ctx) => {
+    // Where the kept part starts: fsview reads it back from the session file.
+    const entry = (event && event.compactionEntry) || {};
+    tell({ event: "session_compact", ...who(ctx), compactionId: entry.id, firstKeptEntryId: entry.firstKeptEntryId });
   });
   pi.on("session_tree", async (_event, ctx) => {
     await ask({ event: "session_tree", ...who(ctx) });
@@ -692,12 +796,14 @@ mod tests {
         let e = extension("/bin/fsview-hook", &[]);
         assert!(e.contains(r#"import { spawn, spawnSync } from "node:child_process";"#));
         assert!(e.contains(
-            "  pi.on(\"session_compact\", (_event, ctx) => {\n    tell({ event: \"session_compact\", ...who(ctx) });\n  });"
+            "    tell({ event: \"session_compact\", ...who(ctx), compactionId: entry.id, firstKeptEntryId: entry.firstKeptEntryId });\n  });"
         ));
         assert!(e.contains(r#"spawnSync(HOOK, ["pi", ...ARGS], { input: JSON.stringify(payload)"#));
         // ... with the conversation the last usable ctx named: a stale one
         // throws at `ctx.cwd`.
-        assert!(e.contains("    last = { cwd, sessionId };\n  } catch {}\n  return last;"));
+        assert!(
+            e.contains("    last = { cwd, sessionId, sessionFile };\n  } catch {}\n  return last;")
+        );
         assert!(e.contains("  pi.on(\"session_start\", (_event, ctx) => {\n    who(ctx);\n  });"));
     }
 }
