@@ -270,6 +270,50 @@ fn opencode_a_compaction_drops_the_views() {
     o.hook("before_edit", &[]).expect(0, "");
 }
 
+/// A compaction that kept a tail (opencode 1.18.33's `tail_start_id`): the
+/// plugin sends the ids of the calls whose results the kept tail holds
+/// (`output.kept`, seen in `scripts/e2e-opencode compaction-keeps-tail`),
+/// and the views those calls showed stay held; every other is released.
+/// An empty list keeps none; a list that is not of strings is no list.
+#[test]
+fn opencode_a_compaction_keeps_the_views_of_the_calls_it_kept() {
+    let read = |o: &Fixtures, rel: &str, call: &str| {
+        o.env.write(rel, A_TXT);
+        let mut p = o.payload("after_read_whole");
+        p["input"]["callID"] = json!(call);
+        for at in ["/input/args/filePath", "/output/args/filePath"] {
+            if let Some(v) = p.pointer_mut(at) {
+                *v = json!(o.env.path(rel).display().to_string());
+            }
+        }
+        o.send(&p, &[]).expect(0, "").stderr_is("");
+    };
+    let check = |o: &Fixtures, rel: &str| {
+        let r = o.env.run("fsview-check-edit", &["--sid", o.sid, rel]);
+        let verdict = r.stdout.split_whitespace().nth(1).unwrap_or_default();
+        verdict.trim_end_matches(':').to_string()
+    };
+    for (kept, a, b) in [
+        (json!(["call_b", "call_other"]), "not_read", "ok"),
+        (json!([]), "not_read", "not_read"),
+        (json!(["call_b", 7]), "not_read", "not_read"),
+    ] {
+        let o = opencode();
+        read(&o, "a.txt", "call_a");
+        read(&o, "b.txt", "call_b");
+        let sid = o.payload("after_read_whole")["input"]["sessionID"].clone();
+        let compacted = json!({"event": "session.compacted",
+            "directory": o.env.work.display().to_string(),
+            "input": {"sessionID": sid}, "output": {"kept": kept}});
+        o.send(&compacted, &[]).expect(0, "").stderr_is("");
+        assert_eq!(
+            (check(&o, "a.txt"), check(&o, "b.txt")),
+            (a.into(), b.into()),
+            "{kept}"
+        );
+    }
+}
+
 /// opencode gives GPT models apply_patch (`args.patchText`, Codex's patch
 /// format) instead of edit and write: the gate for each file of a patch,
 /// and what the applied patch made of it (issue 21).

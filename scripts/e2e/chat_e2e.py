@@ -688,6 +688,63 @@ def opencode_overflow(run, a, turns):
     return turns[:-1] + [turns[-1] + [usage(OVERFLOW)]]
 
 
+def opencode_keeps_tail(run):
+    """opencode's (and Kilo's) compaction keeps the latest turns that fit
+    `compaction.preserve_recent_tokens` (here 800) and summarizes the rest.
+    A first prompt reads a.txt (200 lines, too long to keep); a second
+    reads b.txt, and its last answer reports a usage over the context limit
+    (opencode_overflow): the compaction keeps the second turn from the
+    message opencode names (`tail_start_id`). fsview's plugin asks opencode
+    for the session's messages and sends the ids of the calls whose results
+    the kept tail holds: the view of b.txt stays held, a.txt's is
+    released. Then a third prompt writes a.txt whole from the summary's
+    memory (alone applied; with fsview refused, the file given back) and
+    b.txt whole from its kept read, with no read again: applied alone and
+    with fsview (refused once, given back, before 2026-12-07)."""
+    ws = run.ws
+    ws.write("a.txt", "".join("a.txt line %d, long enough to be summarized\n" % i for i in range(1, 201)))
+    ws.write("b.txt", "b.txt one\nb.txt two\n")
+    ws.commit()
+    P = ws.path
+    with conversation(run, {}) as (proto, a):
+        wa = tool(a.write(P("a.txt"), "a from memory\n"))
+        wb = tool(a.write(P("b.txt"), "b from the kept read\n"))
+        turns = opencode_overflow(run, a, [[tool(a.read(P("b.txt")))], [text("read b")]])
+        cfg_path = os.path.join(a.ws.work, a.config)
+        with open(cfg_path) as f:
+            cfg = json.load(f)
+        cfg["compaction"] = {"preserve_recent_tokens": 800}
+        with open(cfg_path, "w") as f:
+            json.dump(cfg, f, indent=2)
+        proto.scripts["[one]"] = [[tool(a.read(P("a.txt")))], [text("read a")]]
+        proto.scripts["[two]"] = turns
+        proto.scripts["[after]"] = [[wa], [wb], [text("done")]]
+        wire(run, a)
+        r = a.prompt("[one] read a.txt")
+        run.eq(r.code, 0, "exit code of the first prompt (stderr: %s)" % r.stderr[-300:])
+        sid = r.session_id
+        r = a.prompt("[two] read b.txt", resume=sid)
+        run.eq(r.code, 0, "exit code of the second prompt (stderr: %s)" % r.stderr[-300:])
+        r = a.prompt("[after] rewrite a.txt, then b.txt", resume=sid)
+        run.eq(r.code, 0, "exit code of the writes (stderr: %s)" % r.stderr[-300:])
+        run.check(len(proto.summaries) >= 1, "the agent asked for a summary (compacted): %d" % len(proto.summaries))
+        after = [q for q in proto.main if "[after]" in request_text(q)]
+        held = request_text(after[0]) if after else ""
+        run.check("a.txt line 100," not in held and "b.txt one" in held,
+                  "the conversation holds b.txt's text, not a.txt's, when the writes are asked for")
+        got = outcome(a, proto, wa)
+        run.check(got.startswith("refused" if run.fsview else "applied"), "the write of a.txt: %s" % got)
+        run.step("read a.txt; read b.txt; compaction keeping the second turn; write a.txt whole from memory", got)
+        if run.fsview:
+            log = [json.loads(x) for x in a.fsview("fsview-session", "events", "--sid", sid,
+                                                    "--json").stdout.splitlines()]
+            released = [x["detail"] for x in log if x["action"] == "release"]
+            run.eq(released, ["1 views no longer held, 0 held again"], "fsview released a.txt's view only")
+        got = applied(run, a, proto, wb, "applied", "the write of b.txt from the kept read")
+        run.step("... write b.txt whole from the kept read", got + (" (its view kept)" if run.fsview else ""))
+        run.eq(ws.read("b.txt"), "b from the kept read\n", "b.txt at the end")
+
+
 SCENARIOS = [
     ("same-size-change-before-edit", same_size_change_before_edit),
     ("changed-before-edit", changed_before_edit),

@@ -223,7 +223,12 @@ pub fn handle(
             prompt(agent, opts, &session, Stage::Prompt)
         }
         Event::Compacted => {
-            compacted(&session.open()?, &session)?;
+            compacted(&session.open()?, &session, &Default::default())?;
+            Ok(Answer::Nothing)
+        }
+        Event::CompactedKeeping(calls) => {
+            let live = calls.iter().cloned().collect();
+            compacted(&session.open()?, &session, &live)?;
             Ok(Answer::Nothing)
         }
         Event::Rewound => {
@@ -1852,7 +1857,7 @@ fn session_start(
         // shown. What the compaction kept, and the files it attached
         // again, are in the agent's transcript once it is written, and
         // held again then (crate::transcript).
-        compacted(&store, s)?;
+        compacted(&store, s, &Default::default())?;
     }
     if start == Start::Clear {
         // The conversation starts over: it has read nothing any more.
@@ -1924,14 +1929,14 @@ fn session_start(
 }
 
 /// The conversation was compacted: every view of its messages is released.
-fn compacted(store: &Store, s: &Session<'_>) -> Result<(), Problem> {
-    store.hold_only(
-        &s.sid,
-        &Default::default(),
-        held::Scope::All,
-        Released::Compaction,
-        TOOL,
-    )?;
+/// A compaction: the views shown by a call in `live` (one the compaction
+/// kept) are held, every other is released.
+fn compacted(
+    store: &Store,
+    s: &Session<'_>,
+    live: &std::collections::HashSet<String>,
+) -> Result<(), Problem> {
+    store.hold_only(&s.sid, live, held::Scope::All, Released::Compaction, TOOL)?;
     Ok(())
 }
 

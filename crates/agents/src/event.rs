@@ -167,6 +167,10 @@ pub enum Event {
     /// recorded as it is shown, from the agent's transcript where it keeps
     /// one).
     Compacted,
+    /// The conversation was compacted into a summary and a kept part that
+    /// holds the results of these calls (their ids, as the views record
+    /// them): the views they showed are still held, every other is not.
+    CompactedKeeping(Vec<String>),
     /// The conversation moved to another branch of itself (pi's `/tree`)
     /// and says nothing of which views that branch holds: it holds none of
     /// them any more, as far as fsview knows.
@@ -537,7 +541,7 @@ impl Event {
             Event::SessionStart(_) => Stage::SessionStart,
             Event::Prompt => Stage::Prompt,
             // Fails open: a view kept too long is what it was before.
-            Event::Compacted | Event::Rewound => Stage::Shown,
+            Event::Compacted | Event::CompactedKeeping(_) | Event::Rewound => Stage::Shown,
             // Answered where a tool's result is (after the launch tool).
             Event::AgentDone | Event::Delegated | Event::ToolDone => Stage::Shown,
             // Bookkeeping: a failure only costs a subagent its copied

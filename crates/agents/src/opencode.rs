@@ -48,7 +48,11 @@
 //!   the tools whose results fsview records).
 //! - the `session.compacted` bus event (from the plugin's `event` hook;
 //!   named so in 1.18.33's code, `{sessionID}`): the conversation is a
-//!   summary now, and none of its views is held any more.
+//!   summary now and the tail the compaction kept (from its
+//!   `tail_start_id`, when it kept one). The plugin asks opencode for the
+//!   session's messages and sends the ids of the calls whose results the
+//!   kept tail holds (`output.kept`): their views stay held, every other
+//!   is released ([`Event::CompactedKeeping`]).
 //!
 //! Nothing at a session's start: opencode loads its instruction files
 //! (AGENTS.md, CLAUDE.md, CONTEXT.md) itself and says nothing of what it gave the
@@ -135,7 +139,7 @@ impl Agent for Opencode {
         let who = who(&payload, event).map_err(|p| (stage, p))?;
         let parsed = match stage {
             Stage::AboutToChange => before(&payload),
-            Stage::Shown if event == "session.compacted" => Ok(Event::Compacted),
+            Stage::Shown if event == "session.compacted" => Ok(compacted(&payload)),
             // What the tool showed or changed, then what changed meanwhile
             // (told with this result, before the model's next step).
             Stage::Shown => after(&payload).map(|e| Event::AfterTool(Box::new(e))),
@@ -181,6 +185,17 @@ fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
         prompt: None,
     };
     payload::who(payload, event, &FIELDS)
+}
+
+/// A compaction: with the calls whose results the part it kept still
+/// holds (`output.kept`, the plugin's list of their ids), the views they
+/// showed stay held; without it, none does.
+fn compacted(payload: &Value) -> Event {
+    let kept = payload.pointer("/output/kept").and_then(Value::as_array);
+    match kept.map(|k| k.iter().map(Value::as_str).collect::<Option<Vec<_>>>()) {
+        Some(Some(ids)) => Event::CompactedKeeping(ids.into_iter().map(String::from).collect()),
+        _ => Event::Compacted,
+    }
 }
 
 fn tool(payload: &Value) -> Result<&str, Problem> {
@@ -410,7 +425,42 @@ const RECORDED = new Set(["read", "edit", "write", "apply_patch", "bash"]);
 
 @ASK@
 
-export const FsviewHook = async ({ directory }) => ({
+// The tool calls whose results the part of the conversation a compaction
+// kept still holds: the messages from the compaction's tail_start_id up to
+// its own message, as opencode rebuilds the conversation after it (a result
+// pruned since, "[Old tool result content cleared]", is not held). `null`
+// when the messages cannot be had (every view is then released).
+async function keptCalls(client, sessionID) {
+  try {
+    const r = await client.session.messages({ path: { id: sessionID } });
+    const messages = Array.isArray(r) ? r : r && r.data;
+    if (!Array.isArray(messages)) return null;
+    let at = -1;
+    let tail;
+    messages.forEach((m, i) => {
+      const part = m.info && m.info.role === "user" && (m.parts || []).find((p) => p.type === "compaction");
+      if (part) {
+        at = i;
+        tail = part.tail_start_id;
+      }
+    });
+    if (at < 0) return null;
+    const from = tail === undefined ? -1 : messages.findIndex((m) => m.info && m.info.id === tail);
+    if (from < 0 || from >= at) return [];
+    const kept = [];
+    for (const m of messages.slice(from, at)) {
+      for (const p of m.parts || []) {
+        const done = p.type === "tool" && p.state && p.state.status === "completed";
+        if (done && !(p.state.time && p.state.time.compacted) && typeof p.callID === "string") kept.push(p.callID);
+      }
+    }
+    return kept;
+  } catch {
+    return null;
+  }
+}
+
+export const FsviewHook = async ({ directory, client }) => ({
   "tool.execute.before": async (input, output) => {
     if (!GATED.has(input.tool)) return;
     const r = await ask({ event: "tool.execute.before", directory, input, output }, true);
@@ -446,7 +496,8 @@ export const FsviewHook = async ({ directory }) => ({
   event: async ({ event }) => {
     if (!event || event.type !== "session.compacted") return;
     const sessionID = event.properties && event.properties.sessionID;
-    await ask({ event: "session.compacted", directory, input: { sessionID }, output: {} });
+    const kept = await keptCalls(client, sessionID);
+    await ask({ event: "session.compacted", directory, input: { sessionID }, output: kept === null ? {} : { kept } });
   },
 });
 "#;
@@ -634,5 +685,18 @@ mod tests {
         assert!(p.contains(r#"const HOOK = "/opt/it's here/fsview-hook";"#));
         assert!(p.contains(r#"const ARGS = ["--sid","a\"b"];"#));
         assert!(!p.contains("@HOOK@") && !p.contains("@ARGS@") && !p.contains("@AGENT@"));
+    }
+
+    /// At `session.compacted` the plugin asks opencode for the session's
+    /// messages (its `client`) and sends the calls the kept tail holds.
+    #[test]
+    fn the_plugin_sends_the_calls_a_compaction_kept() {
+        let p = plugin(&KILO, "/bin/fsview-hook", &[]);
+        assert!(p.contains("export const FsviewHook = async ({ directory, client }) => ({"));
+        assert!(p.contains("const r = await client.session.messages({ path: { id: sessionID } });"));
+        assert!(p.contains(
+            "    const kept = await keptCalls(client, sessionID);\n    await ask({ event: \"session.compacted\", directory, input: { sessionID }, output: kept === null ? {} : { kept } });"
+        ));
+        assert!(!p.contains("/tmp/"));
     }
 }
