@@ -314,6 +314,63 @@ fn opencode_a_compaction_keeps_the_views_of_the_calls_it_kept() {
     }
 }
 
+/// opencode's pruning of old tool outputs (`compaction.prune`): the plugin
+/// sends the ids of the calls pruned since with the next user message
+/// (`output.pruned`, seen in `scripts/e2e-opencode prune-drops-views`);
+/// their views are released before the reminder, the others stay held.
+#[test]
+fn opencode_pruned_results_release_their_views() {
+    let o = opencode();
+    for (rel, call) in [("a.txt", "call_a"), ("b.txt", "call_b")] {
+        o.env.write(rel, A_TXT);
+        let mut p = o.payload("after_read_whole");
+        p["input"]["callID"] = json!(call);
+        for at in ["/input/args/filePath", "/output/args/filePath"] {
+            if let Some(v) = p.pointer_mut(at) {
+                *v = json!(o.env.path(rel).display().to_string());
+            }
+        }
+        o.send(&p, &[]).expect(0, "").stderr_is("");
+    }
+    let mut m = o.payload("chat_message");
+    m["output"]["pruned"] = json!(["call_a"]);
+    // b.txt changed meanwhile: the reminder still tells it.
+    o.env.write("b.txt", "one\ntwo\nTHREE\n");
+    let r = o.send(&m, &[]);
+    assert!(
+        r.stdout.contains("b.txt: modified (content)"),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("a.txt"), "{}", r.stdout);
+    let check = |rel: &str| {
+        let r = o.env.run("fsview-check-edit", &["--sid", o.sid, rel]);
+        r.stdout
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(
+        (check("a.txt"), check("b.txt")),
+        ("not_read:".into(), "ok".into())
+    );
+    let ev = o
+        .env
+        .run("fsview-session", &["events", "--sid", o.sid, "--json"]);
+    let released: Vec<Value> = ev
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["action"] == "release")
+        .collect();
+    assert_eq!(released.len(), 1, "{}", ev.stdout);
+    assert_eq!(
+        released[0]["detail"],
+        "1 views no longer held, 0 held again"
+    );
+}
+
 /// opencode gives GPT models apply_patch (`args.patchText`, Codex's patch
 /// format) instead of edit and write: the gate for each file of a patch,
 /// and what the applied patch made of it (issue 21).

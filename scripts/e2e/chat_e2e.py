@@ -745,6 +745,65 @@ def opencode_keeps_tail(run):
         run.eq(ws.read("b.txt"), "b from the kept read\n", "b.txt at the end")
 
 
+def opencode_prunes(run):
+    """With `compaction.prune` on, opencode clears old tool outputs at the
+    end of a prompt ("[Old tool result content cleared]"): those of the
+    turns before the last two, past the newest 40,000 tokens of them, when
+    that frees over 20,000 (PRUNE_PROTECT, PRUNE_MINIMUM). A first prompt
+    reads seven files of about 40 KB (f1 first), two more prompts say
+    nothing new, and the third one's end prunes the reads of f1 to f4. No
+    event reaches fsview but the parts' updates, and `opencode run` is a
+    process a prompt: at the next prompt fsview's plugin looks in the
+    session's messages for results pruned before, and fsview releases
+    their views. Then the fourth prompt writes f1 whole from memory (alone
+    applied; with fsview refused: the conversation no longer holds it) and
+    f7, whose read was kept, whole from it: applied alone and with
+    fsview."""
+    ws = run.ws
+    names = ["f%d.txt" % i for i in range(1, 8)]
+    for n in names:
+        ws.write(n, "".join("%s line %d: %s\n" % (n, i, "x" * 80) for i in range(1, 401)))
+    ws.commit()
+    P = ws.path
+    with conversation(run, {}) as (proto, a):
+        cfg_path = os.path.join(a.ws.work, a.config)
+        with open(cfg_path) as f:
+            cfg = json.load(f)
+        cfg["compaction"] = {"prune": True}
+        with open(cfg_path, "w") as f:
+            json.dump(cfg, f, indent=2)
+        w1 = tool(a.write(P("f1.txt"), "f1 from memory\n"))
+        w7 = tool(a.write(P("f7.txt"), "f7 from the kept read\n"))
+        proto.scripts["[one]"] = [[tool(a.read(P(n))) for n in names], [text("read them")]]
+        proto.scripts["[two]"] = [[text("ok")]]
+        proto.scripts["[three]"] = [[text("ok")]]
+        proto.scripts["[after]"] = [[w1], [w7], [text("done")]]
+        wire(run, a)
+        r = a.prompt("[one] read the files")
+        run.eq(r.code, 0, "exit code of the first prompt (stderr: %s)" % r.stderr[-300:])
+        sid = r.session_id
+        for p in ("[two] go on", "[three] go on"):
+            r = a.prompt(p, resume=sid)
+            run.eq(r.code, 0, "exit code of %s (stderr: %s)" % (p, r.stderr[-300:]))
+        r = a.prompt("[after] rewrite f1.txt, then f7.txt", resume=sid)
+        run.eq(r.code, 0, "exit code of the writes (stderr: %s)" % r.stderr[-300:])
+        after = [q for q in proto.main if "[after]" in request_text(q)]
+        held = request_text(after[0]) if after else ""
+        run.check("[Old tool result content cleared]" in held and "f1.txt line 200:" not in held
+                  and "f7.txt line 200:" in held,
+                  "the conversation holds f7.txt's text, not f1.txt's (pruned), when the writes are asked for")
+        got = outcome(a, proto, w1)
+        run.check(got.startswith("refused" if run.fsview else "applied"), "the write of f1.txt: %s" % got)
+        run.step("read 7 files of 40 KB; two prompts; opencode prunes the first four reads; write f1.txt whole from memory", got)
+        if run.fsview:
+            log = [json.loads(x) for x in a.fsview("fsview-session", "events", "--sid", sid,
+                                                    "--json").stdout.splitlines()]
+            released = [x["detail"] for x in log if x["action"] == "release"]
+            run.eq(released, ["4 views no longer held, 0 held again"], "fsview released the pruned reads' views")
+        got = applied(run, a, proto, w7, "applied", "the write of f7.txt from its kept read")
+        run.step("... write f7.txt whole from its kept read", got)
+
+
 SCENARIOS = [
     ("same-size-change-before-edit", same_size_change_before_edit),
     ("changed-before-edit", changed_before_edit),

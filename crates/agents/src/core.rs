@@ -226,6 +226,19 @@ pub fn handle(
             compacted(&session.open()?, &session, &Default::default())?;
             Ok(Answer::Nothing)
         }
+        Event::Pruned(calls) => {
+            if let Some(store) = session.open_existing()? {
+                let cleared = calls.iter().cloned().collect();
+                store.hold_only(
+                    &session.sid,
+                    &Default::default(),
+                    held::Scope::Origins(&cleared),
+                    Released::Compaction,
+                    TOOL,
+                )?;
+            }
+            Ok(Answer::Nothing)
+        }
         Event::CompactedKeeping(calls) => {
             let live = calls.iter().cloned().collect();
             compacted(&session.open()?, &session, &live)?;

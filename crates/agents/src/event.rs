@@ -171,6 +171,11 @@ pub enum Event {
     /// holds the results of these calls (their ids, as the views record
     /// them): the views they showed are still held, every other is not.
     CompactedKeeping(Vec<String>),
+    /// The agent cleared the results of these calls (their ids, as the
+    /// views record them) from the conversation, keeping the rest
+    /// (opencode's pruning of old tool outputs): the views they showed are
+    /// released.
+    Pruned(Vec<String>),
     /// The conversation moved to another branch of itself (pi's `/tree`)
     /// and says nothing of which views that branch holds: it holds none of
     /// them any more, as far as fsview knows.
@@ -541,7 +546,9 @@ impl Event {
             Event::SessionStart(_) => Stage::SessionStart,
             Event::Prompt => Stage::Prompt,
             // Fails open: a view kept too long is what it was before.
-            Event::Compacted | Event::CompactedKeeping(_) | Event::Rewound => Stage::Shown,
+            Event::Compacted | Event::CompactedKeeping(_) | Event::Pruned(_) | Event::Rewound => {
+                Stage::Shown
+            }
             // Answered where a tool's result is (after the launch tool).
             Event::AgentDone | Event::Delegated | Event::ToolDone => Stage::Shown,
             // Bookkeeping: a failure only costs a subagent its copied

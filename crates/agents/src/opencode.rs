@@ -41,7 +41,10 @@
 //!   agent's last view with the diff applied is what it now knows
 //!   ([`Event::Edited`]). Of `write`: `input.args.content` is the whole
 //!   file.
-//! - `chat.message`, once per user message: the reminder. And after every
+//! - `chat.message`, once per user message: the reminder, after the views
+//!   of the calls whose results opencode pruned since (`output.pruned`,
+//!   with `compaction.prune` on: "[Old tool result content cleared]") are
+//!   released ([`Event::Pruned`]). And after every
 //!   tool (`tool.execute.after` of any tool): what changed meanwhile,
 //!   appended to `output.output` after a blank line, verbatim, so the
 //!   model knows before its next step (the plugin sends the output only of
@@ -143,7 +146,7 @@ impl Agent for Opencode {
             // What the tool showed or changed, then what changed meanwhile
             // (told with this result, before the model's next step).
             Stage::Shown => after(&payload).map(|e| Event::AfterTool(Box::new(e))),
-            _ => Ok(Event::Prompt),
+            _ => Ok(prompt(&payload)),
         }
         .map_err(|p| (stage, p))?;
         Ok(Parsed { who, event: parsed })
@@ -185,6 +188,23 @@ fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
         prompt: None,
     };
     payload::who(payload, event, &FIELDS)
+}
+
+/// A user message: what changed is told; before that, the views of the
+/// calls whose results opencode pruned since (`output.pruned`, the
+/// plugin's list of their ids) are released.
+fn prompt(payload: &Value) -> Event {
+    let pruned = payload.pointer("/output/pruned").and_then(Value::as_array);
+    let ids: Vec<String> = pruned
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(String::from)
+        .collect();
+    match ids.is_empty() {
+        true => Event::Prompt,
+        false => Event::Each(vec![Event::Pruned(ids), Event::Prompt]),
+    }
 }
 
 /// A compaction: with the calls whose results the part it kept still
@@ -460,6 +480,35 @@ async function keptCalls(client, sessionID) {
   }
 }
 
+// The calls whose results opencode pruned ("[Old tool result content
+// cleared]", with compaction.prune on), by session, not yet told to fsview;
+// and the sessions whose pruning in an earlier process was looked for.
+const pruned = new Map();
+const looked = new Set();
+
+function prunedPart(p) {
+  return !!(p && p.type === "tool" && p.state && p.state.time && p.state.time.compacted && typeof p.callID === "string");
+}
+
+// The pruned calls of a session to tell fsview: those heard of since the
+// last prompt, and at its first prompt in this process, those the
+// session's messages say were pruned before.
+async function prunedCalls(client, sessionID) {
+  const calls = pruned.get(sessionID) || new Set();
+  pruned.delete(sessionID);
+  if (!looked.has(sessionID)) {
+    looked.add(sessionID);
+    try {
+      const r = await client.session.messages({ path: { id: sessionID } });
+      const messages = Array.isArray(r) ? r : r && r.data;
+      for (const m of Array.isArray(messages) ? messages : []) {
+        for (const p of m.parts || []) if (prunedPart(p)) calls.add(p.callID);
+      }
+    } catch {}
+  }
+  return [...calls];
+}
+
 export const FsviewHook = async ({ directory, client }) => ({
   "tool.execute.before": async (input, output) => {
     if (!GATED.has(input.tool)) return;
@@ -480,7 +529,9 @@ export const FsviewHook = async ({ directory, client }) => ({
   "chat.message": async (input, output) => {
     const first = output.parts && output.parts[0];
     if (!first) return;
-    const r = await ask({ event: "chat.message", directory, input, output: { message: output.message } });
+    const calls = await prunedCalls(client, input.sessionID);
+    const told = calls.length ? { message: output.message, pruned: calls } : { message: output.message };
+    const r = await ask({ event: "chat.message", directory, input, output: told });
     const a = answer(r);
     if (a && typeof a.context === "string") {
       output.parts.push({
@@ -494,6 +545,12 @@ export const FsviewHook = async ({ directory, client }) => ({
     }
   },
   event: async ({ event }) => {
+    const part = event && event.type === "message.part.updated" && event.properties && event.properties.part;
+    if (prunedPart(part)) {
+      if (!pruned.has(part.sessionID)) pruned.set(part.sessionID, new Set());
+      pruned.get(part.sessionID).add(part.callID);
+      return;
+    }
     if (!event || event.type !== "session.compacted") return;
     const sessionID = event.properties && event.properties.sessionID;
     const kept = await keptCalls(client, sessionID);
@@ -698,5 +755,11 @@ mod tests {
             "    const kept = await keptCalls(client, sessionID);\n    await ask({ event: \"session.compacted\", directory, input: { sessionID }, output: kept === null ? {} : { kept } });"
         ));
         assert!(!p.contains("/tmp/"));
+        // Pruned results: heard of as parts' updates, looked for in the
+        // messages at a session's first prompt in the process, sent with
+        // the next user message.
+        assert!(p.contains("const part = event && event.type === \"message.part.updated\" && event.properties && event.properties.part;"));
+        assert!(p.contains("    const calls = await prunedCalls(client, input.sessionID);"));
+        assert!(p.contains("{ message: output.message, pruned: calls }"));
     }
 }
