@@ -149,8 +149,7 @@ fn crlf_empty_and_nested_reads_are_full_views() {
 fn a_change_before_the_read_hook_is_reported() {
     let a = gemini();
     a.env.write("a.txt", "one\nTWO\nthree\n");
-    // Told at once, after the read; a diff with an angle bracket would
-    // wait for the edit's refusal instead (gemini-cli escapes context).
+    // Told at once, after the read.
     a.hook("after_read_whole", &[]).expect(
         0,
         &context(
@@ -160,20 +159,34 @@ fn a_change_before_the_read_hook_is_reported() {
     );
     assert_eq!(a.view("a.txt"), view("full", "read", 1, 3, true));
     a.hook("before_replace", &[]).expect(0, "");
-    // The same with an angle bracket: not told after the read, and the
-    // refusal carries it.
+    // The same with angle brackets, which gemini-cli escapes in context:
+    // told after the read all the same, its `&` escaped too, under a line
+    // saying how to read it back.
     let b = gemini();
-    b.env.write("a.txt", "one\n<two>\nthree\n");
+    b.env.write("a.txt", "one\n<two> && &lt;\nthree\n");
     let mut p = b.payload("after_read_whole");
     p["tool_response"]["llmContent"] = "one\ntwo\nthree\n".into();
-    b.send(&p, &[]).expect(0, "");
-    b.hook("before_replace", &[]).expect(
+    b.send(&p, &[]).expect(
+        0,
+        &context(
+            "AfterTool",
+            "[fsview] gemini-cli shows this context HTML-escaped: read &lt; as a less-than sign, &gt; as a greater-than sign, &amp; as an ampersand.\nThese files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n-two\n+<two> &amp;&amp; &amp;lt;\n three\n",
+        ),
+    );
+    assert_eq!(b.view("a.txt"), view("full", "read", 1, 3, true));
+    b.hook("before_replace", &[]).expect(0, "");
+    // A refusal's reason reaches the model unescaped: carried as it is.
+    let c = gemini();
+    c.env.write("a.txt", "one\ntwo\nthree\n");
+    c.hook("after_read_whole", &[]).expect(0, "");
+    c.env.write("a.txt", "one\n<two>\nthree\n");
+    c.hook("before_replace", &[]).expect(
         0,
         &deny(&crate::harness::modified_told(
             "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n-two\n+<two>\n three\n",
         )),
     );
-    b.hook("before_replace", &[]).expect(0, "");
+    c.hook("before_replace", &[]).expect(0, "");
 }
 
 #[test]
@@ -211,7 +224,7 @@ fn replace_and_write_file_record_what_the_file_now_holds() {
 }
 
 #[test]
-fn before_agent_tells_each_change_once_and_leaves_out_what_gemini_would_escape() {
+fn before_agent_tells_each_change_once_escaped_as_gemini_shows_it() {
     let a = gemini();
     a.env.write("a.txt", A_TXT);
     a.hook("after_read_whole", &[]).expect(0, "");
@@ -224,6 +237,7 @@ fn before_agent_tells_each_change_once_and_leaves_out_what_gemini_would_escape()
     a.env.write("a.txt", "one\ntwo\nthree\nfour\n");
     a.env.write("page.html", "<p>bye</p>\n");
     let reminder = "\
+[fsview] gemini-cli shows this context HTML-escaped: read &lt; as a less-than sign, &gt; as a greater-than sign, &amp; as an ampersand.
 These files changed since you last saw them:
 
 a.txt: modified (content)
@@ -235,7 +249,11 @@ a.txt: modified (content)
  three
 +four
 page.html: modified (content)
-(its diff is left out: gemini-cli would escape its angle brackets; read the file to see the change)
+--- page.html (as viewed)
++++ page.html (now)
+@@ -1 +1 @@
+-<p>hi</p>
++<p>bye</p>
 ";
     a.hook("before_agent", &[])
         .expect(0, &context("BeforeAgent", reminder))
@@ -552,8 +570,9 @@ fn a_compression_in_the_transcript_releases_the_views() {
 /// Issue 41: a `replace` far from a change the file had since the read is
 /// let through (gemini-cli gives no context before a tool), its record
 /// keeps the view the model had, and the change, with the model's own
-/// edit, is told after the result. Nearer, or a change gemini-cli would
-/// escape (`<`, `>`), or merging off: refused with the change, unescaped.
+/// edit, is told after the result (escaped as gemini-cli shows context,
+/// when it holds `<` or `>`). Nearer, or merging off: refused with the
+/// change, unescaped.
 #[test]
 fn a_replace_far_from_an_outside_change_is_let_through_and_the_change_told_after() {
     const SEVEN: &str = "one\ntwo\nthree\nfour\nfive\nsix\nseven\n";
@@ -581,11 +600,27 @@ fn a_replace_far_from_an_outside_change_is_let_through_and_the_change_told_after
     assert_eq!(a.view("a.txt"), view("full", "read", 1, 7, true));
     let ev = a.env.run("fsview-session", &["events", "--sid", a.sid]);
     assert!(ev.stdout.contains("merged"), "{}", ev.stdout);
-    // Within 3 lines of the edit; a change with angle brackets; merging
-    // off: refused, the change carried.
+    // A change with angle brackets: merged the same, told escaped as
+    // gemini-cli will show it.
+    let c = gemini();
+    read(&c);
+    let theirs = "one\ntwo\nthree\nfour\nfive\nsix\n<seven>\n";
+    c.env.write("a.txt", theirs);
+    c.hook("before_replace", &[]).expect(0, "").stderr_is("");
+    let result = "one\nTWO\nthree\nfour\nfive\nsix\n<seven>\n";
+    c.env.write("a.txt", result);
+    let mut after = c.payload("after_replace");
+    after["tool_response"]["returnDisplay"]["originalContent"] = theirs.into();
+    after["tool_response"]["returnDisplay"]["newContent"] = result.into();
+    c.send(&after, &[]).expect(0, &context(
+        "AfterTool",
+        "[fsview] gemini-cli shows this context HTML-escaped: read &lt; as a less-than sign, &gt; as a greater-than sign, &amp; as an ampersand.\nThese files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,7 +1,7 @@\n one\n-two\n+TWO\n three\n four\n five\n six\n-seven\n+<seven>\n",
+    ));
+    assert_eq!(c.view("a.txt"), view("full", "read", 1, 7, true));
+    // Within 3 lines of the edit; merging off: refused, the change
+    // carried.
     for (change, args) in [
         ("one\ntwo\nthree\nFOUR\nfive\nsix\nseven\n", &[][..]),
-        ("one\ntwo\nthree\nfour\nfive\nsix\n<seven>\n", &[][..]),
         (theirs, &["--on-change", "refuse"][..]),
     ] {
         let b = gemini();

@@ -30,12 +30,13 @@
 //!   is merged (issue 41): BeforeTool lets it through (gemini-cli takes no
 //!   context before a tool), gemini-cli applies it to the file as it is
 //!   (its `originalContent` then is not the model's view, so the view is
-//!   kept as it was), and the change is told after its result, whole. A
-//!   change whose diff holds `<` or `>` is refused with the change instead.
+//!   kept as it was), and the change is told after its result, whole.
 //! - `AfterTool` of any tool: what changed meanwhile is told there, as
 //!   `additionalContext` (appended to the tool's result in `<hook_context>`,
-//!   angle brackets escaped: a diff with either is left out, and its view
-//!   stays stale). A refusal's reason reaches the model unescaped, so a
+//!   its `<` and `>` turned into `&lt;` and `&gt;`: context holding either
+//!   is sent with its `&` escaped too and a line saying so, so that the
+//!   model gets its exact HTML escape, [`escaped`]). A refusal's reason
+//!   reaches the model unescaped, so a
 //!   `modified` refusal carries the whole change when it can. No hook answer
 //!   replaces a read's result but as a failed call ("Tool result blocked:
 //!   ..."), so re-reads are never answered short.
@@ -43,9 +44,9 @@
 //!   GEMINI.md files itself and no payload says which, so nothing is
 //!   recorded of them (an edit of one needs a read first). Context
 //!   (`hookSpecificOutput.additionalContext`) is put in front of the prompt,
-//!   where gemini-cli reads the files its `@` tokens name into it, and it
-//!   turns `<` and `>` into `&lt;` and `&gt;`: an instruction file with
-//!   either is left out, said so, rather than shown altered. A resumed
+//!   where gemini-cli reads the files its `@` tokens name into it (an
+//!   instruction file with an `@` is left out, said so, rather than shown
+//!   altered), and escaped as after a tool. A resumed
 //!   session does not hold the first prompt any more, so the context is
 //!   sent again on resume.
 //! - `BeforeTool` / `AfterTool` of `invoke_agent`: a subagent runs in the
@@ -67,8 +68,8 @@
 //!   reads them itself and puts their text, trimmed at both ends, in the
 //!   prompt; a file over 2,000 lines shows its start), each a view; then
 //!   the reminder of changed files, as additionalContext
-//!   (a part after the prompt, not read for `@` tokens, still escaped: a
-//!   diff with `<` or `>` is left out, with a word to read the file).
+//!   (a part after the prompt, not read for `@` tokens, escaped as after
+//!   a tool).
 
 use std::path::{Path, PathBuf};
 
@@ -161,7 +162,7 @@ impl Agent for Gemini {
                         Stage::Shown | Stage::Changed => "AfterTool",
                         _ => "BeforeAgent",
                     },
-                    "additionalContext": text,
+                    "additionalContext": escaped(text),
                 }
             }),
         };
@@ -217,15 +218,29 @@ impl Agent for Gemini {
 
     fn alters(&self, stage: Stage, text: &str) -> Option<&'static str> {
         // A refusal's reason reaches the model as it is ("Tool execution
-        // blocked: REASON"); context is escaped.
-        if stage != Stage::AboutToChange && text.contains(['<', '>']) {
-            return Some("gemini-cli would escape its angle brackets");
-        }
+        // blocked: REASON"); context is escaped, but whole and readable
+        // back ([`escaped`]), so it alters nothing.
         if stage == Stage::SessionStart && text.contains('@') {
             return Some("gemini-cli would read the files its at-signs name into the prompt");
         }
         None
     }
+}
+
+/// The line in front of context gemini-cli shows HTML-escaped.
+const ESCAPED: &str = "[fsview] gemini-cli shows this context HTML-escaped: read &lt; as a less-than sign, &gt; as a greater-than sign, &amp; as an ampersand.";
+
+/// `text` as context gemini-cli will escape: it turns `<` and `>` into
+/// `&lt;` and `&gt;` and leaves `&` as it is, so a text with either gets
+/// its `&` escaped here and a line in front saying so. What reaches the
+/// model is then the exact HTML escape of the text, read back without a
+/// doubt (a `&lt;` of the file's own is `&amp;lt;`). A text without either
+/// is sent as it is.
+fn escaped(text: String) -> String {
+    if !text.contains(['<', '>']) {
+        return text;
+    }
+    format!("{ESCAPED}\n{}", text.replace('&', "&amp;"))
 }
 
 fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
