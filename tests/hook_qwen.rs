@@ -193,20 +193,22 @@ fn qwen_a_change_is_told_at_the_next_prompt_once() {
     q.hook("user_prompt_submit", &[]).expect(0, "");
 }
 
-/// Qwen Code escapes < and > in hook context: a diff holding them would
-/// reach the model altered, so it is left out.
+/// Qwen Code escapes < and > in hook context (not &): a diff holding them
+/// is sent with its & escaped too, under a line saying so, so the model
+/// gets its exact HTML escape; the view moves to the text told.
 #[test]
-fn qwen_a_diff_qwen_would_escape_is_left_out() {
+fn qwen_a_diff_qwen_would_escape_is_told_as_its_html_escape() {
     let q = qwen();
     q.env.write("a.txt", A_TXT);
     q.hook("post_read_whole", &[]).expect(0, "");
-    q.env.write("a.txt", "one\nif a < b\nthree\n");
+    q.env.write("a.txt", "one\nif a < b && c\nthree\n");
     q.hook("user_prompt_submit", &[]).expect(
         0,
         &context(
-            "These files changed since you last saw them:\n\na.txt: modified (content)\n(its diff is left out: Qwen Code escapes angle brackets in hook context; read the file to see the change)\n",
+            "[fsview] Qwen Code shows this context HTML-escaped: read &lt; as a less-than sign, &gt; as a greater-than sign, &amp; as an ampersand.\nThese files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n-two\n+if a < b &amp;&amp; c\n three\n",
         ),
     );
+    q.hook("user_prompt_submit", &[]).expect(0, "");
 }
 
 #[test]

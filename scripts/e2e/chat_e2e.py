@@ -261,17 +261,21 @@ def prompt_reminder(run):
         told = "notes.txt: modified (content)" in ctx
         run.check(told == run.fsview, "fsview's reminder at the next prompt: %s" % told)
         reminder = ctx.partition("These files changed since you last saw them:")[2]
-        run.check("&lt;" not in reminder and "&gt;" not in reminder, "no escaped markup in the reminder")
-        diff = "+line six: if a < b" in ctx
+        escaped = a.name == "qwen"
+        run.check(("&lt;" in reminder) == (escaped and run.fsview), "escaped markup only where the agent escapes")
+        diff = ("+line six: if a &lt; b" if escaped else "+line six: if a < b") in ctx
         if run.fsview:
-            if a.name == "qwen":
-                run.check(not diff and "(its diff is left out: Qwen Code escapes angle brackets in hook context; "
-                          "read the file to see the change)" in reminder, "Qwen Code: the diff with < left out, with why")
+            if escaped:
+                # Qwen Code escapes < and > (not &) in hook context: fsview
+                # escapes & too and says so, an exact HTML escape.
+                run.check(diff and "[fsview] Qwen Code shows this context HTML-escaped: read &lt; as a less-than "
+                          "sign, &gt; as a greater-than sign, &amp; as an ampersand.\nThese files changed" in ctx,
+                          "Qwen Code: the diff as its HTML escape, said so: %r" % ctx[-600:])
             else:
                 run.check(diff and "-line 6" in ctx, "the diff, verbatim")
         what = "nothing said"
         if told:
-            what = "told, with the diff" if diff else "told; diff left out (the agent would escape its <)"
+            what = "told, with the diff" + (" (HTML-escaped, said so: the agent escapes <)" if escaped else "")
         run.step("A file it read changed; next prompt", what)
         a.prompt("and now?", resume=r.session_id)
         again = request_text(proto.main[-1]).count("notes.txt: modified") > (1 if told else 0)

@@ -35,7 +35,7 @@
 //!   `additionalContext` (appended to the tool's result in `<hook_context>`,
 //!   its `<` and `>` turned into `&lt;` and `&gt;`: context holding either
 //!   is sent with its `&` escaped too and a line saying so, so that the
-//!   model gets its exact HTML escape, [`escaped`]). A refusal's reason
+//!   model gets its exact HTML escape, [`crate::html_escaped`]). A refusal's reason
 //!   reaches the model unescaped, so a
 //!   `modified` refusal carries the whole change when it can. No hook answer
 //!   replaces a read's result but as a failed call ("Tool result blocked:
@@ -162,7 +162,7 @@ impl Agent for Gemini {
                         Stage::Shown | Stage::Changed => "AfterTool",
                         _ => "BeforeAgent",
                     },
-                    "additionalContext": escaped(text),
+                    "additionalContext": crate::html_escaped("gemini-cli", text),
                 }
             }),
         };
@@ -219,28 +219,12 @@ impl Agent for Gemini {
     fn alters(&self, stage: Stage, text: &str) -> Option<&'static str> {
         // A refusal's reason reaches the model as it is ("Tool execution
         // blocked: REASON"); context is escaped, but whole and readable
-        // back ([`escaped`]), so it alters nothing.
+        // back ([`crate::html_escaped`]), so it alters nothing.
         if stage == Stage::SessionStart && text.contains('@') {
             return Some("gemini-cli would read the files its at-signs name into the prompt");
         }
         None
     }
-}
-
-/// The line in front of context gemini-cli shows HTML-escaped.
-const ESCAPED: &str = "[fsview] gemini-cli shows this context HTML-escaped: read &lt; as a less-than sign, &gt; as a greater-than sign, &amp; as an ampersand.";
-
-/// `text` as context gemini-cli will escape: it turns `<` and `>` into
-/// `&lt;` and `&gt;` and leaves `&` as it is, so a text with either gets
-/// its `&` escaped here and a line in front saying so. What reaches the
-/// model is then the exact HTML escape of the text, read back without a
-/// doubt (a `&lt;` of the file's own is `&amp;lt;`). A text without either
-/// is sent as it is.
-fn escaped(text: String) -> String {
-    if !text.contains(['<', '>']) {
-        return text;
-    }
-    format!("{ESCAPED}\n{}", text.replace('&', "&amp;"))
 }
 
 fn who(payload: &Value, event: &str) -> Result<Who, Problem> {

@@ -119,6 +119,23 @@ impl Reply {
     }
 }
 
+/// `text` as context for an agent (`label`, as the model reads it) that
+/// turns `<` and `>` of a hook's context into `&lt;` and `&gt;` and leaves
+/// `&` as it is (gemini-cli, Qwen Code; to keep their `<hook_context>`
+/// closed): a text with either gets its `&` escaped here and a line in
+/// front saying so. What reaches the model is then the exact HTML escape
+/// of the text, read back without a doubt (a `&lt;` of the file's own
+/// arrives as `&amp;lt;`). A text without either is sent as it is.
+pub(crate) fn html_escaped(label: &str, text: String) -> String {
+    if !text.contains(['<', '>']) {
+        return text;
+    }
+    format!(
+        "[fsview] {label} shows this context HTML-escaped: read &lt; as a less-than sign, &gt; as a greater-than sign, &amp; as an ampersand.\n{}",
+        text.replace('&', "&amp;")
+    )
+}
+
 /// One agent's protocol.
 pub trait Agent {
     /// Turn one payload into an event. A payload that cannot be understood

@@ -35,9 +35,10 @@
 //!   read_file shows it), then the reminder of files changed since they
 //!   were seen. Qwen Code fires it for each prompt and again before each model
 //!   call that carries tool results (`prompt` empty); a change is told
-//!   once either way. Qwen Code escapes `<` and `>` in hook context, so a
-//!   diff holding either is left out (read the file) rather than shown
-//!   altered.
+//!   once either way. Qwen Code escapes `<` and `>` in hook context (not
+//!   `&`), so context holding either is sent with its `&` escaped too,
+//!   under a line saying so: the model gets the exact HTML escape
+//!   ([`crate::html_escaped`]).
 //! - `PostCompact` (fired only when a compression succeeded): the
 //!   conversation is a summary now, with the few files Qwen Code reads
 //!   again into it (a part of each, which no hook reports): none of its
@@ -95,6 +96,15 @@ impl Agent for Qwen {
     }
 
     fn reply(&self, stage: Stage, answer: Answer) -> Reply {
+        // Context is escaped by Qwen Code ([`crate::html_escaped`]); a
+        // refusal's reason (permissionDecisionReason) is not.
+        let answer = match answer {
+            Answer::Context(text) => Answer::Context(crate::html_escaped("Qwen Code", text)),
+            Answer::Short(short, Some(text)) => {
+                Answer::Short(short, Some(crate::html_escaped("Qwen Code", text)))
+            }
+            other => other,
+        };
         Claude.reply(stage, answer)
     }
 
@@ -111,8 +121,12 @@ impl Agent for Qwen {
         matches!(name, "QWEN.md" | "AGENTS.md" | "QWEN.local.md")
     }
 
-    fn alters(&self, _stage: Stage, text: &str) -> Option<&'static str> {
-        text.contains(['<', '>'])
+    /// Context reaches the model as its exact HTML escape
+    /// ([`crate::html_escaped`]). A refusal carries no text with `<` or
+    /// `>`, as before: no real run has shown how Qwen Code hands such a
+    /// reason on, and the view would move with it.
+    fn alters(&self, stage: Stage, text: &str) -> Option<&'static str> {
+        (stage == Stage::AboutToChange && text.contains(['<', '>']))
             .then_some("Qwen Code escapes angle brackets in hook context")
     }
 
