@@ -176,6 +176,40 @@ def changed_before_edit(run):
         run.step("Stale edit: file changed (new size) between read and edit", got)
 
 
+def changed_before_edit_angle(run):
+    """The same, the user's line holding `<`, `>` and `&`. Qwen Code
+    0.24.4 refuses the edit itself, before fsview's hook, and fsview tells
+    the change in the context before the next model call, which Qwen Code
+    escapes (`<`, `>`): told as its exact HTML escape, said so. (Were
+    fsview's refusal first, its reason would carry the diff as it is.)"""
+    ws = run.ws
+    ws.write("notes.txt", "alpha\nbeta\n")
+    ws.commit()
+    with agent(run, []) as (proto, a):
+        read = tool(a.read(ws.path("notes.txt")))
+        edit = tool(a.edit(ws.path("notes.txt"), "beta", "gamma"))
+
+        def change(body):
+            ws.write("notes.txt", "alpha\nbeta\nuser's <line> && more\n")
+            return [edit]
+
+        proto.turns = [[read], change, [text("done")]]
+        wire(run, a)
+        a.prompt("edit notes.txt")
+        got = applied(run, a, proto, edit, "refused" if run.fsview else "", "Edit")
+        run.step("Stale edit: the user's new line has < and >", got)
+        if run.fsview:
+            r = result_of(proto, edit)
+            ctx = request_text(proto.main[-1])
+            raw = "+user's <line> && more" in r
+            escaped = ("[fsview] Qwen Code shows this context HTML-escaped: read &lt; as a less-than sign, &gt; as a "
+                       "greater-than sign, &amp; as an ampersand.\n" in ctx
+                       and "+user's &lt;line&gt; &amp;&amp; more\n" in ctx)
+            run.check(raw or escaped, "the change told whole: %r" % ctx[-600:])
+            run.step("... the change, told", "in fsview's refusal, as it is" if raw else
+                     "after Qwen Code's own refusal, as its HTML escape (said so)" if escaped else "not told")
+
+
 def edit_unread(run):
     ws = run.ws
     ws.write("never_read.py", "x = 1\n")
@@ -965,7 +999,8 @@ def main(argv, name, capture, doc, more=(), captures=()):
         scenarios += shell.scenarios(kit)
         captures.append(shell.capture(kit))
     if AGENT.name == "qwen":
-        scenarios += [("at-mention-edit", at_mention_edit, (False, True)), ("compaction", compaction, (False, True))]
+        scenarios += [("at-mention-edit", at_mention_edit, (False, True)), ("compaction", compaction, (False, True)),
+                      ("changed-before-edit-angle", changed_before_edit_angle, (False, True))]
     if AGENT.name == "pi":
         scenarios += [("at-mention-edit", at_mention_edit, (False, True)),
                       ("tool-reminder", tool_reminder, (False, True)),

@@ -97,7 +97,8 @@ impl Agent for Qwen {
 
     fn reply(&self, stage: Stage, answer: Answer) -> Reply {
         // Context is escaped by Qwen Code ([`crate::html_escaped`]); a
-        // refusal's reason (permissionDecisionReason) is not.
+        // refusal's reason (permissionDecisionReason) is not: 0.24.4 puts
+        // it in the call's error as it is.
         let answer = match answer {
             Answer::Context(text) => Answer::Context(crate::html_escaped("Qwen Code", text)),
             Answer::Short(short, Some(text)) => {
@@ -119,15 +120,6 @@ impl Agent for Qwen {
 
     fn loads_itself(&self, name: &str) -> bool {
         matches!(name, "QWEN.md" | "AGENTS.md" | "QWEN.local.md")
-    }
-
-    /// Context reaches the model as its exact HTML escape
-    /// ([`crate::html_escaped`]). A refusal carries no text with `<` or
-    /// `>`, as before: no real run has shown how Qwen Code hands such a
-    /// reason on, and the view would move with it.
-    fn alters(&self, stage: Stage, text: &str) -> Option<&'static str> {
-        (stage == Stage::AboutToChange && text.contains(['<', '>']))
-            .then_some("Qwen Code escapes angle brackets in hook context")
     }
 
     /// `PostCompact` (seen headless) releases every view.
