@@ -263,14 +263,16 @@ page.html: modified (content)
 
 /// gemini-cli loads GEMINI.md itself and no payload says which: nothing
 /// of them is recorded. Other names (--also) are sent and recorded as
-/// sent, unless gemini-cli would alter them; CLAUDE.md, which gemini-cli
-/// never loads, is not taken as seen.
+/// sent (escaped as gemini-cli will show them, said so, when they hold
+/// `<` or `>`), unless gemini-cli would alter them (an `@` it would read
+/// a file at); CLAUDE.md, which gemini-cli never loads, is not taken as
+/// seen.
 #[test]
 fn session_start_sends_only_what_gemini_does_not_load_and_alter() {
     let a = gemini();
     a.env.write("GEMINI.md", "Gemini rules.\n");
     a.env.write("CLAUDE.md", "Claude rules.\n");
-    a.env.write("AGENTS.md", "Run make check.\n");
+    a.env.write("AGENTS.md", "Run make check; use Vec<u8> & co.\n");
     a.env.write("CONVENTIONS.md", "Mail ops@example.com.\n");
     a.hook("session_start_startup", &[])
         .expect(0, "")
@@ -284,7 +286,7 @@ fn session_start_sends_only_what_gemini_does_not_load_and_alter() {
         "GEMINI.md",
     ];
     let text = format!(
-        "Instruction files read by fsview (--also AGENTS.md, CONVENTIONS.md, GEMINI.md):\n\nContents of {} (project):\n\nRun make check.\n\n\n{} is left out: gemini-cli would read the files its at-signs name into the prompt; read it before you follow it.",
+        "[fsview] gemini-cli shows this context HTML-escaped: read &lt; as a less-than sign, &gt; as a greater-than sign, &amp; as an ampersand.\nInstruction files read by fsview (--also AGENTS.md, CONVENTIONS.md, GEMINI.md):\n\nContents of {} (project):\n\nRun make check; use Vec<u8> &amp; co.\n\n\n{} is left out: gemini-cli would read the files its at-signs name into the prompt; read it before you follow it.",
         a.env.path("AGENTS.md").display(),
         a.env.path("CONVENTIONS.md").display()
     );
