@@ -272,7 +272,8 @@ fn session_start_sends_only_what_gemini_does_not_load_and_alter() {
     let a = gemini();
     a.env.write("GEMINI.md", "Gemini rules.\n");
     a.env.write("CLAUDE.md", "Claude rules.\n");
-    a.env.write("AGENTS.md", "Run make check; use Vec<u8> & co.\n");
+    a.env
+        .write("AGENTS.md", "Run make check; use Vec<u8> & co.\n");
     a.env.write("CONVENTIONS.md", "Mail ops@example.com.\n");
     a.hook("session_start_startup", &[])
         .expect(0, "")

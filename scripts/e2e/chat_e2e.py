@@ -156,8 +156,10 @@ def same_size_change_before_edit(run):
         run.step("Stale edit: same-size change, old mtime put back, between read and edit", got)
 
 
-def changed_before_edit(run):
-    """The user changes the file after the read: an ordinary change."""
+def stale_edit(run, line, what):
+    """The user adds `line` to the file after the read and before the
+    model's edit of it; the edit's outcome is the step `what`. Returns the
+    agent's protocol and the edit's call."""
     ws = run.ws
     ws.write("notes.txt", "alpha\nbeta\n")
     ws.commit()
@@ -166,14 +168,20 @@ def changed_before_edit(run):
         edit = tool(a.edit(ws.path("notes.txt"), "beta", "gamma"))
 
         def change(body):
-            ws.write("notes.txt", "alpha\nbeta\nuser's line\n")
+            ws.write("notes.txt", "alpha\nbeta\n" + line)
             return [edit]
 
         proto.turns = [[read], change, [text("done")]]
         wire(run, a)
         a.prompt("edit notes.txt")
         got = applied(run, a, proto, edit, "refused" if run.fsview else "", "Edit")
-        run.step("Stale edit: file changed (new size) between read and edit", got)
+        run.step(what, got)
+    return proto, edit
+
+
+def changed_before_edit(run):
+    """The user changes the file after the read: an ordinary change."""
+    stale_edit(run, "user's line\n", "Stale edit: file changed (new size) between read and edit")
 
 
 def changed_before_edit_angle(run):
@@ -182,32 +190,17 @@ def changed_before_edit_angle(run):
     the change in the context before the next model call, which Qwen Code
     escapes (`<`, `>`): told as its exact HTML escape, said so. (Were
     fsview's refusal first, its reason would carry the diff as it is.)"""
-    ws = run.ws
-    ws.write("notes.txt", "alpha\nbeta\n")
-    ws.commit()
-    with agent(run, []) as (proto, a):
-        read = tool(a.read(ws.path("notes.txt")))
-        edit = tool(a.edit(ws.path("notes.txt"), "beta", "gamma"))
-
-        def change(body):
-            ws.write("notes.txt", "alpha\nbeta\nuser's <line> && more\n")
-            return [edit]
-
-        proto.turns = [[read], change, [text("done")]]
-        wire(run, a)
-        a.prompt("edit notes.txt")
-        got = applied(run, a, proto, edit, "refused" if run.fsview else "", "Edit")
-        run.step("Stale edit: the user's new line has < and >", got)
-        if run.fsview:
-            r = result_of(proto, edit)
-            ctx = request_text(proto.main[-1])
-            raw = "+user's <line> && more" in r
-            escaped = ("[fsview] Qwen Code shows this context HTML-escaped: read &lt; as a less-than sign, &gt; as a "
-                       "greater-than sign, &amp; as an ampersand.\n" in ctx
-                       and "+user's &lt;line&gt; &amp;&amp; more\n" in ctx)
-            run.check(raw or escaped, "the change told whole: %r" % ctx[-600:])
-            run.step("... the change, told", "in fsview's refusal, as it is" if raw else
-                     "after Qwen Code's own refusal, as its HTML escape (said so)" if escaped else "not told")
+    proto, edit = stale_edit(run, "user's <line> && more\n", "Stale edit: the user's new line has < and >")
+    if run.fsview:
+        r = result_of(proto, edit)
+        ctx = request_text(proto.main[-1])
+        raw = "+user's <line> && more" in r
+        escaped = ("[fsview] Qwen Code shows this context HTML-escaped: read &lt; as a less-than sign, &gt; as a "
+                   "greater-than sign, &amp; as an ampersand.\n" in ctx
+                   and "+user's &lt;line&gt; &amp;&amp; more\n" in ctx)
+        run.check(raw or escaped, "the change told whole: %r" % ctx[-600:])
+        run.step("... the change, told", "in fsview's refusal, as it is" if raw else
+                 "after Qwen Code's own refusal, as its HTML escape (said so)" if escaped else "not told")
 
 
 def edit_unread(run):

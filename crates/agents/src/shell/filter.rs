@@ -30,6 +30,18 @@ pub struct Filter {
 }
 
 impl Filter {
+    /// `program` with `options`, then each of `scripts` after its `-e`.
+    fn with_scripts(program: &'static str, mut options: Vec<String>, scripts: Vec<String>) -> Self {
+        for s in scripts {
+            options.push("-e".into());
+            options.push(s);
+        }
+        Filter {
+            program,
+            args: options,
+        }
+    }
+
     /// What the edit makes of `text`, as it makes it of a file holding it;
     /// `None` when the program cannot be run, fails, takes longer than
     /// [`LIMIT`] or writes something that is not UTF-8.
@@ -134,14 +146,7 @@ pub(super) fn sed_script(args: &[Option<&str>]) -> Option<Filter> {
     if !(in_place && given && scripts.iter().all(|s| substitutions(s))) {
         return None;
     }
-    for s in scripts {
-        options.push("-e".into());
-        options.push(s);
-    }
-    Some(Filter {
-        program: "sed",
-        args: options,
-    })
+    Some(Filter::with_scripts("sed", options, scripts))
 }
 
 /// Whether `script` is one or more substitutions and nothing else:
@@ -309,14 +314,7 @@ pub(super) fn perl_script(args: &[Option<&str>]) -> Option<Filter> {
     if !scripts.iter().all(|s| perl_substitutions(s)) {
         return None;
     }
-    for s in scripts {
-        options.push("-e".into());
-        options.push(s);
-    }
-    Some(Filter {
-        program: "perl",
-        args: options,
-    })
+    Some(Filter::with_scripts("perl", options, scripts))
 }
 
 /// Whether a perl script is one or more substitutions and nothing else:
