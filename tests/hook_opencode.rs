@@ -270,6 +270,19 @@ fn opencode_a_compaction_drops_the_views() {
     o.hook("before_edit", &[]).expect(0, "");
 }
 
+/// `rel`, holding [`A_TXT`], read whole by the call `call`.
+fn read_in_call(o: &Fixtures, rel: &str, call: &str) {
+    o.env.write(rel, A_TXT);
+    let mut p = o.payload("after_read_whole");
+    p["input"]["callID"] = json!(call);
+    for at in ["/input/args/filePath", "/output/args/filePath"] {
+        if let Some(v) = p.pointer_mut(at) {
+            *v = json!(o.env.path(rel).display().to_string());
+        }
+    }
+    o.send(&p, &[]).expect(0, "").stderr_is("");
+}
+
 /// A compaction that kept a tail (opencode 1.18.33's `tail_start_id`): the
 /// plugin sends the ids of the calls whose results the kept tail holds
 /// (`output.kept`, seen in `scripts/e2e-opencode compaction-keeps-tail`),
@@ -277,17 +290,6 @@ fn opencode_a_compaction_drops_the_views() {
 /// An empty list keeps none; a list that is not of strings is no list.
 #[test]
 fn opencode_a_compaction_keeps_the_views_of_the_calls_it_kept() {
-    let read = |o: &Fixtures, rel: &str, call: &str| {
-        o.env.write(rel, A_TXT);
-        let mut p = o.payload("after_read_whole");
-        p["input"]["callID"] = json!(call);
-        for at in ["/input/args/filePath", "/output/args/filePath"] {
-            if let Some(v) = p.pointer_mut(at) {
-                *v = json!(o.env.path(rel).display().to_string());
-            }
-        }
-        o.send(&p, &[]).expect(0, "").stderr_is("");
-    };
     let check = |o: &Fixtures, rel: &str| {
         let r = o.env.run("fsview-check-edit", &["--sid", o.sid, rel]);
         let verdict = r.stdout.split_whitespace().nth(1).unwrap_or_default();
@@ -299,8 +301,8 @@ fn opencode_a_compaction_keeps_the_views_of_the_calls_it_kept() {
         (json!(["call_b", 7]), "not_read", "not_read"),
     ] {
         let o = opencode();
-        read(&o, "a.txt", "call_a");
-        read(&o, "b.txt", "call_b");
+        read_in_call(&o, "a.txt", "call_a");
+        read_in_call(&o, "b.txt", "call_b");
         let sid = o.payload("after_read_whole")["input"]["sessionID"].clone();
         let compacted = json!({"event": "session.compacted",
             "directory": o.env.work.display().to_string(),
@@ -322,15 +324,7 @@ fn opencode_a_compaction_keeps_the_views_of_the_calls_it_kept() {
 fn opencode_pruned_results_release_their_views() {
     let o = opencode();
     for (rel, call) in [("a.txt", "call_a"), ("b.txt", "call_b")] {
-        o.env.write(rel, A_TXT);
-        let mut p = o.payload("after_read_whole");
-        p["input"]["callID"] = json!(call);
-        for at in ["/input/args/filePath", "/output/args/filePath"] {
-            if let Some(v) = p.pointer_mut(at) {
-                *v = json!(o.env.path(rel).display().to_string());
-            }
-        }
-        o.send(&p, &[]).expect(0, "").stderr_is("");
+        read_in_call(&o, rel, call);
     }
     let mut m = o.payload("chat_message");
     m["output"]["pruned"] = json!(["call_a"]);
