@@ -141,10 +141,14 @@ pub enum Cmd {
     /// (returnDisplay.newContent), each held to the disk. BeforeAgent sends
     /// the files changed since they were seen; SessionStart sends only
     /// --also files gemini-cli does not load (it loads GEMINI.md). gemini-cli
-    /// turns < and > in hook context into &lt; and &gt;, and reads the files
-    /// an @ names at session start: a diff or a file it would alter is left
-    /// out, with a word to read the file. A gate that cannot decide denies;
-    /// fsview-hook never exits 1, which gemini-cli takes as "allow".
+    /// turns < and > in hook context into &lt; and &gt; (not &): context
+    /// holding either is sent with its & escaped too, under a line saying it
+    /// is HTML-escaped. A file with an @, which gemini-cli would read a file
+    /// at, is left out at session start, with a word to read it. With
+    /// --short-reads on, an unchanged re-read's result is blocked with a
+    /// short notice instead (the model sees a failed call; off by default).
+    /// A gate that cannot decide denies; fsview-hook never exits 1, which
+    /// gemini-cli takes as "allow".
     #[command(after_help = GEMINI_EXAMPLES)]
     Gemini(HookArgs),
     /// Answer one Codex hook payload (JSON on stdin)
@@ -213,6 +217,7 @@ Examples:
   fsview-hook install gemini               wire it into .gemini/settings.json
   fsview-hook gemini < payload.json        answer one payload: JSON on stdout, or nothing
   fsview-hook gemini --also AGENTS.md      also give the model AGENTS.md files at session start
+  fsview-hook install gemini --short-reads on  answer unchanged re-reads with a notice (a blocked result)
 
 Exit codes:
   0  answered (a deny is an answer: JSON on stdout), or failed open

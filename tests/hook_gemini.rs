@@ -642,3 +642,36 @@ fn a_replace_far_from_an_outside_change_is_let_through_and_the_change_told_after
         );
     }
 }
+
+/// An unchanged re-read, answered short only when asked (`--short-reads
+/// on`): gemini-cli replaces a result only by blocking it, so the notice
+/// is the reason of a block, with gemini-cli's own range parameters. By
+/// default the read goes through as it is.
+#[test]
+fn an_unchanged_reread_is_blocked_with_the_notice_only_when_asked() {
+    let a = gemini();
+    a.env.write("a.txt", A_TXT);
+    a.hook("after_read_whole", &[]).expect(0, "");
+    a.hook("after_read_whole", &[]).expect(0, "").stderr_is("");
+    let notice = "[fsview] a.txt is unchanged (3 lines) since you were last shown it: use that text; to reread, pass a start_line or end_line.";
+    a.hook("after_read_whole", &["--short-reads", "on"])
+        .expect(0, &line(json!({"decision": "block", "reason": notice})))
+        .stderr_is("");
+    // What changed meanwhile comes with it, unescaped (a reason is not
+    // context).
+    a.env.write("b.txt", "one\n");
+    let mut b = a.payload("after_read_whole");
+    b["tool_input"]["file_path"] = json!(a.env.path("b.txt"));
+    b["tool_response"]["llmContent"] = json!("one\n");
+    a.send(&b, &[]).expect(0, "");
+    a.env.write("b.txt", "<one>\n");
+    a.hook("after_read_whole", &["--short-reads", "on"]).expect(
+        0,
+        &line(json!({"decision": "block", "reason": format!("{notice}\n\nThese files changed since you last saw them:\n\nb.txt: modified (content)\n--- b.txt (as viewed)\n+++ b.txt (now)\n@@ -1 +1 @@\n-one\n+<one>\n")})),
+    );
+    // Changed: the read shows the new text.
+    a.env.write("a.txt", "one\n");
+    let mut changed = a.payload("after_read_whole");
+    changed["tool_response"]["llmContent"] = json!("one\n");
+    a.send(&changed, &["--short-reads", "on"]).expect(0, "");
+}

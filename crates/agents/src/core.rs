@@ -523,7 +523,7 @@ fn shown(
     let store = s.open()?;
     // A view replayed from the transcript is recorded, never answered.
     if opts.shortens(agent) && !s.replaying && shown.extent == Extent::Whole {
-        if let Some(short) = short(s, &store, &held, &shown.path)? {
+        if let Some(short) = short(s, &store, &held, &shown.path, agent.reread_with())? {
             return Ok(Answer::Short(short, None));
         }
     }
@@ -543,6 +543,7 @@ fn short(
     store: &Store,
     held: &Held,
     named: &Path,
+    reread_with: &str,
 ) -> Result<Option<Short>, Problem> {
     // In a session other conversations share, only a view this one was
     // shown: another's read of the file is not in this conversation.
@@ -590,7 +591,7 @@ fn short(
         path: named.to_path_buf(),
         lines: held.lines,
         notice: format!(
-            "[fsview] {} is unchanged ({} lines) since {place}: use that text; to reread, pass an offset or limit.",
+            "[fsview] {} is unchanged ({} lines) since {place}: use that text; to reread, pass {reread_with}.",
             said.display(),
             held.lines
         ),

@@ -39,7 +39,8 @@
 //!   reaches the model unescaped, so a
 //!   `modified` refusal carries the whole change when it can. No hook answer
 //!   replaces a read's result but as a failed call ("Tool result blocked:
-//!   ..."), so re-reads are never answered short.
+//!   REASON"), so an unchanged re-read is answered short only when asked
+//!   (`--short-reads on`), that way.
 //! - `SessionStart` (`source`: startup, resume, clear): gemini-cli loads the
 //!   GEMINI.md files itself and no payload says which, so nothing is
 //!   recorded of them (an edit of one needs a read first). Context
@@ -152,10 +153,18 @@ impl Agent for Gemini {
             Answer::Nothing => return Reply::nothing(),
             Answer::Allow(reason) => json!({"decision": "allow", "reason": reason}),
             Answer::Deny(reason) => json!({"decision": "deny", "reason": reason}),
-            // Never asked for: gemini-cli cannot replace a read's output
-            // but by failing it.
-            Answer::Short(_, None) => return Reply::nothing(),
-            Answer::Context(text) | Answer::Short(_, Some(text)) => json!({
+            // Asked for only with `--short-reads on`: gemini-cli replaces
+            // a tool's result only by blocking it ("Tool result blocked:
+            // REASON", the reason unescaped), so the notice reaches the
+            // model as a failed call.
+            Answer::Short(short, told) => json!({
+                "decision": "block",
+                "reason": match told {
+                    Some(t) => format!("{}\n\n{t}", short.notice),
+                    None => short.notice,
+                },
+            }),
+            Answer::Context(text) => json!({
                 "hookSpecificOutput": {
                     "hookEventName": match stage {
                         Stage::SessionStart => "SessionStart",
@@ -184,6 +193,18 @@ impl Agent for Gemini {
         }
         // Exit 2: gemini-cli's blocking error (exit 1 would only warn).
         Reply::error(msg, 2)
+    }
+
+    /// AfterTool may block a read's result and give a reason in its place:
+    /// an unchanged re-read is answered short that way, only when asked
+    /// (`--short-reads on`: the model sees a failed call; gemini-cli tells
+    /// no drop by a hook, so it is off by default).
+    fn shortens_reads(&self) -> bool {
+        true
+    }
+
+    fn reread_with(&self) -> &'static str {
+        "a start_line or end_line"
     }
 
     /// gemini-cli's `read_file` shows the file's text as it is, with no line numbers.

@@ -170,6 +170,12 @@ pub trait Agent {
         false
     }
 
+    /// What a short answer's notice says to pass to read the file again
+    /// for real: the agent's read tool's range parameters.
+    fn reread_with(&self) -> &'static str {
+        "an offset or limit"
+    }
+
     /// Whether fsview learns when this agent's conversation drops what it
     /// was shown (a compaction, a rewind): only then are short answers to
     /// re-reads on by default ([`core::Options::short_reads`]).
