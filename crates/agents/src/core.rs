@@ -1942,9 +1942,9 @@ fn session_start(
     )))
 }
 
-/// The conversation was compacted: every view of its messages is released.
-/// A compaction: the views shown by a call in `live` (one the compaction
-/// kept) are held, every other is released.
+/// The conversation was compacted: the views shown by a call in `live`
+/// (one whose result the compaction kept) stay held, every other is
+/// released.
 fn compacted(
     store: &Store,
     s: &Session<'_>,

@@ -445,16 +445,27 @@ const RECORDED = new Set(["read", "edit", "write", "apply_patch", "bash"]);
 
 @ASK@
 
+// A session's messages, as opencode's client gives them (an array, or
+// `{ data }`); `null` when it cannot.
+async function sessionMessages(client, sessionID) {
+  try {
+    const r = await client.session.messages({ path: { id: sessionID } });
+    const messages = Array.isArray(r) ? r : r && r.data;
+    return Array.isArray(messages) ? messages : null;
+  } catch {
+    return null;
+  }
+}
+
 // The tool calls whose results the part of the conversation a compaction
 // kept still holds: the messages from the compaction's tail_start_id up to
 // its own message, as opencode rebuilds the conversation after it (a result
 // pruned since, "[Old tool result content cleared]", is not held). `null`
 // when the messages cannot be had (every view is then released).
 async function keptCalls(client, sessionID) {
+  const messages = await sessionMessages(client, sessionID);
+  if (!messages) return null;
   try {
-    const r = await client.session.messages({ path: { id: sessionID } });
-    const messages = Array.isArray(r) ? r : r && r.data;
-    if (!Array.isArray(messages)) return null;
     let at = -1;
     let tail;
     messages.forEach((m, i) => {
@@ -471,7 +482,7 @@ async function keptCalls(client, sessionID) {
     for (const m of messages.slice(from, at)) {
       for (const p of m.parts || []) {
         const done = p.type === "tool" && p.state && p.state.status === "completed";
-        if (done && !(p.state.time && p.state.time.compacted) && typeof p.callID === "string") kept.push(p.callID);
+        if (done && !prunedPart(p) && typeof p.callID === "string") kept.push(p.callID);
       }
     }
     return kept;
@@ -498,13 +509,9 @@ async function prunedCalls(client, sessionID) {
   pruned.delete(sessionID);
   if (!looked.has(sessionID)) {
     looked.add(sessionID);
-    try {
-      const r = await client.session.messages({ path: { id: sessionID } });
-      const messages = Array.isArray(r) ? r : r && r.data;
-      for (const m of Array.isArray(messages) ? messages : []) {
-        for (const p of m.parts || []) if (prunedPart(p)) calls.add(p.callID);
-      }
-    } catch {}
+    for (const m of (await sessionMessages(client, sessionID)) || []) {
+      for (const p of m.parts || []) if (prunedPart(p)) calls.add(p.callID);
+    }
   }
   return [...calls];
 }

@@ -327,6 +327,10 @@ struct At {
     scanned: u64,
 }
 
+/// What [`each_line`] hands each batch of complete lines to: each line's
+/// offset and bytes; false stops the reading.
+type EachLines<'a> = dyn FnMut(&[(u64, &[u8])]) -> bool + 'a;
+
 /// Read the complete lines of `f` after `at`, up to `size`, in chunks of
 /// [`CHUNK`] bytes, and give them to `each` a chunk's worth at a time,
 /// each line (without its newline) with where it starts, until `each`
@@ -335,10 +339,6 @@ struct At {
 /// and read again only when its newline comes. So it holds at most two
 /// chunks, and one complete line when one is longer than a chunk. Returns
 /// where reading stands, or `None` when `each` stopped it.
-/// What [`each_line`] hands each batch of complete lines to: each line's
-/// offset and bytes; false stops the reading.
-type EachLines<'a> = dyn FnMut(&[(u64, &[u8])]) -> bool + 'a;
-
 fn each_line(f: &File, at: At, size: u64, each: &mut EachLines<'_>) -> std::io::Result<Option<At>> {
     // Where the line being read starts, and the next byte to read.
     let mut start = at.offset;
