@@ -1,6 +1,7 @@
 //! fsview-mcp driven over stdio with raw JSON-RPC, as a client would: the
 //! handshake, the tools list, each tool's success and refusal, a change
-//! made by another process between a read and an edit, malformed input, a
+//! made by another process between a read and an edit (merged when the edit
+//! is away from it, refused with it when near), malformed input, a
 //! client that vanishes mid-call, and eight servers on one session file.
 //! Results are checked exactly, and against the session file through the
 //! command-line tools (the shell sees what the MCP client's model saw).
@@ -416,6 +417,236 @@ fn a_change_by_another_process_between_read_and_edit_is_refused_and_told() {
         ["No file you have seen has changed since you saw it.\n"]
     );
     assert_eq!(c.close().0, 0);
+}
+
+/// A 12-line file, as a formatter race plays it.
+fn notes() -> String {
+    (1..=12).map(|i| format!("line {i} of notes\n")).collect()
+}
+
+/// The unified diff fsview tells of a change, or of an edit, in `notes`.
+fn hunk(from: &str, to: &str, at: &str, lines: &[&str]) -> String {
+    let mut d = format!("--- {from}\n+++ {to}\n@@ {at} @@\n");
+    for l in lines {
+        d.push_str(l);
+        d.push('\n');
+    }
+    d
+}
+
+#[test]
+fn an_edit_away_from_another_change_is_merged_and_the_change_told_with_it() {
+    let env = Env::new();
+    env.write("notes.txt", notes());
+    let mut c = env.server(&["--sid", "s", "-q"]);
+    c.call("read", json!({"file_path": "notes.txt"}));
+    // A formatter changes line 1 while the edit of line 10 is on its way.
+    let formatted = notes().replace("line 1 of notes\n", "LINE 1 OF NOTES (formatted)\n");
+    env.write("notes.txt", &formatted);
+    let r = c.call(
+        "edit",
+        json!({"file_path": "notes.txt", "old_string": "line 10 of notes", "new_string": "LINE 10"}),
+    );
+    assert_eq!(r["isError"], false, "{r}");
+    let other = hunk(
+        "notes.txt",
+        "notes.txt",
+        "-1,4 +1,4",
+        &[
+            "-line 1 of notes",
+            "+LINE 1 OF NOTES (formatted)",
+            " line 2 of notes",
+            " line 3 of notes",
+            " line 4 of notes",
+        ],
+    );
+    let mine = hunk(
+        "notes.txt",
+        "notes.txt",
+        "-7,6 +7,6",
+        &[
+            " line 7 of notes",
+            " line 8 of notes",
+            " line 9 of notes",
+            "-line 10 of notes",
+            "+LINE 10",
+            " line 11 of notes",
+            " line 12 of notes",
+        ],
+    );
+    assert_eq!(
+        texts(&r),
+        [format!(
+            "The file notes.txt has been updated successfully. notes.txt had been changed since you read it (by the user or another program); that change is kept and your edit was made beside it. You now hold the file with both; the other change:\n\n{other}\n\n{mine}"
+        )]
+    );
+    let meta = &r["_meta"]["fsview/edit"];
+    assert_eq!(
+        (
+            &meta["verdict"],
+            &meta["merged"]["diff"],
+            &meta["merged"]["writer"]
+        ),
+        (&json!("merged"), &json!(other), &Value::Null)
+    );
+    let both = formatted.replace("line 10 of notes", "LINE 10");
+    assert_eq!(env.read("notes.txt"), both, "both changes kept");
+    // The view moved to the merged text: nothing left to tell, and the
+    // next edit, next to the formatter's line, needs no re-read.
+    let r = c.call("changed", json!({}));
+    assert_eq!(
+        texts(&r),
+        ["No file you have seen has changed since you saw it.\n"]
+    );
+    let r = c.call(
+        "edit",
+        json!({"file_path": "notes.txt", "old_string": "line 2 of notes", "new_string": "LINE 2"}),
+    );
+    assert_eq!(r["isError"], false, "{r}");
+    assert_eq!(
+        env.read("notes.txt"),
+        both.replace("line 2 of notes", "LINE 2")
+    );
+    assert_eq!(c.close().0, 0);
+    let ev = env.run("fsview-session", &["events", "--sid", "s", "--json"]);
+    let verdicts: Vec<String> = ev
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["action"] == "edit")
+        .map(|e| e["verdict"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(verdicts, ["merged", "ok"], "{}", ev.stdout);
+}
+
+#[test]
+fn an_edit_near_another_change_or_with_on_change_refuse_is_refused_with_it() {
+    let env = Env::new();
+    let abs = path_str(&env.path("notes.txt"));
+    let refusal = "notes.txt: modified (content): File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
+    // (the server's arguments, its environment, the line edited)
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], usize);
+    let cases: [Case; 3] = [
+        // The line before the edited one changed: too near to merge.
+        (&["--sid", "near", "-q"], &[], 3),
+        // Far enough, but the strict answer asked for.
+        (&["--sid", "opt", "-q", "--on-change", "refuse"], &[], 10),
+        (
+            &["--sid", "var", "-q"],
+            &[("FSVIEW_ON_CHANGE", "refuse")],
+            10,
+        ),
+    ];
+    for (args, vars, line) in cases {
+        env.write("notes.txt", notes());
+        let mut c = Client::start_with(&env, args, vars);
+        c.initialize("2025-11-25");
+        c.call("read", json!({"file_path": "notes.txt"}));
+        let mut changed = notes().replace("line 1 of notes\n", "LINE 1 OF NOTES (formatted)\n");
+        if line == 3 {
+            changed = changed.replace("line 2 of notes\n", "line 2  of  notes\n");
+        }
+        env.write("notes.txt", &changed);
+        let old = format!("line {line} of notes");
+        let r = c.call(
+            "edit",
+            json!({"file_path": "notes.txt", "old_string": old, "new_string": old.to_uppercase()}),
+        );
+        // Eight lines of context (fsview_store::changes::CONTEXT_LINES).
+        let mut lines = vec!["-line 1 of notes".to_string()];
+        if line == 3 {
+            lines.push("-line 2 of notes".into());
+        }
+        lines.push("+LINE 1 OF NOTES (formatted)".into());
+        if line == 3 {
+            lines.push("+line 2  of  notes".into());
+        }
+        let (first, last) = if line == 3 { (3, 10) } else { (2, 9) };
+        lines.extend((first..=last).map(|i| format!(" line {i} of notes")));
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let diff = hunk(
+            &format!("{abs} (as viewed)"),
+            &format!("{abs} (now)"),
+            &format!("-1,{last} +1,{last}"),
+            &lines,
+        );
+        assert_eq!(
+            (is_error(&r), texts(&r)),
+            (
+                true,
+                vec![
+                    refusal.to_string(),
+                    format!("These files changed since you last saw them:\n\n{abs}: modified (content)\n{diff}")
+                ]
+            ),
+            "{args:?}"
+        );
+        assert_eq!(
+            env.read("notes.txt"),
+            changed,
+            "{args:?}: nothing overwritten"
+        );
+        // Told whole: the retry against the text told applies.
+        let r = c.call(
+            "edit",
+            json!({"file_path": "notes.txt", "old_string": old, "new_string": old.to_uppercase()}),
+        );
+        assert_eq!(r["isError"], false, "{args:?}: {r}");
+        assert_eq!(
+            env.read("notes.txt"),
+            changed.replace(&old, &old.to_uppercase())
+        );
+        assert_eq!(c.close().0, 0);
+    }
+}
+
+#[test]
+fn a_merged_edit_names_the_other_session_that_changed_the_file() {
+    let env = Env::new();
+    env.write("notes.txt", notes());
+    let mut s = env.server(&["--sid", "s", "-q"]);
+    let mut t = env.server(&["--sid", "t", "-q"]);
+    s.call("read", json!({"file_path": "notes.txt"}));
+    t.call("read", json!({"file_path": "notes.txt"}));
+    let r = t.call(
+        "edit",
+        json!({"file_path": "notes.txt", "old_string": "line 1 of notes", "new_string": "LINE 1"}),
+    );
+    assert_eq!(r["isError"], false, "{r}");
+    let r = s.call(
+        "edit",
+        json!({"file_path": "notes.txt", "old_string": "line 10 of notes", "new_string": "LINE 10"}),
+    );
+    assert_eq!(r["isError"], false, "{r}");
+    let writer = r["_meta"]["fsview/edit"]["merged"]["writer"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    // "at HH:MM": the time of the other session's write.
+    let at = writer.rsplit(' ').next().unwrap_or_default();
+    assert_eq!(
+        writer,
+        format!("fsview-mcp in session \"t\" at {at}"),
+        "{r}"
+    );
+    assert!(
+        at.len() == 5 && at.as_bytes()[2] == b':',
+        "a time of day: {writer}"
+    );
+    assert!(
+        text(&r).starts_with(&format!(
+            "The file notes.txt has been updated successfully. notes.txt had been changed since you read it (by {writer}); that change is kept"
+        )),
+        "{r}"
+    );
+    assert_eq!(
+        env.read("notes.txt"),
+        notes()
+            .replace("line 1 of notes", "LINE 1")
+            .replace("line 10 of notes", "LINE 10")
+    );
+    assert_eq!(s.close().0, 0);
+    assert_eq!(t.close().0, 0);
 }
 
 #[test]
