@@ -219,6 +219,54 @@ async def change_between_read_and_edit(w, c):
     return "refused as modified (content), with the diff as news; applied after a new read"
 
 
+def notes():
+    return "".join("line %d of notes\n" % i for i in range(1, 13))
+
+
+async def formatter_race(w, c):
+    """A formatter rewrites line 1 while the model's edit of line 10 is on
+    its way: merged, the change told with the result; then the same race
+    next to the edited line (line 3, the line before it changed too):
+    refused with the change, and the retry against the text told applies."""
+    w.write("notes.txt", notes())
+    formatted = notes().replace("line 1 of notes\n", "LINE 1 OF NOTES (formatted)\n")
+    async with w.server("s") as client:
+        await client.call_tool("read", {"file_path": "notes.txt"})
+        w.write("notes.txt", formatted)
+        r = await client.call_tool("edit", {"file_path": "notes.txt", "old_string": "line 10 of notes",
+                                            "new_string": "LINE 10"})
+        other = ("--- notes.txt\n+++ notes.txt\n@@ -1,4 +1,4 @@\n-line 1 of notes\n+LINE 1 OF NOTES (formatted)\n"
+                 " line 2 of notes\n line 3 of notes\n line 4 of notes\n")
+        mine = ("--- notes.txt\n+++ notes.txt\n@@ -7,6 +7,6 @@\n line 7 of notes\n line 8 of notes\n"
+                " line 9 of notes\n-line 10 of notes\n+LINE 10\n line 11 of notes\n line 12 of notes\n")
+        c.eq((texts(r), r.is_error),
+             (["The file notes.txt has been updated successfully. notes.txt had been changed since you read it "
+               "(by the user or another program); that change is kept and your edit was made beside it. You now "
+               "hold the file with both; the other change:\n\n%s\n\n%s" % (other, mine)], False),
+             "the edit of line 10")
+        c.eq(r.meta["fsview/edit"]["verdict"], "merged", "its verdict")
+        both = formatted.replace("line 10 of notes", "LINE 10")
+        c.eq(w.read("notes.txt"), both, "both changes kept")
+        near = both.replace("line 2 of notes\n", "line 2  of  notes\n")
+        w.write("notes.txt", near)
+        r = await client.call_tool("edit", {"file_path": "notes.txt", "old_string": "line 3 of notes",
+                                            "new_string": "LINE 3"})
+        a = w.path("notes.txt")
+        c.eq((texts(r), r.is_error),
+             (["notes.txt: modified (content): " + MODIFIED,
+               "These files changed since you last saw them:\n\n%s: modified (content)\n--- %s (as viewed)\n"
+               "+++ %s (now)\n@@ -1,10 +1,10 @@\n LINE 1 OF NOTES (formatted)\n-line 2 of notes\n+line 2  of  notes\n"
+               " line 3 of notes\n line 4 of notes\n line 5 of notes\n line 6 of notes\n line 7 of notes\n"
+               " line 8 of notes\n line 9 of notes\n LINE 10\n" % (a, a, a)], True),
+             "the edit of line 3, next to the change")
+        c.eq(w.read("notes.txt"), near, "nothing overwritten")
+        r = await client.call_tool("edit", {"file_path": "notes.txt", "old_string": "line 3 of notes",
+                                            "new_string": "LINE 3"})
+        c.eq(r.is_error, False, "the retry against the text told")
+    c.eq(w.read("notes.txt"), near.replace("line 3 of notes", "LINE 3"), "the file")
+    return "far: merged, the change told with the result; near: refused with the change, the retry applied"
+
+
 async def malformed(w, c):
     w.write("a.txt", "a\n")
     async with w.server("s") as client:
@@ -326,6 +374,7 @@ SCENARIOS = [
     ("write", write_tool),
     ("changed, context", changed_and_context),
     ("change between read and edit", change_between_read_and_edit),
+    ("formatter race, far and near", formatter_race),
     ("malformed requests", malformed),
     ("client gone mid-call", disconnect_mid_call),
     ("8 clients, one session file", eight_clients),

@@ -206,6 +206,42 @@ async function changeBetweenReadAndEdit(w, c) {
   return 'refused as modified (content), with the diff as news; applied after a new read';
 }
 
+const notes = () => Array.from({ length: 12 }, (_, i) => `line ${i + 1} of notes\n`).join('');
+
+async function formatterRace(w, c) {
+  w.write('notes.txt', notes());
+  const formatted = notes().replace('line 1 of notes\n', 'LINE 1 OF NOTES (formatted)\n');
+  const client = await w.server('s');
+  await call(client, 'read', { file_path: 'notes.txt' });
+  w.write('notes.txt', formatted);
+  let r = await call(client, 'edit', { file_path: 'notes.txt', old_string: 'line 10 of notes', new_string: 'LINE 10' });
+  const other = '--- notes.txt\n+++ notes.txt\n@@ -1,4 +1,4 @@\n-line 1 of notes\n+LINE 1 OF NOTES (formatted)\n'
+    + ' line 2 of notes\n line 3 of notes\n line 4 of notes\n';
+  const mine = '--- notes.txt\n+++ notes.txt\n@@ -7,6 +7,6 @@\n line 7 of notes\n line 8 of notes\n'
+    + ' line 9 of notes\n-line 10 of notes\n+LINE 10\n line 11 of notes\n line 12 of notes\n';
+  c.eq([texts(r), r.isError ?? false], [['The file notes.txt has been updated successfully. notes.txt had been changed '
+    + 'since you read it (by the user or another program); that change is kept and your edit was made beside it. '
+    + `You now hold the file with both; the other change:\n\n${other}\n\n${mine}`], false], 'the edit of line 10');
+  c.eq(r._meta['fsview/edit'].verdict, 'merged', 'its verdict');
+  const both = formatted.replace('line 10 of notes', 'LINE 10');
+  c.eq(w.read('notes.txt'), both, 'both changes kept');
+  const near = both.replace('line 2 of notes\n', 'line 2  of  notes\n');
+  w.write('notes.txt', near);
+  r = await call(client, 'edit', { file_path: 'notes.txt', old_string: 'line 3 of notes', new_string: 'LINE 3' });
+  const a = w.path('notes.txt');
+  c.eq([texts(r), r.isError], [[`notes.txt: modified (content): ${MODIFIED}`,
+    `These files changed since you last saw them:\n\n${a}: modified (content)\n--- ${a} (as viewed)\n`
+    + `+++ ${a} (now)\n@@ -1,10 +1,10 @@\n LINE 1 OF NOTES (formatted)\n-line 2 of notes\n+line 2  of  notes\n`
+    + ' line 3 of notes\n line 4 of notes\n line 5 of notes\n line 6 of notes\n line 7 of notes\n'
+    + ' line 8 of notes\n line 9 of notes\n LINE 10\n'], true], 'the edit of line 3, next to the change');
+  c.eq(w.read('notes.txt'), near, 'nothing overwritten');
+  r = await call(client, 'edit', { file_path: 'notes.txt', old_string: 'line 3 of notes', new_string: 'LINE 3' });
+  c.eq(r.isError ?? false, false, 'the retry against the text told');
+  await client.close();
+  c.eq(w.read('notes.txt'), near.replace('line 3 of notes', 'LINE 3'), 'the file');
+  return 'far: merged, the change told with the result; near: refused with the change, the retry applied';
+}
+
 async function malformed(w, c) {
   w.write('a.txt', 'a\n');
   const client = await w.server('s');
@@ -299,6 +335,7 @@ const SCENARIOS = [
   ['write', writeTool],
   ['changed, context', changedAndContext],
   ['change between read and edit', changeBetweenReadAndEdit],
+  ['formatter race, far and near', formatterRace],
   ['malformed requests', malformed],
   ['client gone mid-call', disconnectMidCall],
   ['8 clients, one session file', eightClients],
