@@ -31,8 +31,10 @@ BIN = os.environ["FSVIEW_BIN_DIR"]
 MODE = sys.argv[1] if len(sys.argv) > 1 else "auto"
 
 READ_NOT = "File has not been read yet. Read it first before writing to it."
+# A `modified` refusal whose whole change the same result tells.
 MODIFIED = ("File has been modified since read, either by the user or by a linter. "
-            "Read it again before attempting to write it.")
+            "The whole change is below: you now hold the file's new text, so retry your change against it "
+            "(no need to read the file again).")
 
 
 class Failed(Exception):

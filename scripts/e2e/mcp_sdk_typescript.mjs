@@ -23,8 +23,10 @@ const { StdioClientTransport } = await load('client/stdio.js');
 const { McpError } = await load('types.js');
 
 const READ_NOT = 'File has not been read yet. Read it first before writing to it.';
+// A `modified` refusal whose whole change the same result tells.
 const MODIFIED = 'File has been modified since read, either by the user or by a linter. '
-  + 'Read it again before attempting to write it.';
+  + 'The whole change is below: you now hold the file\'s new text, so retry your change against it '
+  + '(no need to read the file again).';
 
 class Work {
   constructor() {

@@ -959,7 +959,7 @@ fn merged(
 fn modified_told(change: fingerprint::Change, writer: Option<&str>, reread: bool) -> String {
     let then = match reread {
         true => "The whole change is below; your edit tool still needs the file read again before it edits it.",
-        false => "The whole change is below: you now hold the file's new text, so retry your change against it (no need to read the file again).",
+        false => gate::RETRY_TOLD,
     };
     format!("{}. {then}", gate::modified_since(change, writer))
 }

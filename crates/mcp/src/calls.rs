@@ -22,6 +22,7 @@ use fsview_apply::{Change, Context, Edit, Request};
 use fsview_store::changes::{self, Limits};
 use fsview_store::error::{plain_io, quote};
 use fsview_store::events::Event;
+use fsview_store::gate;
 use fsview_store::paths::{self, Resolved};
 use fsview_store::remind::{self, Reminder};
 use fsview_store::show::{self, Notice, ReadError, Shown};
@@ -203,6 +204,27 @@ impl Drop for Delivery {
     }
 }
 
+/// An edit or write refused as `modified` whose whole change the news
+/// carries: once delivered, the view moves to the text told, so the
+/// refusal asks for a retry, not for a read (as the hooks' refusals do).
+fn retry_told(answer: &mut Answer, told: &[Reminder]) {
+    let refused = ["fsview/edit", "fsview/write"].iter().find_map(|k| {
+        let m = answer.meta.get(*k)?;
+        if m["verdict"] != "modified" {
+            return None;
+        }
+        m["canonical"].as_str().map(PathBuf::from)
+    });
+    let Some(canonical) = refused else {
+        return;
+    };
+    if told.iter().any(|r| r.whole && r.record.path == canonical) {
+        if let Some(at) = answer.text.rfind(gate::READ_AGAIN) {
+            answer.text.replace_range(at.., gate::RETRY_TOLD);
+        }
+    }
+}
+
 impl Desk {
     /// Answer one call.
     pub fn call(&self, call: Call) -> Answer {
@@ -262,6 +284,7 @@ impl Desk {
             None => Vec::new(),
         };
         if !listing && !told.is_empty() {
+            retry_told(&mut answer, &told);
             answer.news = Some(remind::render(Path::new(ABSOLUTE), &told));
         }
         if !told.is_empty() || view.is_some() {

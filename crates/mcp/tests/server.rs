@@ -385,7 +385,7 @@ fn a_change_by_another_process_between_read_and_edit_is_refused_and_told() {
     assert_eq!(
         texts(&r),
         [
-            "a.txt: modified (content): File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.".to_string(),
+            "a.txt: modified (content): File has been modified since read, either by the user or by a linter. The whole change is below: you now hold the file's new text, so retry your change against it (no need to read the file again).".to_string(),
             format!("These files changed since you last saw them:\n\n{abs}: modified (content)\n--- {abs} (as viewed)\n+++ {abs} (now)\n@@ -1,3 +1,3 @@\n alpha\n-beta\n+BETA\n gamma\n"),
         ]
     );
@@ -523,7 +523,7 @@ fn an_edit_away_from_another_change_is_merged_and_the_change_told_with_it() {
 fn an_edit_near_another_change_or_with_on_change_refuse_is_refused_with_it() {
     let env = Env::new();
     let abs = path_str(&env.path("notes.txt"));
-    let refusal = "notes.txt: modified (content): File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
+    let refusal = "notes.txt: modified (content): File has been modified since read, either by the user or by a linter. The whole change is below: you now hold the file's new text, so retry your change against it (no need to read the file again).";
     // (the server's arguments, its environment, the line edited)
     type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], usize);
     let cases: [Case; 3] = [
@@ -647,6 +647,39 @@ fn a_merged_edit_names_the_other_session_that_changed_the_file() {
     );
     assert_eq!(s.close().0, 0);
     assert_eq!(t.close().0, 0);
+}
+
+#[test]
+fn a_refusal_asks_for_a_read_when_the_change_is_not_told_whole() {
+    let env = Env::new();
+    let refusal = "a.txt: modified (content): File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
+    let edit = json!({"file_path": "a.txt", "old_string": "alpha", "new_string": "A"});
+    // A view of part of the file: the diff told is not the whole change
+    // from a text the model holds. And with --no-news, nothing is told.
+    for (args, read) in [
+        (
+            &["--sid", "part", "-q"][..],
+            json!({"file_path": "a.txt", "offset": 1, "limit": 1}),
+        ),
+        (
+            &["--sid", "quiet", "-q", "--no-news"][..],
+            json!({"file_path": "a.txt"}),
+        ),
+    ] {
+        env.write("a.txt", "alpha\nbeta\n");
+        let mut c = env.server(args);
+        c.call("read", read);
+        env.write("a.txt", "alpha\nBETA\n");
+        let r = c.call("edit", edit.clone());
+        assert!(is_error(&r), "{args:?}: {r}");
+        assert_eq!(texts(&r)[0], refusal, "{args:?}");
+        assert_eq!(env.read("a.txt"), "alpha\nBETA\n", "{args:?}");
+        // It is right: the retry without a read is refused again.
+        let r = c.call("edit", edit.clone());
+        assert!(is_error(&r), "{args:?}: {r}");
+        assert_eq!(texts(&r)[0], refusal, "{args:?}");
+        assert_eq!(c.close().0, 0);
+    }
 }
 
 #[test]

@@ -74,6 +74,12 @@ pub fn modified_since(change: Change, writer: Option<&str>) -> String {
         }
     }
 }
+/// The end of [`MSG_MODIFIED`] (and of every `modified` refusal that names
+/// who changed the file).
+pub const READ_AGAIN: &str = "Read it again before attempting to write it.";
+/// In its place, where the refusal carries the whole change and the view
+/// moved to the text told ([`crate::remind`]): no read is needed.
+pub const RETRY_TOLD: &str = "The whole change is below: you now hold the file's new text, so retry your change against it (no need to read the file again).";
 /// A shell command may write again what the agent's own commands wrote
 /// ([`crate::own`]).
 pub const MSG_OWN_OUTPUT: &str =
