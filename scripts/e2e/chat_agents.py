@@ -572,8 +572,10 @@ class Continue(Agent):
 
     def succeeded(self, r):
         if self.mcp:
+            # A merged edit's message goes on: "... updated successfully.
+            # X had been changed since you read it (by ...)".
             first = r.split("\n")[0]
-            return ((first.startswith("The file ") and first.endswith(" has been updated successfully."))
+            return ((first.startswith("The file ") and " has been updated successfully." in first)
                     or first.startswith("File created successfully at: "))
         return r.startswith(("Successfully edited ", "Successfully wrote to file: ", "Successfully created file: "))
 
