@@ -321,8 +321,8 @@ pub(super) fn perl_script(args: &[Option<&str>]) -> Option<Filter> {
 /// `s/RE/NEW/FLAGS`, separated by `;`, with any delimiter but a bracket,
 /// the flags `g`, `i`, `m`, `s` and `x` (not `e`, which runs NEW as code,
 /// nor `r`), and nothing interpolated but a group (`$1`, `$&`): no other
-/// `$`, no `@`, no `(?{` or `(??{` in RE (a `$` that ends RE, or comes
-/// before `)` or `|`, is the anchor).
+/// `$`, no `@`, no code in RE ([`runs_code`]; a `$` that ends RE, or
+/// comes before `)` or `|`, is the anchor).
 pub(super) fn perl_substitutions(script: &str) -> bool {
     let mut s = script.chars().peekable();
     let mut any = false;
@@ -354,13 +354,21 @@ pub(super) fn perl_substitutions(script: &str) -> bool {
             || !plain_perl(&new, |next| {
                 next.is_some_and(|c| c.is_ascii_digit() || c == '&')
             })
-            || re.contains("(?{")
-            || re.contains("(??{")
+            || runs_code(&re)
         {
             return false;
         }
         any = true;
     }
+}
+
+/// Whether a perl regex may hold code: `(?{ })`, `(??{ })`, and since
+/// perl 5.38 `(*{ })` and `(**{ })`, looked for with white space left out
+/// (under `/x`). A backtracking verb (`(*FAIL)`) or an escaped `\(` before
+/// `?{` is taken as code too: such a script is gated, not run.
+fn runs_code(re: &str) -> bool {
+    let tight: String = re.chars().filter(|c| !c.is_whitespace()).collect();
+    tight.contains("(?{") || tight.contains("(??{") || tight.contains("(*")
 }
 
 /// The text up to the next `delim` that no backslash escapes (escapes

@@ -647,6 +647,12 @@ fn perl_scripts_it_reads() {
         ("perl -pi -e 's/a/${\\ `id`}/' a.txt", None),
         ("perl -pi -e 's/$x/b/' a.txt", None),
         ("perl -pi -e 's/(?{ `id` })a/b/' a.txt", None),
+        ("perl -pi -e 's/a(??{ `id` })/b/' a.txt", None),
+        // Perl 5.38's optimistic code blocks, and any backtracking verb.
+        ("perl -pi -e 's/a(*{ `id` })/b/' a.txt", None),
+        ("perl -pi -e 's/a(**{ `id` })/b/' a.txt", None),
+        ("perl -pi -e 's/a(*FAIL)|b/c/' a.txt", None),
+        ("perl -pi -e 's/a( ?{ `id` })/b/x' a.txt", None),
         ("perl -pi -e 's{a}{b}' a.txt", None),
         ("perl -pi -e 'print; s/a/b/' a.txt", None),
         ("perl -pi -e 's/a/b/; unlink \"x\"' a.txt", None),
