@@ -342,6 +342,64 @@ fn pi_a_compaction_reads_back_what_its_kept_part_shows() {
     }
 }
 
+/// A kept read that fsview answered short holds the notice, not the text:
+/// the text it points to was before the kept part, summarized. It is no
+/// view, so the file is not held (not `modified` either: nothing changed
+/// it), and the next prompt tells nothing of it.
+#[test]
+fn pi_a_kept_read_answered_short_is_no_view() {
+    let p = pi();
+    let text = "b.txt one\nb.txt two\n";
+    p.env.write("b.txt", text);
+    let mut r = p.payload("tool_result_read_whole");
+    r["input"]["path"] = json!(p.env.path("b.txt").display().to_string());
+    r["content"][0]["text"] = json!(text);
+    p.send(&r, &[]).expect(0, "").stderr_is("");
+    // The re-read, answered short: pi keeps the notice as its result.
+    let out = p.send(&r, &[]);
+    assert_eq!((out.code, out.stderr.as_str()), (0, ""));
+    let short: Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    let notice = short["short"].as_str().unwrap().to_string();
+    assert!(
+        notice.starts_with("[fsview] b.txt is unchanged"),
+        "{notice}"
+    );
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/hooks/pi-0.73.1/session_compact_kept.jsonl");
+    let session = std::fs::read_to_string(file)
+        .unwrap()
+        .replace("@CWD@", &p.env.work.display().to_string())
+        .replace(
+            "\"text\":\"b.txt one\\nb.txt two\\n\"",
+            &format!("\"text\":{}", json!(notice)),
+        );
+    assert!(
+        session.contains("is unchanged"),
+        "the kept read holds the notice"
+    );
+    p.env.write("pi-session.jsonl", &session);
+    let mut c = p.payload("before_agent_start");
+    c.as_object_mut().unwrap().remove("prompt");
+    c["event"] = json!("session_compact");
+    c["sessionFile"] = json!(p.env.path("pi-session.jsonl").display().to_string());
+    c["compactionId"] = json!("2525e135");
+    c["firstKeptEntryId"] = json!("64ceee58");
+    p.send(&c, &[]).expect(0, "").stderr_is("");
+    let r = p
+        .env
+        .run("fsview-check-edit", &["--sid", p.sid, "--write", "b.txt"]);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (
+            1,
+            "b.txt: not_read: File has not been read yet. Read it first before writing to it. (What it was shown of it is no longer in the conversation: compaction.)\n"
+        )
+    );
+    p.hook("before_agent_start", &[])
+        .expect(0, "")
+        .stderr_is("");
+}
+
 /// `session_compact`: the conversation is a summary and a tail pi does not
 /// name by call, so no view counts as held; a read makes the file editable
 /// again.

@@ -516,6 +516,13 @@ fn shown(
     {
         return Ok(Answer::Nothing);
     }
+    // fsview's own short answer, read back from a transcript (a kept part
+    // after a compaction): the text it points to is not in it.
+    if let ShownText::Lines(t) | ShownText::Trimmed(t) | ShownText::Processed(t) = &shown.text {
+        if is_short_notice(t) {
+            return Ok(Answer::Nothing);
+        }
+    }
     let canonical = existing(s.cwd(), &shown.path)?;
     let Some(held) = hold::shown(&canonical, shown)? else {
         return Ok(Answer::Nothing);
@@ -590,12 +597,31 @@ fn short(
     Ok(Some(Short {
         path: named.to_path_buf(),
         lines: held.lines,
-        notice: format!(
-            "[fsview] {} is unchanged ({} lines) since {place}: use that text; to reread, pass {reread_with}.",
-            said.display(),
-            held.lines
-        ),
+        notice: short_notice(&said.display().to_string(), held.lines, place, reread_with),
     }))
+}
+
+/// The short answer's words: at most 25, the path, where the text is.
+fn short_notice(said: &str, lines: u64, place: &str, reread_with: &str) -> String {
+    format!(
+        "[fsview] {said} is unchanged ({}) since {place}: use that text; to reread, pass {reread_with}.",
+        remind::plural(lines, "line")
+    )
+}
+
+/// Whether `text` is a notice [`short_notice`] wrote (one line, a newline or
+/// none after it): what a conversation shows for a re-read fsview
+/// answered short, which holds none of the file's text. A file whose text
+/// is such a line is not recorded as read from it: a view left out costs
+/// a read, never a change let through.
+fn is_short_notice(text: &str) -> bool {
+    let line = text.strip_suffix('\n').unwrap_or(text);
+    !line.contains('\n')
+        && line.starts_with("[fsview] ")
+        && line.contains(" is unchanged (")
+        && line.contains(" line")
+        && line.contains(") since ")
+        && line.contains(": use that text; to reread, pass ")
 }
 
 /// A tool call finished: its own event, then what changed meanwhile, told
@@ -2221,4 +2247,34 @@ fn edited(s: &Session<'_>, e: &Edited) -> Result<(), Problem> {
         return record(s, &store, &held, Source::Write, "written");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{is_short_notice, short_notice};
+
+    #[test]
+    fn a_short_notice_is_known_again_and_nothing_else_is() {
+        for place in [
+            "your own last change to it",
+            "the instructions given at the start",
+            "you were last shown it",
+        ] {
+            for reread in ["an offset or limit", "a start_line or end_line"] {
+                let n = short_notice("src/a b.rs", 12, place, reread);
+                assert!(n.split_whitespace().count() <= 25, "{n}");
+                let one = short_notice("a.rs", 1, place, reread);
+                assert!(one.contains("(1 line) since "), "{one}");
+                assert!(is_short_notice(&one), "{one}");
+                assert!(is_short_notice(&n), "{n}");
+                assert!(is_short_notice(&format!("{n}\n")), "{n}");
+                assert!(!is_short_notice(&format!("{n}\nmore\n")), "{n}");
+                assert!(!is_short_notice(&format!("x{n}")), "{n}");
+            }
+        }
+        assert!(!is_short_notice(
+            "[fsview] a.rs changed since you read it\n"
+        ));
+        assert!(!is_short_notice("fn main() {}\n"));
+    }
 }
