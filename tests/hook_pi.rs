@@ -255,6 +255,18 @@ fn pi_a_file_argument_in_the_prompt_is_a_view() {
     assert_eq!(q.view("a.txt"), None);
 }
 
+/// The `session_compact` of `session_compact_kept.jsonl` (written to
+/// pi-session.jsonl): the compaction entry and where its kept part starts.
+fn kept_compaction(p: &Fixtures) -> Value {
+    let mut c = p.payload("before_agent_start");
+    c.as_object_mut().unwrap().remove("prompt");
+    c["event"] = json!("session_compact");
+    c["sessionFile"] = json!(p.env.path("pi-session.jsonl").display().to_string());
+    c["compactionId"] = json!("2525e135");
+    c["firstKeptEntryId"] = json!("64ceee58");
+    c
+}
+
 /// `session_compact` with where the kept part starts (`firstKeptEntryId`)
 /// and pi's session file (the real one of `scripts/e2e-pi
 /// compaction-keeps-tail`: a.txt and b.txt read, the read of b.txt kept):
@@ -285,15 +297,7 @@ fn pi_a_compaction_reads_back_what_its_kept_part_shows() {
     let compact = |p: &Fixtures, c: &Value| {
         p.send(c, &[]).expect(0, "").stderr_is("");
     };
-    let c = |p: &Fixtures| {
-        let mut c = p.payload("before_agent_start");
-        c.as_object_mut().unwrap().remove("prompt");
-        c["event"] = json!("session_compact");
-        c["sessionFile"] = json!(p.env.path("pi-session.jsonl").display().to_string());
-        c["compactionId"] = json!("2525e135");
-        c["firstKeptEntryId"] = json!("64ceee58");
-        c
-    };
+    let c = kept_compaction;
     // What the gate says of a file's whole write.
     let gate = |p: &Fixtures, rel: &str| {
         let r = p
@@ -378,13 +382,9 @@ fn pi_a_kept_read_answered_short_is_no_view() {
         "the kept read holds the notice"
     );
     p.env.write("pi-session.jsonl", &session);
-    let mut c = p.payload("before_agent_start");
-    c.as_object_mut().unwrap().remove("prompt");
-    c["event"] = json!("session_compact");
-    c["sessionFile"] = json!(p.env.path("pi-session.jsonl").display().to_string());
-    c["compactionId"] = json!("2525e135");
-    c["firstKeptEntryId"] = json!("64ceee58");
-    p.send(&c, &[]).expect(0, "").stderr_is("");
+    p.send(&kept_compaction(&p), &[])
+        .expect(0, "")
+        .stderr_is("");
     let r = p
         .env
         .run("fsview-check-edit", &["--sid", p.sid, "--write", "b.txt"]);
