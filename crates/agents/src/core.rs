@@ -871,10 +871,6 @@ fn about_to_change(
     })
 }
 
-/// A `modified` refusal that carries the whole change: the model holds the
-/// new text from it and may retry at once.
-pub const MODIFIED_TOLD: &str = "File has been modified since read, either by the user or by a linter. The whole change is below: you now hold the file's new text, so retry your change against it (no need to read the file again).";
-
 /// How a merged edit's other change reaches the model ([`merged`]).
 enum Merge {
     /// Told now, with the edit let through (the text to hand the model).
@@ -978,7 +974,9 @@ fn merged(
     ))))
 }
 
-/// [`MODIFIED_TOLD`], naming who changed the file when fsview knows.
+/// A `modified` refusal that carries the whole change, so the model holds
+/// the new text from it and may retry at once ([`gate::RETRY_TOLD`]),
+/// naming who changed the file when fsview knows.
 /// For an agent that insists on its own re-read
 /// ([`Agent::rereads_after_change`]), the change is still told, and the
 /// re-read asked for.

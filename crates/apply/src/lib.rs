@@ -717,8 +717,9 @@ fn gate_refusal(
             gate::MSG_DELETED.to_string()
         }
         GateVerdict::Modified(c) => format!(
-            "{}. Read it again before attempting to write it.",
-            gate::modified_since(c, writer(cx, canonical).as_deref())
+            "{}. {}",
+            gate::modified_since(c, writer(cx, canonical).as_deref()),
+            gate::READ_AGAIN
         ),
         _ => gate::MSG_NOT_READ.to_string(),
     };

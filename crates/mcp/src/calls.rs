@@ -219,8 +219,11 @@ fn retry_told(answer: &mut Answer, told: &[Reminder]) {
         return;
     };
     if told.iter().any(|r| r.whole && r.record.path == canonical) {
+        // Only that sentence: a note after it (a version kept aside) stays.
         if let Some(at) = answer.text.rfind(gate::READ_AGAIN) {
-            answer.text.replace_range(at.., gate::RETRY_TOLD);
+            answer
+                .text
+                .replace_range(at..at + gate::READ_AGAIN.len(), gate::RETRY_TOLD);
         }
     }
 }

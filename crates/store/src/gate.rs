@@ -627,7 +627,7 @@ impl<'a> Gate<'a> {
         };
         let who = w.describe(self.sid);
         d.message = Cow::Owned(format!(
-            "{}. Read it again before attempting to write it.",
+            "{}. {READ_AGAIN}",
             modified_since(change, Some(&who))
         ));
         d.writer = Some(who);
