@@ -454,7 +454,12 @@ fn print(
             "merged".into(),
             r.merged
                 .as_ref()
-                .map(|m| serde_json::json!({ "diff": m.diff, "writer": m.writer }))
+                .map(|m| {
+                    let lines = m.lines.map(|l| {
+                        serde_json::json!({ "seen": [l.seen.0, l.seen.1], "now": [l.now.0, l.now.1] })
+                    });
+                    serde_json::json!({ "diff": m.diff, "writer": m.writer, "lines": lines })
+                })
                 .into(),
         );
         m.insert("notices".into(), r.notices.clone().into());
@@ -483,11 +488,22 @@ fn print(
             .writer
             .as_deref()
             .map_or(String::new(), |w| format!(" by {w}"));
-        out.notice(&format!(
-            "{}: merged: it had changed since it was read{by}; that change is kept, and the edit was made beside it:\n{}",
-            common::shown(path),
-            m.diff.trim_end()
-        ));
+        let p = common::shown(path);
+        out.notice(&match m.lines {
+            None => format!(
+                "{p}: merged: it had changed since it was read{by}; that change is kept, and the edit was made beside it:\n{}",
+                m.diff.trim_end()
+            ),
+            Some(l) if m.diff.is_empty() => format!(
+                "{p}: merged: it had been changed{by} since lines {}-{} were read, outside them (they are lines {}-{} now); that change is kept, and the edit was made beside it",
+                l.seen.0, l.seen.1, l.now.0, l.now.1
+            ),
+            Some(l) => format!(
+                "{p}: merged: lines {}-{} had been changed{by} since they were read (they are lines {}-{} now); that change is kept, and the edit was made beside it:\n{}",
+                l.seen.0, l.seen.1, l.now.0, l.now.1,
+                m.diff.trim_end()
+            ),
+        });
     }
     for n in &r.notices {
         out.notice(n);

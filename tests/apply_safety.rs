@@ -573,8 +573,9 @@ fn utf16_files_are_read_and_edited() {
 }
 
 // Fault 11: a file over 32 MiB, read from its start just after it was
-// written. Eight agents that read a new one all at once edit it at once:
-// one lands. The winner reads its own edit back at once and edits again:
+// written. Eight agents that read a new one all at once edit it at once,
+// merging off (with it on, edits this far apart in the lines each saw all
+// land: `edit_races`): one lands. The winner reads its own edit back at once and edits again:
 // no refusal while the stat ages.
 #[test]
 fn a_large_file_just_written_can_be_edited() {
@@ -594,6 +595,8 @@ fn a_large_file_just_written_can_be_edited() {
             env.cmd(bin("fsview-edit"))
                 .args([
                     "-q",
+                    "--on-change",
+                    "refuse",
                     "--sid",
                     &format!("agent-{i}"),
                     "big.txt",

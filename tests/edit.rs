@@ -842,3 +842,97 @@ fn a_mistyped_sid_is_named_not_created() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(sids(&env), ["agent-7", "agnt-7"]);
 }
+
+// An edit of lines the agent read (a range), in a file changed since: made
+// beside the change when it stands 3 or more lines inside those lines and
+// from every line the change touched; the change told as what became of
+// the lines it read, where they are now. The agent is then held to the
+// lines its edit showed it, never to the whole file.
+#[test]
+fn an_edit_of_a_range_merges_with_a_change_it_stands_apart_from() {
+    let env = Env::new();
+    let text: String = (1..=60).map(|i| format!("line {i}\n")).collect();
+    env.write("f.txt", &text);
+    let r = env.run(
+        "fsview-read",
+        &["-q", "--offset", "20", "--limit", "11", "f.txt"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // Two lines added at the top, one changed inside the lines read.
+    let theirs = format!("a\nb\n{}", text.replace("line 22\n", "line 22 formatted\n"));
+    env.write("f.txt", &theirs);
+    let r = env.run(
+        "fsview-edit",
+        &[
+            "--json",
+            "f.txt",
+            "--old",
+            "line 27\n",
+            "--new",
+            "line 27 edited\n",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let j: serde_json::Value = serde_json::from_str(r.stdout.trim()).unwrap();
+    assert_eq!(j["verdict"], "merged");
+    assert_eq!(
+        j["merged"],
+        serde_json::json!({
+            "diff": "--- f.txt\n+++ f.txt\n@@ -21,7 +21,7 @@\n line 19\n line 20\n line 21\n-line 22\n+line 22 formatted\n line 23\n line 24\n line 25\n",
+            "writer": null,
+            "lines": {"seen": [20, 30], "now": [22, 32]},
+        })
+    );
+    assert_eq!(
+        body(&env, "f.txt"),
+        theirs.replace("line 27\n", "line 27 edited\n").as_bytes()
+    );
+    // Held to the line the edit showed: another edit needs no read, a
+    // whole-file write does.
+    env.run("fsview-check-edit", &["f.txt"])
+        .expect(0, "f.txt: ok\n");
+    env.run("fsview-check-edit", &["--write", "f.txt"])
+        .expect(1, "f.txt: start_only: File has only been read in part (line 29 of 62). Read the whole file before writing all of it.\n");
+
+    // Changed only outside the lines read: said in one line.
+    env.write("f.txt", &text);
+    let r = env.run(
+        "fsview-read",
+        &["-q", "--offset", "20", "--limit", "11", "f.txt"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    env.write("f.txt", text.replace("line 50\n", "line fifty\n"));
+    env.run("fsview-edit", &["f.txt", "--old", "line 25\n", "--new", "line 25 edited\n"])
+        .expect(0, "--- f.txt\n+++ f.txt\n@@ -22,7 +22,7 @@\n line 22\n line 23\n line 24\n-line 25\n+line 25 edited\n line 26\n line 27\n line 28\n")
+        .stderr_is("fsview-edit: f.txt: merged: it had been changed since lines 20-30 were read, outside them (they are lines 20-30 now); that change is kept, and the edit was made beside it\n");
+
+    // Within 3 lines of the change inside them, or of their end: refused,
+    // and nothing written. With merging off: refused.
+    let r = env.run(
+        "fsview-read",
+        &["-q", "--offset", "20", "--limit", "11", "f.txt"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let now = body(&env, "f.txt");
+    env.write(
+        "f.txt",
+        String::from_utf8(now)
+            .unwrap()
+            .replace("line 22\n", "line 22!\n"),
+    );
+    let before = body(&env, "f.txt");
+    for (old, args) in [
+        ("line 24\n", &[][..]),
+        ("line 28\n", &[][..]),
+        ("line 26\n", &["--on-change", "refuse"][..]),
+    ] {
+        let mut a = vec!["f.txt", "--old", old, "--new", "x\n"];
+        a.extend_from_slice(args);
+        env.run("fsview-edit", &a).expect(1, "").stderr_is(&format!(
+            "fsview-edit: f.txt: modified (content): {MODIFIED}\n"
+        ));
+    }
+    assert_eq!(body(&env, "f.txt"), before);
+    env.run("fsview-edit", &["-q", "f.txt", "--old", "line 26\n", "--new", "x\n"])
+        .expect(0, "--- f.txt\n+++ f.txt\n@@ -23,7 +23,7 @@\n line 23\n line 24\n line 25 edited\n-line 26\n+x\n line 27\n line 28\n line 29\n");
+}

@@ -155,6 +155,97 @@ fn eight_agents_editing_lines_far_apart_all_land() {
     }
 }
 
+// Eight agents that each read only ten lines of one file (a range), all
+// edit the middle of their own lines at once: every edit lands, each
+// merged with the ones that landed before it, outside the lines it saw.
+// An agent whose edit comes within 3 lines of the end of what it read is
+// refused whenever the file changed since (it cannot know what changed
+// just past what it saw).
+#[test]
+fn eight_agents_that_read_ranges_far_apart_all_land() {
+    let env = Env::new();
+    for round in 0..3 {
+        env.write("f.txt", lines(80));
+        for i in 1..=8 {
+            let first = (i - 1) * 10 + 1;
+            let r = env.run(
+                "fsview-read",
+                &[
+                    "-q",
+                    "--sid",
+                    &format!("agent-{i}"),
+                    "--offset",
+                    &first.to_string(),
+                    "--limit",
+                    "10",
+                    "f.txt",
+                ],
+            );
+            assert_eq!(r.code, 0, "{}", r.stderr);
+        }
+        let line = |i: usize| (i - 1) * 10 + 5;
+        let children: Vec<Child> = (1..=8)
+            .map(|i| {
+                let (sid, old, new) = (
+                    format!("agent-{i}"),
+                    format!("line {}\n", line(i)),
+                    format!("LINE {} by agent {i}\n", line(i)),
+                );
+                spawn(
+                    &env,
+                    "fsview-edit",
+                    &["--sid", &sid, "f.txt", "--old", &old, "--new", &new],
+                )
+            })
+            .collect();
+        let results: Vec<(i32, String)> = children.into_iter().map(finish).collect();
+        let mut want = lines(80);
+        for (i, (code, stderr)) in results.iter().enumerate() {
+            assert_eq!(*code, 0, "round {round}: {stderr}");
+            // Told that the file changed (by whom, when the gate saw that
+            // write land), outside the lines it read; or nothing (it
+            // landed first).
+            assert!(
+                stderr.is_empty()
+                    || stderr.starts_with("fsview-edit: f.txt: merged: it had been changed ")
+                        && stderr.contains(&format!(
+                            " since lines {}-{} were read, outside them (they are lines {}-{} now)",
+                            i * 10 + 1,
+                            i * 10 + 10,
+                            i * 10 + 1,
+                            i * 10 + 10
+                        )),
+                "round {round}: {stderr}"
+            );
+            let i = i + 1;
+            want = want.replace(
+                &format!("line {}\n", line(i)),
+                &format!("LINE {} by agent {i}\n", line(i)),
+            );
+        }
+        assert_eq!(std::fs::read_to_string(env.path("f.txt")).unwrap(), want);
+    }
+    // Within 3 lines of the end of the lines read: refused, the change
+    // said.
+    env.write("f.txt", lines(80));
+    let r = env.run(
+        "fsview-read",
+        &[
+            "-q", "--sid", "a", "--offset", "11", "--limit", "10", "f.txt",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    env.write("f.txt", lines(80).replace("line 50\n", "line fifty\n"));
+    env.run(
+        "fsview-edit",
+        &["--sid", "a", "f.txt", "--old", "line 19\n", "--new", "x\n"],
+    )
+    .expect(1, "")
+    .stderr_is(&format!(
+        "fsview-edit: f.txt: modified (content): {MODIFIED}\n"
+    ));
+}
+
 // One session, eight processes at once: an agent's own write counts as
 // seen (as in Claude Code), so several may land one after another. Still
 // nothing is lost: the file holds exactly the changes reported applied.

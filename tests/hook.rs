@@ -239,7 +239,7 @@ fn a_range_read_records_the_lines_shown_and_a_write_is_denied() {
     assert_eq!(a.view("a.txt"), ("range".into(), "read".into(), 2, 1, true));
     a.hook("pre_edit", &[]).expect(0, "");
     a.hook("pre_write_update", &[])
-        .expect(0, &deny(&partial("lines 2-2 of 3")));
+        .expect(0, &deny(&partial("line 2 of 3")));
 }
 
 /// Over Claude Code's token cap a whole-file Read shows a first page: the
@@ -448,7 +448,7 @@ fn an_edit_after_a_partial_read_knows_only_the_changed_lines() {
     );
     a.hook("pre_edit", &[]).expect(0, "");
     a.hook("pre_write_update", &[])
-        .expect(0, &deny(&partial("lines 2-2 of 3")));
+        .expect(0, &deny(&partial("line 2 of 3")));
 }
 
 #[test]
@@ -1449,6 +1449,89 @@ a.txt: modified (content)
     a.hook("pre_write_update", &[]).expect(0, "").stderr_is("");
     let ev = a.env.run("fsview-session", &["events", "--sid", a.sid]);
     assert!(ev.stdout.contains("merged"), "{}", ev.stdout);
+}
+
+/// Lines 5-15 of a 20-line file, read as a range.
+fn read_range(a: &Agent) -> String {
+    let text: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+    a.env.write("a.txt", &text);
+    let mut read = a.payload("post_read_range");
+    let shown: Vec<String> = (5..=15).map(|i| format!("line {i}")).collect();
+    read["tool_input"]["offset"] = 5.into();
+    read["tool_input"]["limit"] = 11.into();
+    read["tool_response"]["file"]["content"] = shown.join("\n").into();
+    read["tool_response"]["file"]["numLines"] = 11.into();
+    read["tool_response"]["file"]["startLine"] = 5.into();
+    read["tool_response"]["file"]["totalLines"] = 21.into();
+    a.send(&read, &[]).expect(0, "").stderr_is("");
+    text
+}
+
+/// An Edit of lines the model read as a range, in a file changed since:
+/// let through when it stands 3 or more lines inside them and from the
+/// change, and what became of the lines read is told with it, where they
+/// are now. Nearer, or at their ends: refused as before.
+#[test]
+fn an_edit_of_a_range_apart_from_an_outside_change_is_let_through_and_told() {
+    let edit = |a: &Agent, old: &str| {
+        let mut e = a.payload("pre_edit");
+        e["tool_input"]["old_string"] = old.into();
+        e["tool_input"]["new_string"] = "EDITED".into();
+        e
+    };
+    let a = Agent::new();
+    let text = read_range(&a);
+    // A line added at the top, and line 7 changed.
+    let theirs = format!(
+        "// header\n{}",
+        text.replace("line 7\n", "line 7 formatted\n")
+    );
+    a.env.write("a.txt", &theirs);
+    let told = "[fsview] a.txt changed since you read lines 5-15 (by the user or another program). Your edit is 3 or more lines from that change and inside the lines you read, so it is applied to the file as it is now, keeping that change. Those lines are lines 6-16 now; what changed in them is below.
+
+--- a.txt
++++ a.txt
+@@ -5,7 +5,7 @@
+ line 4
+ line 5
+ line 6
+-line 7
++line 7 formatted
+ line 8
+ line 9
+ line 10
+";
+    a.send(&edit(&a, "line 11"), &[])
+        .expect(0, &context("PreToolUse", told))
+        .stderr_is("");
+    let ev = a.env.run("fsview-session", &["events", "--sid", a.sid]);
+    assert!(
+        ev.stdout.contains("merged") && ev.stdout.contains("told with the call, lines 5-15"),
+        "{}",
+        ev.stdout
+    );
+    // Only outside the lines read: said in a line.
+    let a = Agent::new();
+    let text = read_range(&a);
+    a.env
+        .write("a.txt", text.replace("line 20\n", "line twenty\n"));
+    let told = "[fsview] a.txt changed since you read lines 5-15 (by the user or another program), outside those lines: nothing in them changed, and they are lines 5-15 now. Your edit is applied to the file as it is now, keeping that change.";
+    a.send(&edit(&a, "line 12"), &[])
+        .expect(0, &context("PreToolUse", told))
+        .stderr_is("");
+    // Within 3 lines of the change (line 9), or of the end of the lines
+    // read (line 14): refused, the file changed since.
+    for old in ["line 9", "line 14"] {
+        let a = Agent::new();
+        let text = read_range(&a);
+        a.env.write("a.txt", text.replace("line 6\n", "line six\n"));
+        let r = a.send(&edit(&a, old), &[]);
+        let reason = crate::harness::denied_reason(&r.stdout);
+        assert!(
+            reason.starts_with("File has been modified since read"),
+            "{old}: {reason}"
+        );
+    }
 }
 
 /// The same edit within 3 lines of the change, or with --on-change

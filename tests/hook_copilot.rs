@@ -70,7 +70,7 @@ fn copilot_a_range_view_records_its_lines() {
     assert_eq!(c.view("a.txt"), view("range", "read", 2, 1, true));
     c.hook("pre_edit", &[]).expect(0, "");
     c.hook("pre_create_existing", &[])
-        .expect(0, &deny(&partial("lines 2-2 of 3")));
+        .expect(0, &deny(&partial("line 2 of 3")));
     let d = copilot();
     d.env.write("a.txt", A_TXT);
     d.hook("post_view_range_to_end", &[]).expect(0, "");

@@ -68,7 +68,7 @@ fn droid_a_range_read_records_its_lines_and_a_create_over_it_is_denied() {
     assert_eq!(d.view("a.txt"), view("range", "read", 2, 1, true));
     d.hook("pre_edit", &[]).expect(0, "");
     d.hook("pre_create_over", &[])
-        .expect(0, &deny(&partial("lines 2-2 of 3")));
+        .expect(0, &deny(&partial("line 2 of 3")));
 }
 
 /// A whole-file read of 2,500 lines shows the first 2,400.

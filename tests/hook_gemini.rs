@@ -62,7 +62,7 @@ fn a_range_read_is_the_lines_under_the_banner() {
     assert_eq!(a.view("a.txt"), view("range", "read", 2, 1, true));
     a.hook("before_replace", &[]).expect(0, "");
     a.hook("before_write_update", &[])
-        .expect(0, &deny(&partial("lines 2-2 of 3")));
+        .expect(0, &deny(&partial("line 2 of 3")));
 }
 
 /// Without a range, read_file shows 2,000 lines of a longer file.
@@ -205,7 +205,7 @@ fn replace_and_write_file_record_what_the_file_now_holds() {
     b.hook("after_replace", &[]).expect(0, "");
     assert_eq!(b.view("a.txt"), view("range", "write", 2, 1, true));
     b.hook("before_write_update", &[])
-        .expect(0, &deny(&partial("lines 2-2 of 3")));
+        .expect(0, &deny(&partial("line 2 of 3")));
     // A write is the whole file, held against the disk.
     b.env.write("b.txt", "bee\n");
     b.hook("after_write_create", &[]).expect(0, "");

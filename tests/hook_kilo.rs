@@ -32,7 +32,7 @@ fn kilo_the_gate_reads_and_writes_as_opencode() {
     assert_eq!(k.view("a.txt"), view("range", "read", 2, 1, true));
     k.hook("before_edit", &[]).expect(0, "");
     k.hook("before_write_update", &[])
-        .expect(0, &deny(&partial("lines 2-2 of 3")));
+        .expect(0, &deny(&partial("line 2 of 3")));
     let k = kilo();
     k.env.write("a.txt", A_TXT);
     k.hook("after_read_whole", &[]).expect(0, "");

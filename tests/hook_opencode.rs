@@ -67,7 +67,7 @@ fn opencode_a_range_or_capped_read_records_its_lines() {
     o.hook("after_read_range", &[]).expect(0, "");
     assert_eq!(o.view("a.txt"), view("range", "read", 2, 1, true));
     o.hook("before_write_update", &[])
-        .expect(0, &deny(&partial("lines 2-2 of 3")));
+        .expect(0, &deny(&partial("line 2 of 3")));
     o.env
         .write("big.txt", big(2500, |i| format!("line {i} of a big file")));
     o.hook("after_read_capped", &[]).expect(0, "");

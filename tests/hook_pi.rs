@@ -126,7 +126,7 @@ fn pi_a_range_or_capped_read_records_its_lines() {
     assert_eq!(p.view("a.txt"), view("range", "read", 2, 1, true));
     p.hook("tool_call_edit", &[]).expect(0, "");
     p.hook("tool_call_write_update", &[])
-        .expect(0, &deny(&partial("lines 2-2 of 3")));
+        .expect(0, &deny(&partial("line 2 of 3")));
     let q = pi();
     q.env.write("a.txt", A_TXT);
     q.hook("tool_result_read_to_end", &[]).expect(0, "");

@@ -72,7 +72,7 @@ fn qwen_a_range_read_records_its_lines_and_a_write_is_denied() {
     assert_eq!(q.view("a.txt"), view("range", "read", 2, 1, true));
     q.hook("pre_edit", &[]).expect(0, "");
     q.hook("pre_write_update", &[])
-        .expect(0, &deny(&partial("lines 2-2 of 3")));
+        .expect(0, &deny(&partial("line 2 of 3")));
 }
 
 /// A whole-file read of 2,500 lines shows the first 1,000.

@@ -907,7 +907,13 @@ fn merged(
         return Ok(None);
     }
     let Some(base) = full_text(store, &s.sid, &d.canonical)? else {
-        return Ok(None);
+        // Some of its lines: merged only if the change can be told with
+        // the call (what an agent's record of the edit keeps of lines it
+        // saw is the lines it changed, fresh: no reminder would follow).
+        return match agent.tells_before_change() {
+            true => merged_lines(agent, s, store, d, edits),
+            false => Ok(None),
+        };
     };
     let (Ok(base), Ok(theirs)) = (
         String::from_utf8(base),
@@ -972,6 +978,89 @@ fn merged(
         paths::display(s.cwd(), &d.canonical).display(),
         remind::render(s.cwd(), &found)
     ))))
+}
+
+/// [`merged`] for an agent that saw only some lines of the file (a range,
+/// or the start of a long one), each run it holds tried, the latest
+/// first: the edit stands 3 or more lines inside them and from every line
+/// the change touched ([`fsview_store::merge::merge_edit`]), and what
+/// became of those lines is told with the call.
+fn merged_lines(
+    agent: &dyn Agent,
+    s: &Session<'_>,
+    store: &Store,
+    d: &gate::Decision,
+    edits: &Edits,
+) -> Result<Option<Merge>, Problem> {
+    use fsview_store::merge::{self, Seen};
+    let Some(record) = store.file_by_path(&s.sid, &d.canonical)? else {
+        return Ok(None);
+    };
+    let Ok(theirs) = std::fs::read_to_string(&d.canonical) else {
+        return Ok(None);
+    };
+    let mut views = store.views(record.id)?;
+    views.retain(|v| matches!(v.kind, Kind::Range | Kind::Start) && v.held());
+    views.sort_by_key(|v| std::cmp::Reverse(v.viewed_ns));
+    let shown = paths::display(s.cwd(), &d.canonical);
+    for v in views {
+        let Some(kept) = v.text_hash.map(|h| store.text(&h)).transpose()?.flatten() else {
+            continue;
+        };
+        let Ok(text) = std::str::from_utf8(&kept) else {
+            continue;
+        };
+        let seen = Seen::Lines {
+            text,
+            first: v.offset as usize,
+            total: v.total_lines.map(|t| t as usize),
+        };
+        let Ok(m) = merge::merge_edit(seen, &theirs, |t| edits.apply(t)) else {
+            continue;
+        };
+        let (first, count) = m.now.expect("lines seen are found in the file now");
+        let read = lines_span(v.offset, v.offset + v.lines.max(1) - 1);
+        let now = lines_span(first as u64, (first + count.max(1) - 1) as u64);
+        let by = match &d.writer {
+            Some(w) => format!("by {w}"),
+            None => "by the user or another program".to_string(),
+        };
+        let diff = merge::told(&m, &theirs, &shown.display().to_string());
+        let told = match diff.is_empty() {
+            true => format!(
+                "[fsview] {} changed since you read {read} ({by}), outside those lines: nothing in them changed, and they are {now} now. Your edit is applied to the file as it is now, keeping that change.",
+                shown.display()
+            ),
+            false => format!(
+                "[fsview] {} changed since you read {read} ({by}). Your edit is 3 or more lines from that change and inside the lines you read, so it is applied to the file as it is now, keeping that change. Those lines are {now} now; what changed in them is below.\n\n{diff}",
+                shown.display()
+            ),
+        };
+        if agent.alters(Stage::AboutToChange, &told).is_some() {
+            return Ok(None);
+        }
+        let detail = match &d.writer {
+            Some(w) => format!("told with the call, {read}; changed by {w}"),
+            None => format!("told with the call, {read}"),
+        };
+        let _ = store.log(
+            &s.sid,
+            &[LogEvent::new(TOOL, "check")
+                .path(&d.canonical)
+                .verdict("merged")
+                .detail(Some(&detail))],
+        );
+        return Ok(Some(Merge::Told(told)));
+    }
+    Ok(None)
+}
+
+/// "lines A-B", or "line A".
+fn lines_span(first: u64, last: u64) -> String {
+    match first == last {
+        true => format!("line {first}"),
+        false => format!("lines {first}-{last}"),
+    }
 }
 
 /// A `modified` refusal that carries the whole change, so the model holds

@@ -18,7 +18,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use fsview_store::fingerprint::{self, Fingerprint};
-use fsview_store::show::{self, ReadError, Request};
+use fsview_store::show::{self, changed_lines, slice_lines, ReadError, Request};
 use fsview_store::store::NewView;
 use fsview_store::{Kind, Source};
 
@@ -655,54 +655,6 @@ fn held(
         keep_text: true,
         moved: false,
     }
-}
-
-/// The lines of `after` that differ from `before` (first line, count): what
-/// a targeted edit showed the agent of the file. A pure deletion is the line
-/// where it happened.
-pub fn changed_lines(before: &str, after: &str) -> (u64, u64) {
-    let b: Vec<&str> = before.split_inclusive('\n').collect();
-    let a: Vec<&str> = after.split_inclusive('\n').collect();
-    let prefix = b.iter().zip(&a).take_while(|(x, y)| x == y).count();
-    let suffix = b[prefix..]
-        .iter()
-        .rev()
-        .zip(a[prefix..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    let first = prefix + 1;
-    let last = a.len() - suffix;
-    if a.is_empty() {
-        return (1, 0);
-    }
-    if last < first {
-        return (first.min(a.len()) as u64, 1);
-    }
-    (first as u64, (last - first + 1) as u64)
-}
-
-/// Lines `offset..offset+count` of `bytes`, with their newlines.
-fn slice_lines(bytes: &[u8], offset: u64, count: u64) -> &[u8] {
-    let mut start = 0;
-    let mut line = 1;
-    while line < offset {
-        match bytes[start..].iter().position(|&b| b == b'\n') {
-            Some(i) => start += i + 1,
-            None => return &[],
-        }
-        line += 1;
-    }
-    let mut end = start;
-    for _ in 0..count {
-        match bytes[end..].iter().position(|&b| b == b'\n') {
-            Some(i) => end += i + 1,
-            None => {
-                end = bytes.len();
-                break;
-            }
-        }
-    }
-    &bytes[start..end]
 }
 
 #[cfg(test)]

@@ -202,8 +202,20 @@ pub struct Report {
 /// The change an edit was merged with.
 #[derive(Clone, Debug)]
 pub struct Merged {
+    /// What changed of what the agent saw: a unified diff.
     pub diff: String,
     pub writer: Option<String>,
+    /// For an edit made on lines the agent saw (a `range` or `start`
+    /// view), not the whole file: which.
+    pub lines: Option<SeenLines>,
+}
+
+/// The lines an edit was made on: first and last (from 1) as the agent saw
+/// them, and where they are in the file now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeenLines {
+    pub seen: (u64, u64),
+    pub now: (u64, u64),
 }
 
 impl Report {
@@ -271,7 +283,7 @@ fn attempt(cx: &Context<'_>, req: &Request) -> Result<Option<Report>, Error> {
             d.verdict,
             GateVerdict::Modified(FileChange::Content | FileChange::Replaced)
         )
-        && d.view.as_ref().is_some_and(|v| v.kind == Kind::Full);
+        && d.view.as_ref().is_some_and(|v| v.kind != Kind::Processed);
     if !d.verdict.allowed() && !merging {
         let report = Report::new(
             d.canonical,
@@ -357,7 +369,15 @@ fn create(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Option<Re
         sha256: Some(hash),
         ..Report::new(canonical.to_path_buf(), verdict, message)
     };
-    Ok(Some(record(cx, req, report, &fp, &text, Some("created"))))
+    Ok(Some(record(
+        cx,
+        req,
+        report,
+        &fp,
+        &text,
+        None,
+        Some("created"),
+    )))
 }
 
 /// Change a file the gate let through, or one the gate found changed
@@ -416,13 +436,18 @@ fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, E
     }
     let (enc, text) = encoding::decode(&bytes).map_err(|_| binary(&req.path, tool))?;
     let mut merged = None;
+    // Whether the agent knows all of the file once it is written: not
+    // after an edit of lines it saw, which shows it only the lines changed.
+    let mut knows_all = true;
     let (new_text, replacements) = match &req.change {
         Change::Edit(list) if !fresh => {
             match merge_edit(store, cx, &viewed, &text, list, &quote(&req.path)) {
-                Some((e, other)) => {
+                Some((e, other, lines)) => {
+                    knows_all = lines.is_none();
                     merged = Some(Merged {
                         diff: other,
                         writer: writer(cx, canonical),
+                        lines,
                     });
                     (e.text, e.replacements)
                 }
@@ -430,11 +455,21 @@ fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, E
             }
         }
         Change::Edit(list) => match edits::apply(&text, true, list, cx.voice) {
-            Ok(e) => (e.text, e.replacements),
+            Ok(e) => {
+                knows_all = held_whole(store, &viewed);
+                (e.text, e.replacements)
+            }
             Err(r) => return Ok(refusal(cx, req, canonical, r)),
         },
         Change::Write(content) => (content.clone(), 1),
     };
+    // What the agent is shown of an edit of lines it saw: the lines changed.
+    let changed = (!knows_all).then(|| {
+        fsview_store::show::changed_lines(
+            &String::from_utf8_lossy(&text),
+            &String::from_utf8_lossy(&new_text),
+        )
+    });
     let diff = diff::unified(Some(&text), &new_text, &quote(&req.path));
     drop(text);
     // What the agent sees of a UTF-16 file is its text as UTF-8 (as
@@ -487,7 +522,15 @@ fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, E
             ),
             ..base
         };
-        return Ok(record(cx, req, report, &fp, shown, Some("same content")));
+        return Ok(record(
+            cx,
+            req,
+            report,
+            &fp,
+            shown,
+            changed,
+            Some("same content"),
+        ));
     }
     let mut notices = Vec::new();
     let (file, in_place, more) =
@@ -557,14 +600,18 @@ fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, E
         notices,
         ..base
     };
-    Ok(record(cx, req, report, &fp, shown, Some(&detail)))
+    Ok(record(cx, req, report, &fp, shown, changed, Some(&detail)))
 }
 
 /// The edit made to `now` (the file's decoded text under the lock) when
-/// it merges with the change the file had since the agent's `full` view
-/// ([`fsview_store::merge`]): the edit applied, and the other change as a
-/// unified diff. `None` when it does not merge (it touches lines within 3
-/// of the change, lands elsewhere, or the view's text was not kept).
+/// it merges with the change the file had since the agent's view
+/// ([`fsview_store::merge`]): the edit applied, the other change (what
+/// became of what the agent saw) as a unified diff, and for an edit of
+/// lines the agent saw, which. Tried against the whole text the agent
+/// holds, else each run of lines it holds, the latest first. `None` when
+/// it does not merge (it touches lines within 3 of the change, lands
+/// elsewhere, comes within 3 lines of the end of the lines seen, or the
+/// view's text was not kept).
 fn merge_edit(
     store: &Store,
     cx: &Context<'_>,
@@ -572,27 +619,52 @@ fn merge_edit(
     now: &[u8],
     list: &[Edit],
     name: &str,
-) -> Option<(edits::Edited, String)> {
-    let views = store.views(viewed.id).ok()?;
-    let base = views
-        .iter()
-        .rev()
-        .find(|v| v.kind == Kind::Full && v.held())
-        .and_then(|v| v.text_hash)
-        .and_then(|h| store.text(&h).ok().flatten())?;
-    let base_text = std::str::from_utf8(&base).ok()?;
+) -> Option<(edits::Edited, String, Option<SeenLines>)> {
+    use fsview_store::merge::{self, Seen};
+    let mut views = store.views(viewed.id).ok()?;
+    views.retain(|v| v.held() && v.kind != Kind::Processed && v.text_hash.is_some());
+    views.sort_by_key(|v| (v.kind != Kind::Full, std::cmp::Reverse(v.viewed_ns)));
     let theirs = std::str::from_utf8(now).ok()?;
-    let ours = edits::apply(&base, true, list, cx.voice).ok()?;
-    let result = edits::apply(now, true, list, cx.voice).ok()?;
-    let texts = fsview_store::merge::Texts {
-        base: base_text,
-        theirs,
-        ours: std::str::from_utf8(&ours.text).ok()?,
-        result: std::str::from_utf8(&result.text).ok()?,
+    let apply = |t: &str| {
+        edits::apply(t.as_bytes(), true, list, cx.voice)
+            .ok()
+            .and_then(|e| String::from_utf8(e.text).ok())
     };
-    fsview_store::merge::merge(&texts).ok()?;
-    let other = diff::unified(Some(&base), now, name);
-    Some((result, other))
+    for v in &views {
+        let Some(kept) = v.text_hash.and_then(|h| store.text(&h).ok().flatten()) else {
+            continue;
+        };
+        let Ok(text) = std::str::from_utf8(&kept) else {
+            continue;
+        };
+        let seen = match v.kind {
+            Kind::Full => Seen::Whole(text),
+            _ => Seen::Lines {
+                text,
+                first: v.offset as usize,
+                total: v.total_lines.map(|t| t as usize),
+            },
+        };
+        let Ok(m) = merge::merge_edit(seen, theirs, apply) else {
+            continue;
+        };
+        let result = edits::apply(now, true, list, cx.voice).ok()?;
+        let other = diff::unified(Some(m.base.as_bytes()), now, name);
+        let lines = m.now.map(|(first, count)| SeenLines {
+            seen: (v.offset, v.offset + v.lines.max(1) - 1),
+            now: (first as u64, (first + count.max(1) - 1) as u64),
+        });
+        return Some((result, other, lines));
+    }
+    None
+}
+
+/// Whether the agent holds a `full` view of the file it edits: then it
+/// knows all of it once edited.
+fn held_whole(store: &Store, viewed: &FileRecord) -> bool {
+    store
+        .views(viewed.id)
+        .is_ok_and(|vs| vs.iter().any(|v| v.kind == Kind::Full && v.held()))
 }
 
 /// What the model is told with a merged edit's result.
@@ -601,11 +673,33 @@ fn merged_message(path: &Path, m: &Merged) -> String {
         Some(w) => format!("by {w}"),
         None => "by the user or another program".to_string(),
     };
-    format!(
-        "{} had been changed since you read it ({by}); that change is kept and your edit was made beside it. You now hold the file with both; the other change:\n\n{}",
-        path.display(),
-        m.diff
-    )
+    let Some(l) = m.lines else {
+        return format!(
+            "{} had been changed since you read it ({by}); that change is kept and your edit was made beside it. You now hold the file with both; the other change:\n\n{}",
+            path.display(),
+            m.diff
+        );
+    };
+    let (seen, now) = (span(l.seen), span(l.now));
+    match m.diff.is_empty() {
+        true => format!(
+            "{} had been changed since you read lines {seen} ({by}), outside those lines: nothing in them changed, and they are lines {now} now. That change is kept and your edit was made beside it.",
+            path.display()
+        ),
+        false => format!(
+            "{} had been changed since you read lines {seen} ({by}); that change is kept and your edit was made beside it. Those lines are {now} now, and you hold them with both; what changed in them:\n\n{}",
+            path.display(),
+            m.diff
+        ),
+    }
+}
+
+/// Lines `first-last`, or one line.
+fn span((first, last): (u64, u64)) -> String {
+    match first == last {
+        true => first.to_string(),
+        false => format!("{first}-{last}"),
+    }
 }
 
 /// Notices naming what an interrupted fsview write left beside the file.
@@ -662,28 +756,41 @@ fn written_fingerprint(file: &std::fs::File, hash: Hash, quick: Quick) -> io::Re
 
 /// Record the written text as a full view (source write) with the event,
 /// in one transaction.
+#[allow(clippy::too_many_arguments)]
 fn record(
     cx: &Context<'_>,
     req: &Request,
     mut report: Report,
     fp: &Fingerprint,
     written: &[u8],
+    changed: Option<(u64, u64)>,
     detail: Option<&str>,
 ) -> Report {
     let Some(store) = cx.store else {
         return report;
     };
-    let lines = fsview_store::show::count_lines(written);
+    let total = fsview_store::show::count_lines(written);
+    // The whole text written, or (an edit of lines the agent saw, not the
+    // whole file) the lines it changed: what the result shows of them.
+    let (kind, offset, lines, shown) = match changed {
+        None => (Kind::Full, 1, total, written),
+        Some((o, n)) => (
+            Kind::Range,
+            o,
+            n,
+            fsview_store::show::slice_lines(written, o, n),
+        ),
+    };
     let view = NewView {
         path: &report.canonical,
         fingerprint: fp,
-        kind: Kind::Full,
+        kind,
         source: Source::Write,
-        offset: 1,
+        offset,
         lines,
-        total_lines: Some(lines),
-        shown: written,
-        keep_text: written.len() <= KEEP_TEXT,
+        total_lines: Some(total),
+        shown,
+        keep_text: shown.len() <= KEEP_TEXT,
         origin: None,
         conversation: None,
     };

@@ -448,7 +448,10 @@ impl Desk {
             "verdict": r.verdict.as_str(),
             "change": r.verdict.change().map(|c| c.as_str()),
             "replacements": r.replacements,
-            "merged": r.merged.as_ref().map(|m| json!({"diff": m.diff, "writer": m.writer})),
+            "merged": r.merged.as_ref().map(|m| {
+                let lines = m.lines.map(|l| json!({"seen": [l.seen.0, l.seen.1], "now": [l.now.0, l.now.1]}));
+                json!({"diff": m.diff, "writer": m.writer, "lines": lines})
+            }),
         });
         let key = match req.change {
             Change::Edit(_) => "edit",

@@ -520,6 +520,85 @@ fn an_edit_away_from_another_change_is_merged_and_the_change_told_with_it() {
 }
 
 #[test]
+fn an_edit_of_lines_read_as_a_range_is_merged_and_what_became_of_them_told() {
+    let env = Env::new();
+    let text: String = (1..=40).map(|i| format!("line {i}\n")).collect();
+    env.write("long.txt", &text);
+    let mut c = env.server(&["--sid", "s", "-q"]);
+    c.call(
+        "read",
+        json!({"file_path": "long.txt", "offset": 10, "limit": 11}),
+    );
+    // A line added at the top, and line 12 changed (inside the lines read,
+    // 5 lines from the edit).
+    let theirs = format!(
+        "#!/bin/sh\n{}",
+        text.replace("line 12\n", "line 12 formatted\n")
+    );
+    env.write("long.txt", &theirs);
+    let r = c.call(
+        "edit",
+        json!({"file_path": "long.txt", "old_string": "line 17\n", "new_string": "LINE 17\n"}),
+    );
+    assert_eq!(r["isError"], false, "{r}");
+    let other = hunk(
+        "long.txt",
+        "long.txt",
+        "-10,7 +10,7",
+        &[
+            " line 9",
+            " line 10",
+            " line 11",
+            "-line 12",
+            "+line 12 formatted",
+            " line 13",
+            " line 14",
+            " line 15",
+        ],
+    );
+    let mine = hunk(
+        "long.txt",
+        "long.txt",
+        "-15,7 +15,7",
+        &[
+            " line 14", " line 15", " line 16", "-line 17", "+LINE 17", " line 18", " line 19",
+            " line 20",
+        ],
+    );
+    assert_eq!(
+        texts(&r),
+        [format!(
+            "The file long.txt has been updated successfully. long.txt had been changed since you read lines 10-20 (by the user or another program); that change is kept and your edit was made beside it. Those lines are 11-21 now, and you hold them with both; what changed in them:\n\n{other}\n\n{mine}"
+        )]
+    );
+    let meta = &r["_meta"]["fsview/edit"];
+    assert_eq!(
+        (
+            &meta["verdict"],
+            &meta["merged"]["diff"],
+            &meta["merged"]["lines"]
+        ),
+        (
+            &json!("merged"),
+            &json!(other),
+            &json!({"seen": [10, 20], "now": [11, 21]})
+        )
+    );
+    assert_eq!(
+        env.read("long.txt"),
+        theirs.replace("line 17\n", "LINE 17\n")
+    );
+    // Held to the line its edit showed: not to the whole file.
+    let r = c.call("write", json!({"file_path": "long.txt", "content": "x\n"}));
+    assert_eq!(r["isError"], true, "{r}");
+    assert_eq!(
+        texts(&r),
+        ["long.txt: start_only: File has only been read in part (line 18 of 41). Read the whole file before writing all of it."]
+    );
+    assert_eq!(c.close().0, 0);
+}
+
+#[test]
 fn an_edit_near_another_change_or_with_on_change_refuse_is_refused_with_it() {
     let env = Env::new();
     let abs = path_str(&env.path("notes.txt"));

@@ -14,6 +14,7 @@ use similar::TextDiff;
 
 use crate::error::Result;
 use crate::fingerprint::{self, Change, Fingerprint, Freshness};
+use crate::show::slice_lines;
 use crate::store::{FileRecord, Store, ViewRecord};
 use crate::view::Kind;
 
@@ -335,35 +336,6 @@ fn cap(text: &str, max: usize) -> (String, usize) {
     let cut = total - max;
     out.push_str(&format!("[{cut} lines truncated]\n"));
     (out, cut)
-}
-
-/// Lines `offset..offset+count` (1-based) of `bytes`.
-pub(crate) fn slice_lines(bytes: &[u8], offset: u64, count: u64) -> &[u8] {
-    let mut start = 0usize;
-    let mut line = 1u64;
-    let mut it = memchr::memchr_iter(b'\n', bytes);
-    while line < offset {
-        match it.next() {
-            Some(i) => {
-                start = i + 1;
-                line += 1;
-            }
-            None => return &[],
-        }
-    }
-    let mut end = bytes.len();
-    let mut taken = 0;
-    for i in it {
-        taken += 1;
-        if taken == count {
-            end = i + 1;
-            break;
-        }
-    }
-    if count == 0 {
-        end = start;
-    }
-    &bytes[start..end.max(start)]
 }
 
 /// The file's text, or `None` when it is too large to diff. A UTF-16

@@ -817,9 +817,13 @@ fn decision(verdict: Verdict, canonical: PathBuf, view: Option<ViewRecord>) -> D
                 Some(v) if v.lines == 0 => "none of its lines".into(),
                 Some(v) => {
                     let last = v.offset.saturating_add(v.lines - 1);
+                    let lines = match last == v.offset {
+                        true => format!("line {last}"),
+                        false => format!("lines {}-{last}", v.offset),
+                    };
                     match v.total_lines {
-                        Some(t) => format!("lines {}-{last} of {t}", v.offset),
-                        None => format!("lines {}-{last}", v.offset),
+                        Some(t) => format!("{lines} of {t}"),
+                        None => lines,
                     }
                 }
                 None => "part of it".into(),

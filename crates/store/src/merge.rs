@@ -84,6 +84,13 @@ pub enum Refused {
     /// Applied to the new text it does something else than to the text the
     /// agent saw (found elsewhere, or another number of times).
     Elsewhere,
+    /// The edit does not apply to the text the agent saw, or to the file's
+    /// text now (its tool would fail on it).
+    Unapplied,
+    /// The agent saw some of the file's lines, and the edit comes within
+    /// [`MARGIN`] lines of where they end (or beyond): what changed just
+    /// past them cannot be told apart from what the agent saw.
+    Uncovered,
 }
 
 impl Refused {
@@ -91,8 +98,175 @@ impl Refused {
         match self {
             Refused::Near => "the edit is within 3 lines of the other change",
             Refused::Elsewhere => "the edit's text no longer stands only where it was",
+            Refused::Unapplied => "the edit does not apply to the text as seen and as it is now",
+            Refused::Uncovered => "the edit is within 3 lines of the end of the lines seen",
         }
     }
+}
+
+/// What the agent was shown of a file, that its edit was made against.
+#[derive(Clone, Copy, Debug)]
+pub enum Seen<'a> {
+    /// All of it.
+    Whole(&'a str),
+    /// Some of its lines, each with its newline (a `range` or `start`
+    /// view): `text`, which began at line `first` (from 1) of a file of
+    /// `total` lines, when known.
+    Lines {
+        text: &'a str,
+        first: usize,
+        total: Option<usize>,
+    },
+}
+
+/// An edit merged with the change its file had since the agent's view.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Merged {
+    /// The file's text now with the edit made: what to write.
+    pub result: String,
+    /// What the agent saw, put where it is in the file now: for a
+    /// [`Seen::Lines`], the file's text now with the lines it saw in place
+    /// of what they became. The other change, as far as the agent can know
+    /// it, is the diff from this to the file's text now ([`told`]).
+    pub base: String,
+    /// For a [`Seen::Lines`]: where the lines seen are in the file now,
+    /// the first (from 1) and how many.
+    pub now: Option<(usize, usize)>,
+}
+
+/// Merge an edit (`apply`: the edit made to a text by the agent's tool's
+/// rules, `None` where the tool would fail) made against what the agent
+/// saw with the change the file had since, when they do not collide
+/// ([`merge`]).
+///
+/// An agent that saw only some lines saw nothing of the rest: its edit
+/// must stand at least [`MARGIN`] lines inside them (or reach the file's
+/// own start or end there), and the other change it is told is what
+/// became of those lines. They are found in the file now around where the
+/// edit lands.
+pub fn merge_edit(
+    seen: Seen<'_>,
+    theirs: &str,
+    apply: impl Fn(&str) -> Option<String>,
+) -> Result<Merged, Refused> {
+    let (text, first, total) = match seen {
+        Seen::Whole(base) => {
+            let ours = apply(base).ok_or(Refused::Unapplied)?;
+            let result = apply(theirs).ok_or(Refused::Unapplied)?;
+            merge(&Texts {
+                base,
+                theirs,
+                ours: &ours,
+                result: &result,
+            })?;
+            return Ok(Merged {
+                result,
+                base: base.to_string(),
+                now: None,
+            });
+        }
+        Seen::Lines { text, first, total } => (text, first.max(1), total),
+    };
+    let block = lines(text);
+    let now = lines(theirs);
+    // The lines seen must each end a line of the file, but for its last.
+    if block.is_empty() || block[..block.len() - 1].iter().any(|l| !l.ends_with('\n')) {
+        return Err(Refused::Uncovered);
+    }
+    // Where the edit is in the lines seen, and in the file now.
+    let ours_block = apply(text).ok_or(Refused::Unapplied)?;
+    let result = apply(theirs).ok_or(Refused::Unapplied)?;
+    let (i, j) = span(&hunks(&block, &lines(&ours_block))).unwrap_or((0, 0));
+    let (p, q) = span(&hunks(&now, &lines(&result))).unwrap_or((0, 0));
+    let (s, e) = locate(&block, &now, (i, j), (p, q)).ok_or(Refused::Elsewhere)?;
+    let mut base = String::with_capacity(theirs.len() + text.len());
+    now[..s].iter().for_each(|l| base.push_str(l));
+    // A last line seen without its newline is the file's last line; one
+    // that is not last now gets the newline back.
+    base.push_str(text);
+    if e < now.len() && !text.ends_with('\n') {
+        base.push('\n');
+    }
+    now[e..].iter().for_each(|l| base.push_str(l));
+    let ours = apply(&base).ok_or(Refused::Unapplied)?;
+    merge(&Texts {
+        base: &base,
+        theirs,
+        ours: &ours,
+        result: &result,
+    })?;
+    // Inside the lines seen, by the margin, but where they reach the
+    // file's own start or end (then and now).
+    let n = block.len();
+    let at_start = first == 1 && s == 0;
+    let at_end = total == Some(first - 1 + n) && e == now.len();
+    let inside = hunks(&lines(&base), &lines(&ours))
+        .iter()
+        .all(|h| (at_start || h.start >= s + MARGIN) && (at_end || h.end + MARGIN <= s + n));
+    if !inside {
+        return Err(Refused::Uncovered);
+    }
+    Ok(Merged {
+        result,
+        base,
+        now: Some((s + 1, e - s)),
+    })
+}
+
+/// The lines from the first a hunk touches to the last.
+fn span(hunks: &[Hunk<'_>]) -> Option<(usize, usize)> {
+    Some((hunks.first()?.start, hunks.last()?.end))
+}
+
+/// How long finding the lines seen in the file now may look for the
+/// closest match before it settles for a good one.
+const LOCATE_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Where the lines of `block` are in `now` (`start..end`): found around
+/// where the edit lands (`block` lines `edit_block`, `now` lines
+/// `edit_now`), a line diff of the block against the lines near there.
+/// Changed lines at the block's ends are taken as changed in place, one
+/// for one. `None` when no line of it is left.
+fn locate(
+    block: &[&str],
+    now: &[&str],
+    edit_block: (usize, usize),
+    edit_now: (usize, usize),
+) -> Option<(usize, usize)> {
+    let n = block.len();
+    // Lines inserted into or deleted from the block, on either side of the
+    // edit, move its ends: look that far beyond them.
+    let slack = n + 16;
+    let from = edit_now.0.saturating_sub(edit_block.0 + slack);
+    let to = (edit_now.1 + (n - edit_block.1.min(n)) + slack).min(now.len());
+    let window = &now[from..to];
+    let deadline = std::time::Instant::now() + LOCATE_TIMEOUT;
+    let ops =
+        similar::capture_diff_slices_deadline(Algorithm::Myers, block, window, Some(deadline));
+    let equal = |op: &DiffOp| match *op {
+        DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } => Some((old_index, new_index, len)),
+        _ => None,
+    };
+    let (b0, w0, _) = ops.iter().find_map(equal)?;
+    let (b1, w1, len) = ops.iter().rev().find_map(equal)?;
+    let start = from + w0.saturating_sub(b0);
+    let end = (from + w1 + len + (n - (b1 + len))).min(to).max(start);
+    Some((start, end))
+}
+
+/// The other change as the agent is told it: a unified diff from
+/// [`Merged::base`] to the file's text now, headed by `name`, with 3 lines
+/// of context. Empty when nothing the agent saw changed.
+pub fn told(merged: &Merged, theirs: &str, name: &str) -> String {
+    similar::TextDiff::from_lines(merged.base.as_str(), theirs)
+        .unified_diff()
+        .context_radius(MARGIN)
+        .header(name, name)
+        .to_string()
 }
 
 /// A changed run of lines: base lines `start..end` became `lines`.
@@ -315,6 +489,152 @@ mod tests {
             try_merge(base, theirs, "g", "G").unwrap(),
             "A\nb\nc\nd\ne\nf\nG"
         );
+    }
+
+    /// Lines `first..=last` of `text`.
+    fn slice(text: &str, first: usize, last: usize) -> String {
+        lines(text)[first - 1..last].concat()
+    }
+
+    /// The edit `old -> new` made against lines `first..=last` of `base`
+    /// (a file of `total` lines) while the file became `theirs`.
+    fn try_lines(
+        base: &str,
+        (first, last): (usize, usize),
+        theirs: &str,
+        old: &str,
+        new: &str,
+    ) -> Result<Merged, Refused> {
+        let text = slice(base, first, last);
+        let seen = Seen::Lines {
+            text: &text,
+            first,
+            total: Some(lines(base).len()),
+        };
+        merge_edit(seen, theirs, |t| replace_exact(t, &[(old, new, false)]))
+    }
+
+    #[test]
+    fn lines_seen_moved_by_a_change_above_them_take_the_edit() {
+        let base = numbered(60);
+        let theirs = format!("// one\n// two\n{base}");
+        let m = try_lines(&base, (10, 30), &theirs, "line 20\n", "line twenty\n").unwrap();
+        assert_eq!(m.result, theirs.replace("line 20\n", "line twenty\n"));
+        assert_eq!(m.now, Some((12, 21)));
+        // Nothing the agent saw changed: nothing to tell but where it is.
+        assert_eq!(told(&m, &theirs, "f"), "");
+    }
+
+    #[test]
+    fn a_change_inside_the_lines_seen_is_told_far_and_refused_near() {
+        let base = numbered(60);
+        let theirs = format!(
+            "// one\n{}",
+            base.replace("line 12\n", "line 12 formatted\n")
+        );
+        let m = try_lines(&base, (10, 30), &theirs, "line 20\n", "line twenty\n").unwrap();
+        assert_eq!(m.result, theirs.replace("line 20\n", "line twenty\n"));
+        assert_eq!(m.now, Some((11, 21)));
+        assert_eq!(
+            told(&m, &theirs, "f"),
+            "--- f\n+++ f\n@@ -10,7 +10,7 @@\n line 9\n line 10\n line 11\n-line 12\n+line 12 formatted\n line 13\n line 14\n line 15\n"
+        );
+        assert_eq!(
+            try_lines(&base, (10, 30), &theirs, "line 15\n", "x\n"),
+            Err(Refused::Near)
+        );
+        assert!(try_lines(&base, (10, 30), &theirs, "line 16\n", "x\n").is_ok());
+    }
+
+    #[test]
+    fn the_edit_must_stand_three_lines_inside_the_lines_seen() {
+        let base = numbered(60);
+        let theirs = base.replace("line 50\n", "line fifty\n");
+        let seen = (10, 30);
+        for (line, ok) in [
+            (10, false),
+            (12, false),
+            (13, true),
+            (27, true),
+            (28, false),
+            (30, false),
+        ] {
+            let got = try_lines(&base, seen, &theirs, &format!("line {line}\n"), "x\n");
+            assert_eq!(got.is_ok(), ok, "line {line}: {got:?}");
+            if !ok {
+                assert_eq!(got, Err(Refused::Uncovered), "line {line}");
+            }
+        }
+        // Text the agent did not see is no edit of what it saw.
+        assert_eq!(
+            try_lines(&base, seen, &theirs, "line 40\n", "x\n"),
+            Err(Refused::Unapplied)
+        );
+    }
+
+    #[test]
+    fn lines_seen_from_the_file_start_or_to_its_end_need_no_margin_there() {
+        let base = numbered(40);
+        let theirs = base.replace("line 30\n", "line thirty\n");
+        let m = try_lines(&base, (1, 20), &theirs, "line 1\n", "x\n").unwrap();
+        assert_eq!(m.now, Some((1, 20)));
+        assert_eq!(m.result, theirs.replacen("line 1\n", "x\n", 1));
+        let theirs = base.replace("line 2\n", "line two\n");
+        let m = try_lines(&base, (21, 40), &theirs, "line 40\n", "x\n").unwrap();
+        assert_eq!(m.result, theirs.replace("line 40\n", "x\n"));
+        // Lines added after the end since: the end seen is no longer the
+        // file's.
+        let theirs = format!("{base}line 41\n");
+        assert_eq!(
+            try_lines(&base, (21, 40), &theirs, "line 40\n", "x\n"),
+            Err(Refused::Uncovered)
+        );
+        // Lines added before the start since: likewise.
+        let theirs = format!("line 0\n{base}");
+        assert_eq!(
+            try_lines(&base, (1, 20), &theirs, "line 1\n", "x\n"),
+            Err(Refused::Uncovered)
+        );
+    }
+
+    #[test]
+    fn the_first_and_last_lines_seen_changed_are_told_in_place() {
+        let base = numbered(60);
+        let theirs = base
+            .replace("line 10\n", "line ten\n")
+            .replace("line 30\n", "line thirty\n");
+        let m = try_lines(&base, (10, 30), &theirs, "line 20\n", "x\n").unwrap();
+        assert_eq!(m.now, Some((10, 21)));
+        let diff = told(&m, &theirs, "f");
+        assert!(diff.contains("-line 10\n+line ten\n"), "{diff}");
+        assert!(diff.contains("-line 30\n+line thirty\n"), "{diff}");
+    }
+
+    #[test]
+    fn an_edit_whose_text_is_now_only_outside_the_lines_seen_is_refused() {
+        let base = numbered(60);
+        // "line 20" changed where the agent saw it, and put at the top:
+        // found once now, but not among the lines seen.
+        let theirs = format!("line 20\n{}", base.replace("line 20\n", "line 20 moved\n"));
+        assert!(try_lines(&base, (10, 30), &theirs, "line 20\n", "x\n").is_err());
+        // Likewise moved below them, with no copy left to find twice.
+        let theirs = format!("{}line 20\n", base.replace("line 20\n", ""));
+        assert!(try_lines(&base, (10, 30), &theirs, "line 20\n", "x\n").is_err());
+        // Found twice now: the tool itself would fail.
+        let theirs = format!("line 20\n{base}");
+        assert_eq!(
+            try_lines(&base, (10, 30), &theirs, "line 20\n", "x\n"),
+            Err(Refused::Unapplied)
+        );
+    }
+
+    #[test]
+    fn a_last_line_seen_without_its_newline_is_the_files_end() {
+        let base = "a\nb\nc\nd\ne\nf\ng\nh";
+        let theirs = "A\nb\nc\nd\ne\nf\ng\nh";
+        let m = try_lines(base, (4, 8), theirs, "h", "H").unwrap();
+        assert_eq!(m.result, "A\nb\nc\nd\ne\nf\ng\nH");
+        assert_eq!(told(&m, theirs, "f"), "");
     }
 
     #[test]

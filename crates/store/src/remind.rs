@@ -613,8 +613,8 @@ fn describe(
         let (old, new) = match lines {
             None => (&old[..], new),
             Some((offset, count)) => (
-                changes::slice_lines(old, offset, count),
-                changes::slice_lines(new, offset, count),
+                crate::show::slice_lines(old, offset, count),
+                crate::show::slice_lines(new, offset, count),
             ),
         };
         return Ok(changes::diff(

@@ -861,6 +861,59 @@ fn range_view(
     }
 }
 
+/// Lines `offset..offset+count` (1-based) of `bytes`.
+pub fn slice_lines(bytes: &[u8], offset: u64, count: u64) -> &[u8] {
+    let mut start = 0usize;
+    let mut line = 1u64;
+    let mut it = memchr::memchr_iter(b'\n', bytes);
+    while line < offset {
+        match it.next() {
+            Some(i) => {
+                start = i + 1;
+                line += 1;
+            }
+            None => return &[],
+        }
+    }
+    let mut end = bytes.len();
+    let mut taken = 0;
+    for i in it {
+        taken += 1;
+        if taken == count {
+            end = i + 1;
+            break;
+        }
+    }
+    if count == 0 {
+        end = start;
+    }
+    &bytes[start..end.max(start)]
+}
+
+/// The lines of `after` that differ from `before` (first line, count): what
+/// a targeted edit showed the agent of the file. A pure deletion is the line
+/// where it happened.
+pub fn changed_lines(before: &str, after: &str) -> (u64, u64) {
+    let b: Vec<&str> = before.split_inclusive('\n').collect();
+    let a: Vec<&str> = after.split_inclusive('\n').collect();
+    let prefix = b.iter().zip(&a).take_while(|(x, y)| x == y).count();
+    let suffix = b[prefix..]
+        .iter()
+        .rev()
+        .zip(a[prefix..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let first = prefix + 1;
+    let last = a.len() - suffix;
+    if a.is_empty() {
+        return (1, 0);
+    }
+    if last < first {
+        return (first.min(a.len()) as u64, 1);
+    }
+    (first as u64, (last - first + 1) as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
