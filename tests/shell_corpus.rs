@@ -998,7 +998,14 @@ fn a_file_a_command_made_without_naming_it_is_the_agents_own() {
             eprintln!("skipped: the temporary directory's filesystem records no birth times");
             return;
         }
-        env.write("gen/new.sh", "printf 'made\\n' > gen/made.txt\n");
+        // Made after the command's first tick: a file's birth time comes
+        // from the kernel's coarse clock, which may lag the hook's by a
+        // tick, and a birth in that tick is (safely) not taken as the
+        // command's (`Store::run_made`).
+        env.write(
+            "gen/new.sh",
+            "sleep 0.02; printf 'made\\n' > gen/made.txt\n",
+        );
         let ok = |cmd: &str| assert_eq!(day.run(cmd).stdout, "", "{name}: {cmd}");
         ok("sh gen/new.sh");
         ok("sed -i s/made/edited/ gen/made.txt");
@@ -1009,7 +1016,10 @@ fn a_file_a_command_made_without_naming_it_is_the_agents_own() {
             "rewritten\n"
         );
         // Made by the command, then changed by the user: someone else's.
-        env.write("gen/new.sh", "printf 'made\\n' > gen/second.txt\n");
+        env.write(
+            "gen/new.sh",
+            "sleep 0.02; printf 'made\\n' > gen/second.txt\n",
+        );
         ok("sh gen/new.sh");
         std::thread::sleep(std::time::Duration::from_millis(30));
         env.write("gen/second.txt", "the user's\n");
