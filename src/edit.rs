@@ -78,8 +78,10 @@ Examples:
 /// A file that changed since its view (a formatter, the user, another
 /// agent) takes an edit still, by default, when the edit is 3 or more
 /// lines from every line that change touched and its text is found exactly
-/// where it was: both are kept (verdict merged), and the other change is
-/// printed on stderr (with --json, as "merged"). --on-change refuse (or
+/// where it was (after a read of some lines, --offset/--limit: 3 or more
+/// lines inside them too): both are kept (verdict merged), and the other
+/// change is printed on stderr (with --json, as "merged"; after a read of
+/// some lines, what became of them and where they are now). --on-change refuse (or
 /// FSVIEW_ON_CHANGE=refuse) refuses every such edit as modified.
 ///
 /// Prints a unified diff of each change (with --json, one record per
