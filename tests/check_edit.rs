@@ -205,7 +205,29 @@ fn changed_diff_of_a_range_compares_the_same_lines() {
     env.write("r.txt", body.replace("50\n", "fifty\n"));
     env.run("fsview-check-edit", &["--changed"]).expect(
         1,
-        "r.txt: modified (content)\n--- r.txt (as viewed, lines 50-51)\n+++ r.txt (now)\n@@ -1,2 +1,2 @@\n-50\n+fifty\n 51\n",
+        "r.txt: modified (content)\n--- r.txt (as viewed, lines 50-51)\n+++ r.txt (now)\n@@ -50,2 +50,2 @@\n-50\n+fifty\n 51\n",
+    );
+}
+
+// The lines viewed moved by lines added above them: found where they are
+// now, and only what changed in them told, numbered as now; nothing, when
+// nothing in them changed.
+#[test]
+fn changed_diff_of_a_range_follows_lines_that_moved() {
+    let env = Env::new();
+    let body: String = (1..=100).map(|i| format!("{i}\n")).collect();
+    env.write("r.txt", &body);
+    env.run("fsview-read", &["-q", "-o", "50", "-n", "4", "r.txt"]);
+    let moved = format!("#!/bin/sh\n# header\n{body}");
+    env.write("r.txt", &moved);
+    env.run("fsview-check-edit", &["--changed"]).expect(
+        1,
+        "r.txt: modified (content): changed outside the lines viewed, which are lines 52-55 now\n",
+    );
+    env.write("r.txt", moved.replace("\n51\n", "\nfifty-one\n"));
+    env.run("fsview-check-edit", &["--changed"]).expect(
+        1,
+        "r.txt: modified (content)\n--- r.txt (as viewed, lines 50-53)\n+++ r.txt (now, lines 52-55)\n@@ -50,4 +52,4 @@\n 50\n-51\n+fifty-one\n 52\n 53\n",
     );
 }
 

@@ -201,7 +201,7 @@ fn eight_agents_that_read_ranges_far_apart_all_land() {
         let results: Vec<(i32, String)> = children.into_iter().map(finish).collect();
         let mut want = lines(80);
         for (i, (code, stderr)) in results.iter().enumerate() {
-            assert_eq!(*code, 0, "round {round}: {stderr}");
+            assert_eq!(*code, 0, "round {round}, agent {}: {results:?}", i + 1);
             // Told that the file changed (by whom, when the gate saw that
             // write land), outside the lines it read; or nothing (it
             // landed first).

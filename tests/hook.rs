@@ -320,9 +320,9 @@ a.txt: modified (content)
             "PostToolUse",
             "\
 a.txt: modified (content)
---- a.txt (as viewed, lines 2-2)
+--- a.txt (as viewed, line 2)
 +++ a.txt (now)
-@@ -1 +1 @@
+@@ -2 +2 @@
 -two
 \\ No newline at end of file
 +Two

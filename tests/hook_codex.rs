@@ -319,7 +319,7 @@ fn a_change_beside_an_applied_patch_is_told_not_absorbed() {
             0,
             &context(
                 "PostToolUse",
-                "These files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed, lines 2-3)\n+++ a.txt (now)\n@@ -1,2 +1,2 @@\n-two\n+TWO\n three\n",
+                "These files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed, lines 2-3)\n+++ a.txt (now)\n@@ -2,2 +2,2 @@\n-two\n+TWO\n three\n",
             ),
         )
         .stderr_is("");

@@ -245,10 +245,14 @@ pub(crate) fn describe(
         Now::TooLarge => return Ok(note("too large to diff")),
         Now::Unreadable | Now::Gone => return Ok(note("unreadable now; no diff")),
     };
-    let new = if view.kind == Kind::Full {
-        new
-    } else {
-        slice_lines(new, view.offset, view.lines)
+    // The lines viewed, where they are now: found (moved by lines added
+    // or removed above them), else at the same line numbers.
+    let (new, now_lines) = match view.kind {
+        Kind::Full => (new, None),
+        _ => match seen_now(&old, new, view.offset) {
+            Some((first, count)) => (slice_lines(new, first, count), Some((first, count))),
+            None => (slice_lines(new, view.offset, view.lines), None),
+        },
     };
     Ok(diff(
         &old,
@@ -256,10 +260,21 @@ pub(crate) fn describe(
         &record.path,
         "as viewed",
         lines_of(view),
+        now_lines,
         cwd,
         per_file,
         budget,
     ))
+}
+
+/// Where the lines `old` (which began at line `offset`) are in `new`, the
+/// file's bytes now: first line and count ([`crate::merge::locate_seen`]).
+pub(crate) fn seen_now(old: &[u8], new: &[u8], offset: u64) -> Option<(u64, u64)> {
+    let (Ok(old), Ok(new)) = (std::str::from_utf8(old), std::str::from_utf8(new)) else {
+        return None;
+    };
+    let (start, end) = crate::merge::locate_seen(old, new, offset as usize)?;
+    Some((start as u64 + 1, (end - start) as u64))
 }
 
 /// The view whose kept text a diff starts from: a full one, else the start,
@@ -278,8 +293,9 @@ pub(crate) fn lines_of(view: &ViewRecord) -> Option<(u64, u64)> {
 }
 
 /// A unified diff from `old` (the text `label` names) to `new` of the file
-/// at `path`, both already cut to `lines` (see [`lines_of`]), capped by
-/// `per_file` and `budget`.
+/// at `path`, both already cut to `lines` (see [`lines_of`]; `new` to
+/// `now_lines` when those lines are elsewhere now), numbered as lines of
+/// the file, capped by `per_file` and `budget`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn diff(
     old: &[u8],
@@ -287,6 +303,7 @@ pub(crate) fn diff(
     path: &Path,
     label: &str,
     lines: Option<(u64, u64)>,
+    now_lines: Option<(u64, u64)>,
     cwd: &Path,
     per_file: usize,
     budget: &mut usize,
@@ -298,25 +315,42 @@ pub(crate) fn diff(
     let new = String::from_utf8_lossy(new);
     let name = crate::paths::display(cwd, path).display().to_string();
     // Saturating: a view may start at any line the session file can hold.
-    let what = match lines {
-        None => String::new(),
-        Some((offset, count)) => format!(
-            ", lines {offset}-{}",
-            offset.saturating_add(count.max(1) - 1)
-        ),
+    let span = |(offset, count): (u64, u64)| match count {
+        0 | 1 => format!(", line {offset}"),
+        _ => format!(", lines {offset}-{}", offset.saturating_add(count - 1)),
     };
+    let what = lines.map(span).unwrap_or_default();
+    let moved = now_lines.filter(|&n| Some(n) != lines);
+    let now = moved.map(span).unwrap_or_default();
     let text = TextDiff::from_lines(old.as_ref(), new.as_ref())
         .unified_diff()
         .context_radius(CONTEXT_LINES)
-        .header(&format!("{name} ({label}{what})"), &format!("{name} (now)"))
+        .header(
+            &format!("{name} ({label}{what})"),
+            &format!("{name} (now{now})"),
+        )
         .to_string();
     if text.is_empty() {
         // The shown part is the same; the change lies outside it.
-        return note(match lines {
-            None => "the bytes differ, not the text as shown (bytes that are not UTF-8)",
-            Some(_) => "changed outside the lines viewed",
+        return note(match (lines, moved) {
+            (None, _) => {
+                "the bytes differ, not the text as shown (bytes that are not UTF-8)".into()
+            }
+            (Some(_), None) => "changed outside the lines viewed".to_string(),
+            (Some(_), Some(at)) => format!(
+                "changed outside the lines viewed, which are{} now",
+                span(at).trim_start_matches(',')
+            ),
         });
     }
+    // Numbered as lines of the file, not of the cut.
+    let text = match lines {
+        None => text,
+        Some((offset, _)) => {
+            let to = now_lines.map_or(offset, |(first, _)| first);
+            shift_hunks(&text, offset - 1, to - 1)
+        }
+    };
     let (diff, cut) = cap(&text, per_file.min(*budget));
     *budget = budget.saturating_sub(diff.lines().count());
     Described {
@@ -324,6 +358,38 @@ pub(crate) fn diff(
         truncated: cut,
         note: None,
     }
+}
+
+/// `diff` with each hunk header's old line numbers moved by `old_by` and
+/// its new ones by `new_by`.
+fn shift_hunks(diff: &str, old_by: u64, new_by: u64) -> String {
+    if old_by == 0 && new_by == 0 {
+        return diff.to_string();
+    }
+    let shift = |field: &str, by: u64| -> Option<String> {
+        let (start, count) = match field.split_once(',') {
+            Some((s, c)) => (s, Some(c)),
+            None => (field, None),
+        };
+        let start: u64 = start.parse().ok()?;
+        Some(match count {
+            Some(c) => format!("{},{c}", start + by),
+            None => (start + by).to_string(),
+        })
+    };
+    let header = |line: &str| -> Option<String> {
+        let rest = line.strip_prefix("@@ -")?;
+        let (old, rest) = rest.split_once(" +")?;
+        let (new, tail) = rest.split_once(" @@")?;
+        Some(format!(
+            "@@ -{} +{} @@{tail}",
+            shift(old, old_by)?,
+            shift(new, new_by)?
+        ))
+    };
+    diff.split_inclusive('\n')
+        .map(|l| header(l).unwrap_or_else(|| l.to_string()))
+        .collect()
 }
 
 /// Keep at most `max` lines of `text`, then a marker naming how many were cut.

@@ -258,6 +258,44 @@ fn locate(
     Some((start, end))
 }
 
+/// Where the lines an agent saw (`text`, which began at line `first`,
+/// counted from 1) are in `now`, the file's text now: their first line
+/// (counted from 0) and the line after their last. Found where they were,
+/// else whole where they moved (the nearest such place), else by a line
+/// diff against the lines around where they were, when at least half of
+/// them are there still. `None` when they cannot be found so.
+pub fn locate_seen(text: &str, now: &str, first: usize) -> Option<(usize, usize)> {
+    let block = lines(text);
+    let now = lines(now);
+    let n = block.len();
+    if n == 0 {
+        return None;
+    }
+    let at = first.max(1) - 1;
+    let same = |k: usize| k + n <= now.len() && now[k..k + n] == block[..];
+    if same(at) {
+        return Some((at, at + n));
+    }
+    // Moved whole: the nearest place that holds all of them.
+    let moved = (0..=now.len().saturating_sub(n))
+        .filter(|&k| now[k] == block[0] && same(k))
+        .min_by_key(|&k| k.abs_diff(at));
+    if let Some(k) = moved {
+        return Some((k, k + n));
+    }
+    let at = at.min(now.len());
+    let (start, end) = locate(&block, &now, (0, 0), (at, at))?;
+    // Enough of them left for the place to be theirs.
+    let kept: usize = similar::capture_diff_slices(Algorithm::Myers, &block, &now[start..end])
+        .iter()
+        .map(|op| match *op {
+            DiffOp::Equal { len, .. } => len,
+            _ => 0,
+        })
+        .sum();
+    (2 * kept >= n).then_some((start, end))
+}
+
 /// The other change as the agent is told it: a unified diff from
 /// [`Merged::base`] to the file's text now, headed by `name`, with 3 lines
 /// of context. Empty when nothing the agent saw changed.
@@ -635,6 +673,25 @@ mod tests {
         let m = try_lines(base, (4, 8), theirs, "h", "H").unwrap();
         assert_eq!(m.result, "A\nb\nc\nd\ne\nf\ng\nH");
         assert_eq!(told(&m, theirs, "f"), "");
+    }
+
+    #[test]
+    fn lines_seen_are_found_where_they_are_now() {
+        let base = numbered(60);
+        let seen = slice(&base, 10, 17);
+        // Where they were.
+        assert_eq!(locate_seen(&seen, &base, 10), Some((9, 17)));
+        // Moved by lines added far above (further than a window around
+        // where they were would look).
+        let header: String = (0..200).map(|i| format!("// {i}\n")).collect();
+        let theirs = format!("{header}{base}");
+        assert_eq!(locate_seen(&seen, &theirs, 10), Some((209, 217)));
+        // Moved, and changed inside.
+        let theirs = format!("a\nb\n{}", base.replace("line 13\n", "line 13!\n"));
+        assert_eq!(locate_seen(&seen, &theirs, 10), Some((11, 19)));
+        // Mostly gone: not found.
+        let theirs: String = (1..=60).map(|i| format!("other {i}\n")).collect();
+        assert_eq!(locate_seen(&seen, &theirs, 10), None);
     }
 
     #[test]

@@ -434,6 +434,7 @@ impl Store {
             canonical,
             "as your command wrote it",
             None,
+            None,
             cwd,
             budget,
             &mut budget,

@@ -608,14 +608,30 @@ fn describe(
         None => None,
     };
     if let (Some(old), Now::Bytes(new)) = (&told_text, current) {
-        // The told text is the whole file; cut both to what was viewed.
-        let lines = changes::best_kept(&views).and_then(changes::lines_of);
-        let (old, new) = match lines {
-            None => (&old[..], new),
-            Some((offset, count)) => (
-                crate::show::slice_lines(old, offset, count),
-                crate::show::slice_lines(new, offset, count),
-            ),
+        // The told text is the whole file; cut both to what was viewed,
+        // where those lines were then and are now.
+        let view = changes::best_kept(&views);
+        let lines = view.and_then(changes::lines_of);
+        let seen = match (view, lines) {
+            (Some(v), Some(_)) => v.text_hash.map(|h| store.text(&h)).transpose()?.flatten(),
+            _ => None,
+        };
+        let (old, new, lines, now_lines) = match lines {
+            None => (&old[..], new, None, None),
+            Some((offset, count)) => {
+                let at = |text: &[u8]| {
+                    seen.as_deref()
+                        .and_then(|s| changes::seen_now(s, text, offset))
+                        .unwrap_or((offset, count))
+                };
+                let (then, now) = (at(old), at(new));
+                (
+                    crate::show::slice_lines(old, then.0, then.1),
+                    crate::show::slice_lines(new, now.0, now.1),
+                    Some(then),
+                    Some(now),
+                )
+            }
         };
         return Ok(changes::diff(
             old,
@@ -623,6 +639,7 @@ fn describe(
             &record.path,
             "as last told",
             lines,
+            now_lines,
             cwd,
             per_file,
             budget,
