@@ -675,3 +675,51 @@ fn an_unchanged_reread_is_blocked_with_the_notice_only_when_asked() {
     changed["tool_response"]["llmContent"] = json!("one\n");
     a.send(&changed, &["--short-reads", "on"]).expect(0, "");
 }
+
+/// Lines 5-15 of a file read (`start_line`/`end_line`); a line added at
+/// the top and line 7 changed since. A `replace` of line 12 is let
+/// through, its record keeps the lines as read, and what became of them
+/// (the model's own edit with it) is told after the result, where they
+/// are now.
+#[test]
+fn a_replace_of_a_range_apart_from_an_outside_change_is_told_after() {
+    let text: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+    let a = gemini();
+    a.env.write("a.txt", &text);
+    let mut r = a.payload("after_read_range");
+    let shown: Vec<String> = (5..=15).map(|i| format!("line {i}")).collect();
+    r["tool_input"]["start_line"] = 5.into();
+    r["tool_input"]["end_line"] = 15.into();
+    r["tool_response"]["llmContent"] = format!(
+        "\nIMPORTANT: The file content has been truncated.\nStatus: Showing lines 5-15 of 20 total lines.\nAction: To read more of the file, you can use the 'start_line' and 'end_line' parameters in a subsequent 'read_file' call. For example, to read the next section of the file, use start_line: 16.\n\n--- FILE CONTENT (truncated) ---\n{}",
+        shown.join("\n")
+    )
+    .into();
+    a.send(&r, &[]).expect(0, "").stderr_is("");
+    let theirs = format!(
+        "// header\n{}",
+        text.replace("line 7\n", "line 7 formatted\n")
+    );
+    a.env.write("a.txt", &theirs);
+    let mut before = a.payload("before_replace");
+    before["tool_input"]["old_string"] = "line 12".into();
+    before["tool_input"]["new_string"] = "EDITED".into();
+    a.send(&before, &[]).expect(0, "").stderr_is("");
+    let result = theirs.replace("line 12\n", "EDITED\n");
+    a.env.write("a.txt", &result);
+    let mut after = a.payload("after_replace");
+    after["tool_input"]["old_string"] = "line 12".into();
+    after["tool_input"]["new_string"] = "EDITED".into();
+    after["tool_response"]["returnDisplay"]["originalContent"] = theirs.clone().into();
+    after["tool_response"]["returnDisplay"]["newContent"] = result.clone().into();
+    a.send(&after, &[]).expect(0, &context(
+        "AfterTool",
+        "These files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed, lines 5-15)\n+++ a.txt (now, lines 6-16)\n@@ -5,11 +6,11 @@\n line 5\n line 6\n-line 7\n+line 7 formatted\n line 8\n line 9\n line 10\n line 11\n-line 12\n+EDITED\n line 13\n line 14\n line 15\n",
+    ));
+    let ev = a.env.run("fsview-session", &["events", "--sid", a.sid]);
+    assert!(
+        ev.stdout.contains("told after the result, lines 5-15"),
+        "{}",
+        ev.stdout
+    );
+}

@@ -562,3 +562,84 @@ fn pi_an_edit_far_from_an_outside_change_is_let_through_and_the_change_told_afte
         );
     }
 }
+
+/// pi read lines 5-15 of a file (a range); someone adds a line at the top
+/// and changes line 7. Its edit of line 12 is let through, and the edit's
+/// result tells what else changed in the lines it read, where they are
+/// now (nothing of the line at the top, which it never read). An edit
+/// within 3 lines of the end of the lines read is refused.
+#[test]
+fn pi_an_edit_of_a_range_apart_from_an_outside_change_is_told_after() {
+    let text: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+    let read = |p: &Fixtures| {
+        p.env.write("a.txt", &text);
+        let mut r = p.payload("tool_result_read_range");
+        let shown: Vec<String> = (5..=15).map(|i| format!("line {i}")).collect();
+        r["input"]["offset"] = 5.into();
+        r["input"]["limit"] = 11.into();
+        r["content"][0]["text"] = format!(
+            "{}\n\n[5 more lines in file. Use offset=16 to continue.]",
+            shown.join("\n")
+        )
+        .into();
+        p.send(&r, &[]).expect(0, "").stderr_is("");
+    };
+    let edit = |p: &Fixtures, old: &str, event: &str| {
+        let mut e = p.payload(event);
+        e["input"]["edits"] = json!([{"oldText": old, "newText": "EDITED"}]);
+        e
+    };
+    let p = pi();
+    read(&p);
+    let theirs = format!(
+        "// header\n{}",
+        text.replace("line 7\n", "line 7 formatted\n")
+    );
+    p.env.write("a.txt", &theirs);
+    p.send(&edit(&p, "line 12", "tool_call_edit"), &[])
+        .expect(0, "")
+        .stderr_is("");
+    // pi applies it to the file as it is.
+    p.env
+        .write("a.txt", theirs.replace("line 12\n", "EDITED\n"));
+    p.send(&edit(&p, "line 12", "tool_result_edit"), &[])
+        .expect(0, &context(
+            "a.txt: modified (content)\n--- a.txt (as viewed, lines 5-15)\n+++ a.txt (now, lines 6-16)\n@@ -5,11 +6,11 @@\n line 5\n line 6\n-line 7\n+line 7 formatted\n line 8\n line 9\n line 10\n line 11\n EDITED\n line 13\n line 14\n line 15\n",
+        ))
+        .stderr_is("");
+    let ev = p.env.run("fsview-session", &["events", "--sid", p.sid]);
+    assert!(
+        ev.stdout.contains("told after the result, lines 5-15"),
+        "{}",
+        ev.stdout
+    );
+    // Only outside the lines read: said in a line.
+    let p = pi();
+    read(&p);
+    let theirs = text.replace("line 20\n", "line twenty\n");
+    p.env.write("a.txt", &theirs);
+    p.send(&edit(&p, "line 10", "tool_call_edit"), &[])
+        .expect(0, "");
+    p.env
+        .write("a.txt", theirs.replace("line 10\n", "EDITED\n"));
+    p.send(&edit(&p, "line 10", "tool_result_edit"), &[])
+        .expect(
+            0,
+            &context("a.txt: modified (content): changed outside the lines viewed\n"),
+        );
+    // Within 3 lines of the end of the lines read: refused.
+    let p = pi();
+    read(&p);
+    p.env
+        .write("a.txt", text.replace("line 20\n", "line twenty\n"));
+    let r = p.send(&edit(&p, "line 14", "tool_call_edit"), &[]);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(
+        v["deny"]
+            .as_str()
+            .unwrap()
+            .starts_with("File has been modified since read"),
+        "{}",
+        r.stdout
+    );
+}

@@ -476,6 +476,44 @@ def merge_near_edit(run):
             refused_then_retried(run, a, proto, edit, retry, both)
 
 
+def merge_range_edit(run):
+    """A 40-line file read as lines 10-30 (the agent's read with a range);
+    while the edit of line 20 is on its way, a formatter changes line 14
+    (inside the lines read, 6 lines from the edit) and line 1 (outside
+    them). With fsview the edit is let through and what became of the
+    lines read is told after its result, where they are now (line 14's
+    change, nothing of line 1); alone the agent applies it, telling
+    nothing."""
+    ws = run.ws
+    body = "".join("line %d of notes\n" % i for i in range(1, 41))
+    ws.write("notes.txt", body)
+    ws.commit()
+    formatted = (body.replace("line 1 of notes\n", "LINE 1 OF NOTES (formatted)\n")
+                 .replace("line 14 of notes\n", "line 14  of  notes\n"))
+    with agent(run, []) as (proto, a):
+        read = tool(a.read(ws.path("notes.txt"), 10, 21))
+        edit = tool(a.edit(ws.path("notes.txt"), "line 20 of notes", "LINE 20 OF NOTES"))
+
+        def change(body_):
+            ws.write("notes.txt", formatted)
+            return [edit]
+
+        proto.turns = [[read], change, [text("done")]]
+        wire(run, a)
+        r = a.prompt("edit notes.txt")
+        run.eq(r.code, 0, "exit code (stderr: %s)" % r.stderr[-300:])
+        got = outcome(a, proto, edit)
+        after = request_text(proto.main[2]) if len(proto.main) > 2 else ""
+        told = ("lines 10-30)" in after and "+line 14  of  notes" in after
+                and "LINE 1 OF NOTES" not in after)
+        run.step("Formatter changes line 14 (and line 1) while the edit of line 20 of lines 10-30 read is on its way",
+                 got + (", what became of the lines read told with it" if told else ", nothing told"))
+        run.check(got == "applied", "the edit applied: %s" % got)
+        run.check(told == run.fsview, "told after the result only with fsview: %r" % after[-800:])
+        run.eq(ws.read("notes.txt"), formatted.replace("line 20 of notes", "LINE 20 OF NOTES"),
+               "both changes kept")
+
+
 def short_reread(run):
     """A whole re-read of a file the conversation holds, unchanged: with
     fsview the model gets a short notice in place of the text (it still
@@ -854,6 +892,9 @@ MERGE_PROVEN = ("droid", "opencode", "kilo", "pi", "cline", "copilot")
 # agent alone all the same (issue 41): Qwen Code refuses such an edit
 # itself, before any hook.
 NOT_MERGED = ("qwen",)
+# The agents whose edit of lines read as a range is merged with a change
+# apart from it (told after the result).
+RANGE_MERGE_PROVEN = ("opencode", "kilo", "pi", "cline", "copilot")
 
 
 # The agents whose shell tool the shell scenarios drive (scripts/e2e/shell.py).
@@ -1005,6 +1046,8 @@ def main(argv, name, capture, doc, more=(), captures=()):
     if AGENT.name in MERGE_PROVEN + NOT_MERGED:
         scenarios += [("merge-far-edit", merge_far_edit, (False, True)),
                       ("merge-near-edit", merge_near_edit, (False, True))]
+    if AGENT.name in RANGE_MERGE_PROVEN:
+        scenarios += [("merge-range-edit", merge_range_edit, (False, True))]
     scenarios += list(more)
     return harness.main(argv, "e2e-" + name, AGENT.label, AGENT.version, ensure, scenarios, captures, doc, jobs=3)
 

@@ -672,10 +672,45 @@ fn changed(s: &Session<'_>, c: &Changed) -> Result<(), Problem> {
             if hold::decoded(&kept, true).as_ref() != before.as_bytes() {
                 return Ok(());
             }
+        } else if lines_moved_under(&store, &s.sid, &canonical, before)? {
+            // The same for lines it read: none of them is where it read
+            // them in the text its tool changed.
+            return Ok(());
         }
     }
     let held = hold::changed(&canonical, c, knew_all)?;
     record(s, &store, &held, Source::Write, "written")
+}
+
+/// Whether the agent holds lines of the file it read (a `range` or
+/// `start` view whose text was kept), and none of them is what `before`,
+/// the text its tool changed, holds at their place: its edit was merged
+/// with a change it has not been told yet.
+fn lines_moved_under(
+    store: &Store,
+    sid: &str,
+    canonical: &Path,
+    before: &str,
+) -> Result<bool, Problem> {
+    let Some(record) = store.file_by_path(sid, canonical)? else {
+        return Ok(false);
+    };
+    let before = hold::decoded(before.as_bytes(), true).into_owned();
+    let mut held = 0;
+    for v in store.views(record.id)? {
+        if !matches!(v.kind, Kind::Range | Kind::Start) || !v.held() {
+            continue;
+        }
+        let Some(kept) = v.text_hash.map(|h| store.text(&h)).transpose()?.flatten() else {
+            continue;
+        };
+        held += 1;
+        let there = fsview_store::show::slice_lines(&before, v.offset, v.lines);
+        if hold::decoded(&kept, v.offset == 1).as_ref() == there {
+            return Ok(false);
+        }
+    }
+    Ok(held > 0)
 }
 
 /// Whether the agent had a `full` view of exactly `before`: then after a
@@ -907,13 +942,8 @@ fn merged(
         return Ok(None);
     }
     let Some(base) = full_text(store, &s.sid, &d.canonical)? else {
-        // Some of its lines: merged only if the change can be told with
-        // the call (what an agent's record of the edit keeps of lines it
-        // saw is the lines it changed, fresh: no reminder would follow).
-        return match agent.tells_before_change() {
-            true => merged_lines(agent, s, store, d, edits),
-            false => Ok(None),
-        };
+        // Some of its lines.
+        return merged_lines(agent, opts, s, store, d, edits);
     };
     let (Ok(base), Ok(theirs)) = (
         String::from_utf8(base),
@@ -984,9 +1014,13 @@ fn merged(
 /// or the start of a long one), each run it holds tried, the latest
 /// first: the edit stands 3 or more lines inside them and from every line
 /// the change touched ([`fsview_store::merge::merge_edit`]), and what
-/// became of those lines is told with the call.
+/// became of those lines is told with the call, or after it: the record
+/// of the edit then keeps the lines as the model believes them (see
+/// [`changed`], [`edited`]), so that the reminder after the result tells
+/// what else changed in them, where they are now.
 fn merged_lines(
     agent: &dyn Agent,
+    opts: &Options,
     s: &Session<'_>,
     store: &Store,
     d: &gate::Decision,
@@ -1018,6 +1052,37 @@ fn merged_lines(
         let Ok(m) = merge::merge_edit(seen, &theirs, |t| edits.apply(t)) else {
             continue;
         };
+        if !agent.tells_before_change() {
+            // Told by the reminder after the result: only when it will
+            // tell all of it, unaltered.
+            let found =
+                remind::select_file(store, &s.sid, s.cwd(), limits(agent, opts), &d.canonical)?;
+            // A diff of the lines read, or a line saying the change is
+            // outside them.
+            let told = found.first().and_then(|r| {
+                r.diff.as_deref().or(r
+                    .note
+                    .as_deref()
+                    .filter(|n| n.starts_with("changed outside the lines viewed")))
+            });
+            let whole = found.len() == 1
+                && found[0].truncated == 0
+                && !found[0].rewrite
+                && told.is_some_and(|t| agent.alters(Stage::Shown, t).is_none());
+            if !whole {
+                return Ok(None);
+            }
+            log_merged(
+                store,
+                s,
+                d,
+                &format!(
+                    "told after the result, {}",
+                    lines_span(v.offset, v.offset + v.lines.max(1) - 1)
+                ),
+            );
+            return Ok(Some(Merge::TellAfter));
+        }
         let (first, count) = m.now.expect("lines seen are found in the file now");
         let read = lines_span(v.offset, v.offset + v.lines.max(1) - 1);
         let now = lines_span(first as u64, (first + count.max(1) - 1) as u64);
@@ -1039,20 +1104,26 @@ fn merged_lines(
         if agent.alters(Stage::AboutToChange, &told).is_some() {
             return Ok(None);
         }
-        let detail = match &d.writer {
-            Some(w) => format!("told with the call, {read}; changed by {w}"),
-            None => format!("told with the call, {read}"),
-        };
-        let _ = store.log(
-            &s.sid,
-            &[LogEvent::new(TOOL, "check")
-                .path(&d.canonical)
-                .verdict("merged")
-                .detail(Some(&detail))],
-        );
+        log_merged(store, s, d, &format!("told with the call, {read}"));
         return Ok(Some(Merge::Told(told)));
     }
     Ok(None)
+}
+
+/// Log a merged edit's check: how its change is told, and by whom it was
+/// made when fsview knows.
+fn log_merged(store: &Store, s: &Session<'_>, d: &gate::Decision, how: &str) {
+    let detail = match &d.writer {
+        Some(w) => format!("{how}; changed by {w}"),
+        None => how.to_string(),
+    };
+    let _ = store.log(
+        &s.sid,
+        &[LogEvent::new(TOOL, "check")
+            .path(&d.canonical)
+            .verdict("merged")
+            .detail(Some(&detail))],
+    );
 }
 
 /// "lines A-B", or "line A".
