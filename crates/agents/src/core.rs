@@ -1027,13 +1027,13 @@ fn merged_lines(
     edits: &Edits,
 ) -> Result<Option<Merge>, Problem> {
     use fsview_store::merge::{self, Seen};
-    let Some(record) = store.file_by_path(&s.sid, &d.canonical)? else {
+    let Some(file) = store.file_by_path(&s.sid, &d.canonical)? else {
         return Ok(None);
     };
     let Ok(theirs) = std::fs::read_to_string(&d.canonical) else {
         return Ok(None);
     };
-    let mut views = store.views(record.id)?;
+    let mut views = store.views(file.id)?;
     views.retain(|v| matches!(v.kind, Kind::Range | Kind::Start) && v.held());
     views.sort_by_key(|v| std::cmp::Reverse(v.viewed_ns));
     let shown = paths::display(s.cwd(), &d.canonical);
@@ -1103,6 +1103,20 @@ fn merged_lines(
         };
         if agent.alters(Stage::AboutToChange, &told).is_some() {
             return Ok(None);
+        }
+        // Told what became of the lines read, the model holds them as they
+        // are now: the view moves there (as a change told whole moves a
+        // full view), so that the edit's own record is of the lines it
+        // changed in them.
+        let lines = fsview_store::show::slice_lines(theirs.as_bytes(), first as u64, count as u64);
+        let now_shown = Shown {
+            path: d.canonical.clone(),
+            text: ShownText::Lines(String::from_utf8_lossy(lines).into_owned()),
+            offset: first as u64,
+            extent: Extent::Range,
+        };
+        if let Some(held) = hold::shown(&d.canonical, &now_shown)? {
+            record(s, store, &held, Source::Read, "told")?;
         }
         log_merged(store, s, d, &format!("told with the call, {read}"));
         return Ok(Some(Merge::Told(told)));

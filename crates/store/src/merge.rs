@@ -243,16 +243,39 @@ fn locate(
     let deadline = std::time::Instant::now() + LOCATE_TIMEOUT;
     let ops =
         similar::capture_diff_slices_deadline(Algorithm::Myers, block, window, Some(deadline));
-    let equal = |op: &DiffOp| match *op {
-        DiffOp::Equal {
-            old_index,
-            new_index,
-            len,
-        } => Some((old_index, new_index, len)),
-        _ => None,
-    };
-    let (b0, w0, _) = ops.iter().find_map(equal)?;
-    let (b1, w1, len) = ops.iter().rev().find_map(equal)?;
+    let mut runs: Vec<(usize, usize, usize)> = ops
+        .iter()
+        .filter_map(|op| match *op {
+            DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } => Some((old_index, new_index, len)),
+            _ => None,
+        })
+        .collect();
+    // A run at either end that only lines inserted part from the next one
+    // (the block's first lines, "}" and "", matched to the same lines of
+    // an earlier function) is slid next to it, where the same lines stand:
+    // the diff is as short, and the block's end no longer reaches far off.
+    while let [(b0, w0, l0), (b1, w1, l1), ..] = runs[..] {
+        if b0 + l0 != b1 || w1 < w0 + l0 + l0 || window[w1 - l0..w1] != block[b0..b1] {
+            break;
+        }
+        runs.splice(0..2, [(b0, w1 - l0, l0 + l1)]);
+    }
+    while let [.., (b0, w0, l0), (b1, w1, l1)] = runs[..] {
+        let k = runs.len() - 2;
+        if b0 + l0 != b1 || w1 < w0 + l0 || w0 + l0 + l1 > window.len() {
+            break;
+        }
+        if window[w0 + l0..w0 + l0 + l1] != block[b1..b1 + l1] {
+            break;
+        }
+        runs.splice(k.., [(b0, w0, l0 + l1)]);
+    }
+    let &(b0, w0, _) = runs.first()?;
+    let &(b1, w1, len) = runs.last()?;
     let start = from + w0.saturating_sub(b0);
     let end = (from + w1 + len + (n - (b1 + len))).min(to).max(start);
     Some((start, end))
@@ -692,6 +715,25 @@ mod tests {
         // Mostly gone: not found.
         let theirs: String = (1..=60).map(|i| format!("other {i}\n")).collect();
         assert_eq!(locate_seen(&seen, &theirs, 10), None);
+    }
+
+    #[test]
+    fn lines_seen_that_start_with_common_lines_are_found_where_they_are() {
+        // Functions end "}" and "": lines seen from the end of one, with a
+        // line changed inside, are not taken to start at an earlier
+        // function's end.
+        let text: String = (0..40)
+            .map(|j| format!("fn f{j}() {{\n    let y = x+{j};\n}}\n\n"))
+            .collect();
+        let seen = slice(&text, 47, 70); // from the "}" of f11
+        let theirs = format!("// top\n{}", text.replace("x+13;", "x + 13;"));
+        assert_eq!(locate_seen(&seen, &theirs, 47), Some((47, 71)));
+        let m = try_lines(&text, (47, 70), &theirs, "x+16;", "x+16; // ok").unwrap();
+        assert_eq!(m.now, Some((48, 24)));
+        assert_eq!(
+            told(&m, &theirs, "f"),
+            "--- f\n+++ f\n@@ -52,7 +52,7 @@\n }\n \n fn f13() {\n-    let y = x+13;\n+    let y = x + 13;\n }\n \n fn f14() {\n"
+        );
     }
 
     #[test]
