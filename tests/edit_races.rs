@@ -21,6 +21,27 @@ fn spawn(env: &Env, tool: &str, args: &[&str]) -> Child {
     c.spawn().unwrap()
 }
 
+/// Agents 1 to 8 (sessions `agent-N`), each turning line `line(N)` of
+/// f.txt into "LINE L by agent N", all at once: each one's exit code and
+/// stderr.
+fn edit_all_at_once(env: &Env, line: impl Fn(usize) -> usize) -> Vec<(i32, String)> {
+    let children: Vec<Child> = (1..=8)
+        .map(|i| {
+            let (sid, old, new) = (
+                format!("agent-{i}"),
+                format!("line {}\n", line(i)),
+                format!("LINE {} by agent {i}\n", line(i)),
+            );
+            spawn(
+                env,
+                "fsview-edit",
+                &["--sid", &sid, "f.txt", "--old", &old, "--new", &new],
+            )
+        })
+        .collect();
+    children.into_iter().map(finish).collect()
+}
+
 fn finish(child: Child) -> (i32, String) {
     let out = child.wait_with_output().unwrap();
     (
@@ -114,21 +135,7 @@ fn eight_agents_editing_lines_far_apart_all_land() {
             assert_eq!(r.code, 0, "{}", r.stderr);
         }
         let line = |i: usize| 1 + (i - 1) * step;
-        let children: Vec<Child> = (1..=8)
-            .map(|i| {
-                let (sid, old, new) = (
-                    format!("agent-{i}"),
-                    format!("line {}\n", line(i)),
-                    format!("LINE {} by agent {i}\n", line(i)),
-                );
-                spawn(
-                    &env,
-                    "fsview-edit",
-                    &["--sid", &sid, "f.txt", "--old", &old, "--new", &new],
-                )
-            })
-            .collect();
-        let results: Vec<(i32, String)> = children.into_iter().map(finish).collect();
+        let results = edit_all_at_once(&env, line);
         let mut want = lines(32);
         for (i, (code, stderr)) in results.iter().enumerate() {
             let i = i + 1;
@@ -184,21 +191,7 @@ fn eight_agents_that_read_ranges_far_apart_all_land() {
             assert_eq!(r.code, 0, "{}", r.stderr);
         }
         let line = |i: usize| (i - 1) * 10 + 5;
-        let children: Vec<Child> = (1..=8)
-            .map(|i| {
-                let (sid, old, new) = (
-                    format!("agent-{i}"),
-                    format!("line {}\n", line(i)),
-                    format!("LINE {} by agent {i}\n", line(i)),
-                );
-                spawn(
-                    &env,
-                    "fsview-edit",
-                    &["--sid", &sid, "f.txt", "--old", &old, "--new", &new],
-                )
-            })
-            .collect();
-        let results: Vec<(i32, String)> = children.into_iter().map(finish).collect();
+        let results = edit_all_at_once(&env, line);
         let mut want = lines(80);
         for (i, (code, stderr)) in results.iter().enumerate() {
             assert_eq!(*code, 0, "round {round}, agent {}: {results:?}", i + 1);

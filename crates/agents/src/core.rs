@@ -963,19 +963,7 @@ fn merged(
     if merge::merge(&texts).is_err() {
         return Ok(None);
     }
-    let log = |how: &str| {
-        let detail = match &d.writer {
-            Some(w) => format!("{how}; changed by {w}"),
-            None => how.to_string(),
-        };
-        let _ = store.log(
-            &s.sid,
-            &[LogEvent::new(TOOL, "check")
-                .path(&d.canonical)
-                .verdict("merged")
-                .detail(Some(&detail))],
-        );
-    };
+    let log = |how: &str| log_merged(store, s, d, how);
     // The other change, as it would be told: merged only when the model
     // can be told all of it, unaltered, where it will be (with the call,
     // or after its result).
