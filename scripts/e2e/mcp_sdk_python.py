@@ -269,6 +269,38 @@ async def formatter_race(w, c):
     return "far: merged, the change told with the result; near: refused with the change, the retry applied"
 
 
+async def range_race(w, c):
+    """Lines 10-20 of a 40-line file read; a line added at the top and line
+    12 changed before the edit of line 17: merged, what became of the lines
+    read told with the result, where they are now; the agent then holds
+    only the line its edit showed it, so a whole-file write is refused."""
+    text = "".join("line %d\n" % i for i in range(1, 41))
+    w.write("long.txt", text)
+    theirs = "#!/bin/sh\n" + text.replace("line 12\n", "line 12 formatted\n")
+    async with w.server("s") as client:
+        await client.call_tool("read", {"file_path": "long.txt", "offset": 10, "limit": 11})
+        w.write("long.txt", theirs)
+        r = await client.call_tool("edit", {"file_path": "long.txt", "old_string": "line 17\n",
+                                            "new_string": "LINE 17\n"})
+        other = ("--- long.txt\n+++ long.txt\n@@ -10,7 +10,7 @@\n line 9\n line 10\n line 11\n-line 12\n"
+                 "+line 12 formatted\n line 13\n line 14\n line 15\n")
+        mine = ("--- long.txt\n+++ long.txt\n@@ -15,7 +15,7 @@\n line 14\n line 15\n line 16\n-line 17\n+LINE 17\n"
+                " line 18\n line 19\n line 20\n")
+        c.eq((texts(r), r.is_error),
+             (["The file long.txt has been updated successfully. long.txt had been changed since you read lines "
+               "10-20 (by the user or another program); that change is kept and your edit was made beside it. "
+               "Those lines are 11-21 now, and you hold them with both; what changed in them:\n\n%s\n\n%s"
+               % (other, mine)], False),
+             "the edit of line 17")
+        c.eq(r.meta["fsview/edit"]["merged"]["lines"], {"seen": [10, 20], "now": [11, 21]}, "the lines")
+        c.eq(w.read("long.txt"), theirs.replace("line 17\n", "LINE 17\n"), "both changes kept")
+        r = await client.call_tool("write", {"file_path": "long.txt", "content": "x\n"})
+        c.eq((texts(r), r.is_error),
+             (["long.txt: start_only: File has only been read in part (line 18 of 41). Read the whole file "
+               "before writing all of it."], True), "a whole-file write after")
+    return "merged, what became of the lines read told with the result; a whole write then refused"
+
+
 async def malformed(w, c):
     w.write("a.txt", "a\n")
     async with w.server("s") as client:
@@ -377,6 +409,7 @@ SCENARIOS = [
     ("changed, context", changed_and_context),
     ("change between read and edit", change_between_read_and_edit),
     ("formatter race, far and near", formatter_race),
+    ("formatter race after a range read", range_race),
     ("malformed requests", malformed),
     ("client gone mid-call", disconnect_mid_call),
     ("8 clients, one session file", eight_clients),

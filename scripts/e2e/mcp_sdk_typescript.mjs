@@ -244,6 +244,31 @@ async function formatterRace(w, c) {
   return 'far: merged, the change told with the result; near: refused with the change, the retry applied';
 }
 
+async function rangeRace(w, c) {
+  const text = Array.from({ length: 40 }, (_, i) => `line ${i + 1}\n`).join('');
+  w.write('long.txt', text);
+  const theirs = '#!/bin/sh\n' + text.replace('line 12\n', 'line 12 formatted\n');
+  const client = await w.server('s');
+  await call(client, 'read', { file_path: 'long.txt', offset: 10, limit: 11 });
+  w.write('long.txt', theirs);
+  let r = await call(client, 'edit', { file_path: 'long.txt', old_string: 'line 17\n', new_string: 'LINE 17\n' });
+  const other = '--- long.txt\n+++ long.txt\n@@ -10,7 +10,7 @@\n line 9\n line 10\n line 11\n-line 12\n'
+    + '+line 12 formatted\n line 13\n line 14\n line 15\n';
+  const mine = '--- long.txt\n+++ long.txt\n@@ -15,7 +15,7 @@\n line 14\n line 15\n line 16\n-line 17\n+LINE 17\n'
+    + ' line 18\n line 19\n line 20\n';
+  c.eq([texts(r), r.isError ?? false], [['The file long.txt has been updated successfully. long.txt had been changed '
+    + 'since you read lines 10-20 (by the user or another program); that change is kept and your edit was made beside '
+    + `it. Those lines are 11-21 now, and you hold them with both; what changed in them:\n\n${other}\n\n${mine}`], false],
+  'the edit of line 17');
+  c.eq(r._meta['fsview/edit'].merged.lines, { seen: [10, 20], now: [11, 21] }, 'the lines');
+  c.eq(w.read('long.txt'), theirs.replace('line 17\n', 'LINE 17\n'), 'both changes kept');
+  r = await call(client, 'write', { file_path: 'long.txt', content: 'x\n' });
+  c.eq([texts(r), r.isError], [['long.txt: start_only: File has only been read in part (line 18 of 41). Read the '
+    + 'whole file before writing all of it.'], true], 'a whole-file write after');
+  await client.close();
+  return 'merged, what became of the lines read told with the result; a whole write then refused';
+}
+
 async function malformed(w, c) {
   w.write('a.txt', 'a\n');
   const client = await w.server('s');
@@ -338,6 +363,7 @@ const SCENARIOS = [
   ['changed, context', changedAndContext],
   ['change between read and edit', changeBetweenReadAndEdit],
   ['formatter race, far and near', formatterRace],
+  ['formatter race after a range read', rangeRace],
   ['malformed requests', malformed],
   ['client gone mid-call', disconnectMidCall],
   ['8 clients, one session file', eightClients],
