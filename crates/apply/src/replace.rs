@@ -217,11 +217,18 @@ impl Temp {
                 .open(&path)
             {
                 Ok(file) => {
+                    // Locked as the file it may become is: once swapped in,
+                    // the next fsview writer waits until this one is done
+                    // with it, its handle open for writing closed (else that
+                    // writer, finding the file open for writing, would refuse
+                    // it as in use). New, no one else can hold its lock.
+                    // SAFETY: flock on a file descriptor we own.
+                    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
                     return Ok(Temp {
                         path,
                         file,
                         armed: true,
-                    })
+                    });
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
                 Err(e) => return Err(e),
@@ -864,6 +871,37 @@ mod tests {
             .unwrap()
             .as_bytes()
             .starts_with(&temp_prefix(&p)));
+    }
+
+    // The file swapped in is still open for writing in the writer until it
+    // is done with it: the next writer waits for it (else it would find the
+    // file open for writing and refuse it as in use).
+    #[test]
+    fn the_next_writer_waits_until_the_file_swapped_in_is_closed() {
+        let (_d, p, l) = setup(b"old\n");
+        let Replaced::Done { file, .. } = replace(&p, &l, b"old\n", b"new\n").unwrap() else {
+            panic!("not replaced");
+        };
+        drop(l);
+        let p2 = p.clone();
+        let next = std::thread::spawn(move || {
+            let l = lock(&p2).unwrap().unwrap();
+            matches!(
+                replace(&p2, &l, b"new\n", b"newer\n").unwrap(),
+                Replaced::Done { .. }
+            )
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(
+            !next.is_finished(),
+            "took the lock of a file still being written"
+        );
+        drop(file);
+        assert!(
+            next.join().unwrap(),
+            "the next writer found the file in use"
+        );
+        assert_eq!(fs::read(&p).unwrap(), b"newer\n");
     }
 
     #[test]
