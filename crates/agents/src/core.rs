@@ -932,7 +932,7 @@ fn merged(
     d: &gate::Decision,
     edits: &Edits,
 ) -> Result<Option<Merge>, Problem> {
-    use fsview_store::merge::{self, OnChange, Texts};
+    use fsview_store::merge::{self, OnChange, Seen};
     let mergeable = matches!(
         d.verdict,
         Verdict::Modified(fingerprint::Change::Content | fingerprint::Change::Replaced)
@@ -951,16 +951,7 @@ fn merged(
     ) else {
         return Ok(None);
     };
-    let (Some(ours), Some(result)) = (edits.apply(&base), edits.apply(&theirs)) else {
-        return Ok(None);
-    };
-    let texts = Texts {
-        base: &base,
-        theirs: &theirs,
-        ours: &ours,
-        result: &result,
-    };
-    if merge::merge(&texts).is_err() {
+    if merge::merge_edit(Seen::Whole(&base), &theirs, |t| edits.apply(t)).is_err() {
         return Ok(None);
     }
     let log = |how: &str| log_merged(store, s, d, how);

@@ -10,6 +10,8 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
+use fsview_store::changes::shift_hunk_header;
+
 /// Lines of context around each change.
 pub const CONTEXT: usize = 3;
 
@@ -48,7 +50,7 @@ fn unified_within(old: Option<&[u8]>, new: &[u8], name: &str, timeout: Option<Du
     }
     let mut out = String::with_capacity(diff.len() + 16);
     for line in diff.split_inclusive('\n') {
-        match shift_hunk_header(line, skipped) {
+        match shift_hunk_header(line, skipped as u64, skipped as u64) {
             Some(h) => out.push_str(&h),
             None => out.push_str(line),
         }
@@ -134,25 +136,6 @@ fn text(b: &[u8]) -> Cow<'_, str> {
         Ok(s) => Cow::Borrowed(s),
         Err(_) => String::from_utf8_lossy(b),
     }
-}
-
-/// `@@ -a,b +c,d @@` with `skipped` added to both starts.
-fn shift_hunk_header(line: &str, skipped: usize) -> Option<String> {
-    let rest = line.strip_prefix("@@ -")?;
-    let (old, rest) = rest.split_once(" +")?;
-    let (new, tail) = rest.split_once(" @@")?;
-    let shift = |range: &str| -> Option<String> {
-        let (start, len) = match range.split_once(',') {
-            Some((s, l)) => (s, Some(l)),
-            None => (range, None),
-        };
-        let start: usize = start.parse().ok()?;
-        Some(match len {
-            Some(l) => format!("{},{l}", start + skipped),
-            None => format!("{}", start + skipped),
-        })
-    };
-    Some(format!("@@ -{} +{} @@{tail}", shift(old)?, shift(new)?))
 }
 
 #[cfg(test)]

@@ -366,30 +366,33 @@ fn shift_hunks(diff: &str, old_by: u64, new_by: u64) -> String {
     if old_by == 0 && new_by == 0 {
         return diff.to_string();
     }
-    let shift = |field: &str, by: u64| -> Option<String> {
-        let (start, count) = match field.split_once(',') {
-            Some((s, c)) => (s, Some(c)),
-            None => (field, None),
+    diff.split_inclusive('\n')
+        .map(|l| shift_hunk_header(l, old_by, new_by).unwrap_or_else(|| l.to_string()))
+        .collect()
+}
+
+/// `@@ -a,b +c,d @@` with `old_by` added to its old start and `new_by` to
+/// its new one; `None` when `line` is no hunk header.
+pub fn shift_hunk_header(line: &str, old_by: u64, new_by: u64) -> Option<String> {
+    let rest = line.strip_prefix("@@ -")?;
+    let (old, rest) = rest.split_once(" +")?;
+    let (new, tail) = rest.split_once(" @@")?;
+    let shift = |range: &str, by: u64| -> Option<String> {
+        let (start, len) = match range.split_once(',') {
+            Some((s, l)) => (s, Some(l)),
+            None => (range, None),
         };
         let start: u64 = start.parse().ok()?;
-        Some(match count {
-            Some(c) => format!("{},{c}", start + by),
+        Some(match len {
+            Some(l) => format!("{},{l}", start + by),
             None => (start + by).to_string(),
         })
     };
-    let header = |line: &str| -> Option<String> {
-        let rest = line.strip_prefix("@@ -")?;
-        let (old, rest) = rest.split_once(" +")?;
-        let (new, tail) = rest.split_once(" @@")?;
-        Some(format!(
-            "@@ -{} +{} @@{tail}",
-            shift(old, old_by)?,
-            shift(new, new_by)?
-        ))
-    };
-    diff.split_inclusive('\n')
-        .map(|l| header(l).unwrap_or_else(|| l.to_string()))
-        .collect()
+    Some(format!(
+        "@@ -{} +{} @@{tail}",
+        shift(old, old_by)?,
+        shift(new, new_by)?
+    ))
 }
 
 /// Keep at most `max` lines of `text`, then a marker naming how many were cut.
