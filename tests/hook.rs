@@ -1558,3 +1558,120 @@ fn an_edit_near_an_outside_change_or_with_merging_off_is_refused() {
         );
     }
 }
+
+/// Claude Code 2.1.332 hands the model only the first 2 KB of hook context
+/// over 10,000 characters (it saves the rest to a file): a change too long
+/// for that is never told as context. After a tool it waits; at a prompt
+/// its diff is left out, with the reason, and the view stays stale; the
+/// edit's refusal, whose reason Claude Code does not cut, carries it.
+#[test]
+fn a_change_too_long_for_claude_codes_hook_context_is_not_told_as_context() {
+    let a = Agent::new();
+    a.env.write("a.txt", A_TXT);
+    a.hook("post_read_whole", &[]).expect(0, "");
+    let long = "x".repeat(10_000);
+    a.env.write("a.txt", format!("one\n{long}\nthree\n"));
+    let mut grep = a.payload("post_read_whole");
+    grep["tool_name"] = "Grep".into();
+    grep["tool_input"] = json!({"pattern": "x"});
+    grep["tool_response"] = json!({"mode": "files_with_matches", "filenames": []});
+    a.send(&grep, &[]).expect(0, "").stderr_is("");
+    a.hook("user_prompt_submit", &[]).expect(
+        0,
+        &reminded(
+            "UserPromptSubmit",
+            "a.txt: modified (content)\n(its diff is left out: Claude Code shows the model only the start of hook context over 10,000 characters; read the file to see the change)\n",
+        ),
+    );
+    assert!(!a.view("a.txt").4, "the view stays stale");
+    a.hook("user_prompt_submit", &[]).expect(0, "");
+    // The refusal gives the file back whole (told of the change, the
+    // model was not told its text).
+    let given = format!("File has been modified since read, either by the user or by a linter. Its whole new text is below (3 lines, numbered as a read shows them): you have now read it, so retry your change against it (no need to read it again).\n\n1\tone\n2\t{long}\n3\tthree\n");
+    let got = a.hook("pre_edit", &[]);
+    assert!(
+        got.code == 0 && got.stdout == deny(&given),
+        "{:.300}",
+        got.stdout
+    );
+    a.hook("pre_edit", &[]).expect(0, "");
+    // One character shorter, the change fits and is told.
+    let b = Agent::new();
+    b.env.write("a.txt", A_TXT);
+    b.hook("post_read_whole", &[]).expect(0, "");
+    let head = "These files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n-two\n+\n three\n";
+    let fits = "y".repeat(10_000 - head.len());
+    b.env.write("a.txt", format!("one\n{fits}\nthree\n"));
+    b.hook("user_prompt_submit", &[]).expect(
+        0,
+        &reminded(
+            "UserPromptSubmit",
+            &format!("a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n-two\n+{fits}\n three\n"),
+        ),
+    );
+    assert!(b.view("a.txt").4, "told whole, the view moved");
+}
+
+/// A merged edit is told with the call only when the change fits Claude
+/// Code's hook context; else the edit is refused, the change carried by
+/// the refusal.
+#[test]
+fn an_edit_merged_with_a_change_too_long_to_tell_as_context_is_refused() {
+    let a = Agent::new();
+    read_seven(&a);
+    let long = "z".repeat(10_000);
+    a.env.write(
+        "a.txt",
+        format!("one\ntwo\nthree\nfour\nfive\nsix\n{long}\n"),
+    );
+    let carried = format!("File has been modified since read, either by the user or by a linter. The whole change is below: you now hold the file's new text, so retry your change against it (no need to read the file again).
+
+These files changed since you last saw them:
+
+a.txt: modified (content)
+--- a.txt (as viewed)
++++ a.txt (now)
+@@ -1,7 +1,7 @@
+ one
+ two
+ three
+ four
+ five
+ six
+-seven
++{long}
+");
+    a.hook("pre_edit", &[])
+        .expect(0, &deny(&carried))
+        .stderr_is("");
+    a.hook("pre_edit", &[]).expect(0, "");
+}
+
+/// An instruction file too long for Claude Code's hook context is left
+/// out of the session's start, said so, and not recorded as given.
+#[test]
+fn session_start_leaves_out_an_instruction_file_too_long_for_claude_codes_context() {
+    let a = Agent::new();
+    a.env.write("CLAUDE.md", "Use pnpm.\n");
+    let long: String = (0..400)
+        .map(|i| format!("Rule {i}: run make check first.\n"))
+        .collect();
+    assert!(long.len() > 10_000);
+    a.env.write("AGENTS.md", &long);
+    let text = format!(
+        "Instruction files read by fsview (--also AGENTS.md):\n\n{} is left out: Claude Code shows the model only the start of hook context over 10,000 characters; read it before you follow it.",
+        a.env.path("AGENTS.md").display()
+    );
+    a.hook("session_start_startup", &["--also", "AGENTS.md"])
+        .expect(0, &context("SessionStart", &text))
+        .stderr_is("");
+    assert_eq!(a.view("CLAUDE.md").0, "full");
+    let r = a
+        .env
+        .run("fsview-session", &["show", "--sid", a.sid, "--json"]);
+    assert!(
+        r.json().iter().all(|v| v["path"] != "AGENTS.md"),
+        "{}",
+        r.stdout
+    );
+}

@@ -239,6 +239,17 @@ impl Agent for Claude {
         true
     }
 
+    /// Hook context over 10,000 characters (its `additionalContext`, as a
+    /// JavaScript string's length) is saved to a file and the model shown
+    /// its first 2 KB (2.1.332: `scripts/e2e-claude long-reminder`). A
+    /// refusal's reason is not cut (`long-change-before-edit`).
+    fn context_limit(&self) -> Option<(usize, &'static str)> {
+        Some((
+            10_000,
+            "Claude Code shows the model only the start of hook context over 10,000 characters",
+        ))
+    }
+
     fn shortens_reads(&self) -> bool {
         true
     }

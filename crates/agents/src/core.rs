@@ -208,7 +208,7 @@ pub fn handle(
         }
         Event::SessionStart(start) => session_start(agent, opts, &session, *start),
         Event::Prompt | Event::AgentDone | Event::ToolDone => {
-            prompt(agent, opts, &session, Stage::Prompt)
+            prompt(agent, opts, &session, Stage::Prompt, 0)
         }
         Event::AfterTool(inner) => after_tool(agent, opts, who, &session, inner),
         Event::Delegating { kind } => {
@@ -220,7 +220,7 @@ pub fn handle(
             if let Some(store) = session.open_existing()? {
                 store.delegated(&session.sid, TOOL)?;
             }
-            prompt(agent, opts, &session, Stage::Prompt)
+            prompt(agent, opts, &session, Stage::Prompt, 0)
         }
         Event::Compacted => {
             compacted(&session.open()?, &session, &Default::default())?;
@@ -635,9 +635,15 @@ fn after_tool(
     inner: &Event,
 ) -> Result<Answer, Problem> {
     let answer = handle(agent, opts, who, inner)?;
+    // The reminder goes in the same context as what the call's own event
+    // answered, joined by a blank line.
+    let used = match &answer {
+        Answer::Context(c) | Answer::Short(_, Some(c)) => context_len(c) + 2,
+        _ => 0,
+    };
     let told = match &answer {
         Answer::Nothing | Answer::Context(_) | Answer::Short(..) => {
-            match prompt(agent, opts, s, Stage::Shown)? {
+            match prompt(agent, opts, s, Stage::Shown, used)? {
                 Answer::Context(t) => Some(t),
                 _ => None,
             }
@@ -976,17 +982,22 @@ fn merged(
         log("told after the result");
         return Ok(Some(Merge::TellAfter));
     }
-    remind::record(store, &s.sid, TOOL, &found)?;
-    log("told with the call");
     let by = match &d.writer {
         Some(w) => format!("by {w}"),
         None => "by the user or another program".to_string(),
     };
-    Ok(Some(Merge::Told(format!(
+    let told = format!(
         "[fsview] {} changed since you read it ({by}). Your edit is 3 or more lines from that change, so it is applied to the file as it is now, keeping that change. You now hold the file with both: the other change is below.\n\n{}",
         paths::display(s.cwd(), &d.canonical).display(),
         remind::render(s.cwd(), &found)
-    ))))
+    );
+    if !fits(agent, 0, &told) {
+        // Refused instead, the change carried whole by the refusal.
+        return Ok(None);
+    }
+    remind::record(store, &s.sid, TOOL, &found)?;
+    log("told with the call");
+    Ok(Some(Merge::Told(told)))
 }
 
 /// [`merged`] for an agent that saw only some lines of the file (a range,
@@ -1080,7 +1091,7 @@ fn merged_lines(
                 shown.display()
             ),
         };
-        if agent.alters(Stage::AboutToChange, &told).is_some() {
+        if agent.alters(Stage::AboutToChange, &told).is_some() || !fits(agent, 0, &told) {
             return Ok(None);
         }
         // Told what became of the lines read, the model holds them as they
@@ -2086,37 +2097,68 @@ fn session_start(
         return Ok(Answer::Nothing);
     }
     let files = instruction_files(&out)?;
+    let head = format!(
+        "Instruction files read by fsview (--also {}):\n\n",
+        opts.also.join(", ")
+    );
+    // What the context holds so far: the heading, each block and the blank
+    // line after it ([`Agent::context_limit`]).
+    let mut used = context_len(&head);
     let mut blocks = Vec::new();
     for f in not_loaded_by(agent, opts, &files) {
-        if let Some(why) = agent.alters(Stage::SessionStart, &f.text) {
-            blocks.push(format!(
-                "{} is left out: {why}; read it before you follow it.",
-                f.path.display()
-            ));
-            continue;
-        }
-        if !loads_defaults {
-            given(s, f)?;
-        }
         let label = f
             .label
             .as_deref()
             .map(|l| format!(" ({l})"))
             .unwrap_or_default();
-        blocks.push(format!(
-            "Contents of {}{label}:\n\n{}",
-            f.path.display(),
-            f.text
-        ));
+        let block = format!("Contents of {}{label}:\n\n{}", f.path.display(), f.text);
+        let why = match agent.alters(Stage::SessionStart, &f.text) {
+            Some(why) => Some(why),
+            None if !fits(agent, used, &block) => agent.context_limit().map(|(_, why)| why),
+            None => None,
+        };
+        if let Some(why) = why {
+            let out = format!(
+                "{} is left out: {why}; read it before you follow it.",
+                f.path.display()
+            );
+            used += context_len(&out) + 2;
+            blocks.push(out);
+            if loads_defaults {
+                // ctx-build recorded it as given: it was not.
+                unrecord(s, &f.path)?;
+            }
+            continue;
+        }
+        if !loads_defaults {
+            given(s, f)?;
+        }
+        used += context_len(&block) + 2;
+        blocks.push(block);
     }
     if blocks.is_empty() {
         return Ok(Answer::Nothing);
     }
-    Ok(Answer::Context(format!(
-        "Instruction files read by fsview (--also {}):\n\n{}",
-        opts.also.join(", "),
-        blocks.join("\n\n")
-    )))
+    Ok(Answer::Context(format!("{head}{}", blocks.join("\n\n"))))
+}
+
+/// Forget the session's views of an instruction file that ctx-build
+/// recorded as given, when it was left out of what the agent was given.
+fn unrecord(s: &Session<'_>, path: &Path) -> Result<(), Problem> {
+    let canonical = existing(s.cwd(), path)?;
+    let stat = std::fs::symlink_metadata(&canonical)
+        .ok()
+        .map(|m| fingerprint::Stat::of(&m));
+    let which = [ForgetPath {
+        path: &canonical,
+        stat,
+    }];
+    s.open()?.forget(
+        &s.sid,
+        Some(&which),
+        Some("left out of the session's start: too long for the agent's context"),
+    )?;
+    Ok(())
 }
 
 /// The conversation was compacted: the views shown by a call in `live`
@@ -2276,12 +2318,15 @@ fn limits(agent: &dyn Agent, opts: &Options) -> Limits {
     }
 }
 
-/// Tell what changed since the agent saw it, as context given at `stage`.
+/// Tell what changed since the agent saw it, as context given at `stage`,
+/// in an answer whose context holds `used` units already
+/// ([`Agent::context_limit`]).
 fn prompt(
     agent: &dyn Agent,
     opts: &Options,
     s: &Session<'_>,
     stage: Stage,
+    used: usize,
 ) -> Result<Answer, Problem> {
     let Some(store) = s.open_existing()? else {
         return Ok(Answer::Nothing);
@@ -2319,8 +2364,60 @@ fn prompt(
             r.whole = false;
         }
     }
+    if let Some((limit, why)) = agent.context_limit() {
+        fit(s.cwd(), &mut found, limit.saturating_sub(used), stage, why);
+        if found.is_empty() {
+            return Ok(Answer::Nothing);
+        }
+    }
     remind::record(&store, &s.sid, TOOL, &found)?;
     Ok(Answer::Context(remind::render(s.cwd(), &found)))
+}
+
+/// The length of `text` as [`Agent::context_limit`] counts it.
+fn context_len(text: &str) -> usize {
+    text.encode_utf16().count()
+}
+
+/// Whether `text`, in an answer whose context holds `used` units already,
+/// reaches the model whole ([`Agent::context_limit`]).
+fn fits(agent: &dyn Agent, used: usize, text: &str) -> bool {
+    agent
+        .context_limit()
+        .is_none_or(|(limit, _)| used + context_len(text) <= limit)
+}
+
+/// Cut reminders to what the agent hands the model whole, `room` units:
+/// the longest diff (or whole text) first. After a tool, one that does not
+/// fit waits for the next prompt, or for the refusal that carries it (a
+/// refusal's reason is not cut); at a prompt, its diff is left out, with
+/// `why` and what to do, and the view stays stale. Reminders that still
+/// do not fit wait, the last first.
+fn fit(cwd: &Path, found: &mut Vec<remind::Reminder>, room: usize, stage: Stage, why: &str) {
+    let left_out = format!("(its diff is left out: {why}; read the file to see the change)\n");
+    while !found.is_empty() && context_len(&remind::render(cwd, found)) > room {
+        let longest = found
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.diff.as_deref().is_some_and(|d| d != left_out))
+            .max_by_key(|(_, r)| r.diff.as_ref().map_or(0, String::len))
+            .map(|(i, _)| i);
+        match (longest, stage) {
+            (Some(i), Stage::Shown) => {
+                found.remove(i);
+            }
+            (Some(i), _) => {
+                let r = &mut found[i];
+                r.diff = Some(left_out.clone());
+                r.whole = false;
+                r.rewrite = false;
+                r.truncated = 0;
+            }
+            (None, _) => {
+                found.pop();
+            }
+        }
+    }
 }
 
 /// Whether the file is the one of hash `before` with only `change` made to

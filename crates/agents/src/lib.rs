@@ -207,6 +207,16 @@ pub trait Agent {
         None
     }
 
+    /// The longest context the agent hands the model whole in one answer,
+    /// in UTF-16 code units (the length of a JavaScript string), and why;
+    /// `None` when it has no such limit. Longer context reaches the model
+    /// as something else (Claude Code 2.1.332 saves it to a file and shows
+    /// a 2 KB preview), so fsview never sends it: what would not fit is
+    /// left out, with the reason, and not taken as told.
+    fn context_limit(&self) -> Option<(usize, &'static str)> {
+        None
+    }
+
     /// Whether context answered to the gate's event, with no refusal
     /// ([`Answer::Context`](event::Answer::Context) at
     /// [`Stage::AboutToChange`]), reaches the model with the change's
