@@ -1328,3 +1328,37 @@ fn codex_a_sed_far_from_an_outside_change_is_let_through_and_the_change_told() {
     .expect(0, "")
     .stderr_is("");
 }
+
+/// A command that edits two files, one far from a change made since the
+/// read (merged, told) and one near a change (refused): the command is
+/// refused whole, and the refusal tells both changes, since the first
+/// one's view moved to what it told.
+#[test]
+fn claude_a_sed_of_two_files_refused_for_one_tells_the_others_change_too() {
+    let base: String = (1..=12).map(|i| format!("line {i}\n")).collect();
+    let a = claude();
+    for f in ["a.txt", "b.txt"] {
+        a.env.write(f, &base);
+        let mut p = a.with_command("post_shell_cat", &format!("cat {f}"));
+        p["tool_response"]["stdout"] = json!(base.trim_end());
+        a.send(&p, &[]).expect(0, "").stderr_is("");
+    }
+    a.env.write(
+        "a.txt",
+        base.replacen("line 1\n", "line 1 (formatted)\n", 1),
+    );
+    a.env.write(
+        "b.txt",
+        base.replacen("line 9\n", "line 9 (formatted)\n", 1),
+    );
+    let sed = "sed -i 's/line 10/line ten/' a.txt b.txt";
+    let b_diff = "b.txt: modified (content)\n--- b.txt (as viewed)\n+++ b.txt (now)\n@@ -1,12 +1,12 @@\n line 1\n line 2\n line 3\n line 4\n line 5\n line 6\n line 7\n line 8\n-line 9\n+line 9 (formatted)\n line 10\n line 11\n line 12";
+    let a_diff = "a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,9 +1,9 @@\n-line 1\n+line 1 (formatted)\n line 2\n line 3\n line 4\n line 5\n line 6\n line 7\n line 8\n line 9\n";
+    a.send(&a.with_command("pre_shell_sed_in_place", sed), &[])
+        .expect(0, &claude_deny(&format!("b.txt: File has been modified since read, either by the user or by a linter. The whole change is below: you now hold the file's new text, so retry your change against it (no need to read the file again).\n\nThese files changed since you last saw them:\n\n{b_diff}\n\nNone of it ran. What else changed meanwhile in the other files it edits, which you hold now:\n\nThese files changed since you last saw them:\n\n{a_diff}")))
+        .stderr_is("");
+    // Told both, the model may run it again.
+    a.send(&a.with_command("pre_shell_sed_in_place", sed), &[])
+        .expect(0, "")
+        .stderr_is("");
+}

@@ -291,6 +291,7 @@ pub fn handle(
 /// context).
 fn each(agent: &dyn Agent, opts: &Options, who: &Who, events: &[Event]) -> Result<Answer, Problem> {
     let gates = events.iter().filter(|e| e.is_gate()).count();
+    TOLD_BESIDE.set(0);
     let mut denied = Vec::new();
     let mut allowed = None;
     // What a gate that lets its change through tells with it (a merged
@@ -304,12 +305,31 @@ fn each(agent: &dyn Agent, opts: &Options, who: &Who, events: &[Event]) -> Resul
             Answer::Deny(m) if gates > 1 => denied.push(format!("{}: {m}", path.display())),
             Answer::Deny(m) => denied.push(m),
             Answer::Allow(m) => allowed = allowed.or(Some(m)),
-            Answer::Context(c) => told.push(c),
+            Answer::Context(c) => {
+                // The next gate's tell goes in the same context.
+                TOLD_BESIDE.set(TOLD_BESIDE.get() + context_len(&c) + 2);
+                told.push(c);
+            }
             _ => {}
         }
     }
+    TOLD_BESIDE.set(0);
     if !denied.is_empty() {
-        return Ok(Answer::Deny(denied.join(" ")));
+        let mut reason = denied.join(" ");
+        if !told.is_empty() {
+            reason.truncate(reason.trim_end().len());
+            // A gate that let its change through told what else changed in
+            // its file, and moved the view there: the refusal must carry
+            // that, since none of the command runs.
+            reason.push_str(
+                "\n\nNone of it ran. What else changed meanwhile in the other files it edits, which you hold now:",
+            );
+            for t in &told {
+                reason.push_str("\n\n");
+                reason.push_str(other_change(t));
+            }
+        }
+        return Ok(Answer::Deny(reason));
     }
     let mut failed = None;
     let mut context = (!told.is_empty()).then(|| told.join("\n\n"));
@@ -328,6 +348,18 @@ fn each(agent: &dyn Agent, opts: &Options, who: &Who, events: &[Event]) -> Resul
         (_, _, Some(m), _) => Ok(Answer::Allow(m)),
         (_, _, _, Some(c)) => Ok(Answer::Context(c)),
         _ => Ok(Answer::Nothing),
+    }
+}
+
+/// What a merged edit's tell ([`merged`], [`merged_lines`]) says of the
+/// other change alone, without the words on the edit being applied: for
+/// a refusal of the command the edit was part of.
+fn other_change(told: &str) -> &str {
+    match told.split_once("\n\n") {
+        Some((_, change)) => change,
+        None => told
+            .strip_suffix(" Your edit is applied to the file as it is now, keeping that change.")
+            .unwrap_or(told),
     }
 }
 
@@ -991,7 +1023,7 @@ fn merged(
         paths::display(s.cwd(), &d.canonical).display(),
         remind::render(s.cwd(), &found)
     );
-    if !fits(agent, 0, &told) {
+    if !fits(agent, TOLD_BESIDE.get(), &told) {
         // Refused instead, the change carried whole by the refusal.
         return Ok(None);
     }
@@ -1091,7 +1123,9 @@ fn merged_lines(
                 shown.display()
             ),
         };
-        if agent.alters(Stage::AboutToChange, &told).is_some() || !fits(agent, 0, &told) {
+        if agent.alters(Stage::AboutToChange, &told).is_some()
+            || !fits(agent, TOLD_BESIDE.get(), &told)
+        {
             return Ok(None);
         }
         // Told what became of the lines read, the model holds them as they
@@ -2372,6 +2406,12 @@ fn prompt(
     }
     remind::record(&store, &s.sid, TOOL, &found)?;
     Ok(Answer::Context(remind::render(s.cwd(), &found)))
+}
+
+thread_local! {
+    /// What the gates of one payload told so far ([`each`]): the context a
+    /// merged edit's tell goes beside ([`Agent::context_limit`]).
+    static TOLD_BESIDE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// The length of `text` as [`Agent::context_limit`] counts it.
