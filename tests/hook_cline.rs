@@ -273,3 +273,51 @@ fn cline_an_insertion_into_a_crlf_file() {
     c.send(&p, &[]).expect(0, "").stderr_is("");
     assert_eq!(c.view("crlf.txt"), view("full", "write", 1, 3, true));
 }
+
+/// Cline 3.0.65 cuts hook context after 50,000 characters, refusals
+/// included (a refusal is context): a change longer than that is told
+/// with its diff left out, and the edit's refusal asks for a read instead
+/// of carrying it or giving the file back.
+#[test]
+fn cline_a_change_too_long_for_its_hook_context_is_not_told() {
+    let c = cline();
+    c.env.write("a.txt", A_TXT);
+    c.hook("post_read_whole", &[]).expect(0, "");
+    let long = "y".repeat(50_000);
+    c.env.write("a.txt", format!("one\n{long}\nthree\n"));
+    c.env.write("b.txt", "bee\n");
+    c.hook("post_create_new", &[])
+        .expect(0, &format!("{}\n", json!({"contextModification": "These files changed since you last saw them:\n\na.txt: modified (content)\n(its diff is left out: Cline cuts hook context after 50,000 characters; read the file to see the change)\n"})))
+        .stderr_is("");
+    c.hook("pre_edit", &[])
+        .expect(0, &refuse("File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."))
+        .stderr_is("");
+    assert_eq!(
+        c.view("a.txt"),
+        view("full", "read", 1, 3, false),
+        "not told: the view stays stale"
+    );
+    // Told in no reminder first, a change whose refusal would pass the
+    // limit is not carried by it either.
+    let e = cline();
+    e.env.write("a.txt", A_TXT);
+    e.hook("post_read_whole", &[]).expect(0, "");
+    e.env
+        .write("a.txt", format!("one\n{}\nthree\n", "y".repeat(49_800)));
+    e.hook("pre_edit", &[])
+        .expect(0, &refuse("File has been modified since read, either by the user or by a linter. Read it again before attempting to write it."))
+        .stderr_is("");
+    // Shorter, the same change is carried by the refusal.
+    let d = cline();
+    d.env.write("a.txt", A_TXT);
+    d.hook("post_read_whole", &[]).expect(0, "");
+    d.env
+        .write("a.txt", format!("one\n{}\nthree\n", "y".repeat(40_000)));
+    let r = d.hook("pre_edit", &[]);
+    assert!(
+        r.stdout.contains("a.txt: modified (content)"),
+        "{:.300}",
+        r.stdout
+    );
+    d.hook("pre_edit", &[]).expect(0, "");
+}

@@ -710,3 +710,34 @@ fn a_patch_far_from_an_outside_change_is_let_through_and_the_change_told_with_it
         );
     }
 }
+
+/// Codex 0.171.0 hands the model only the head and tail of hook context
+/// over 2,500 tokens (10,000 bytes): a change too long for that is never
+/// told as context (fsview keeps 500 bytes under it). Its diff is left
+/// out, in bytes, not characters: 3,200 three-byte characters are 9,600
+/// bytes.
+#[test]
+fn a_change_too_long_for_codexs_hook_context_is_left_out() {
+    let head = "These files changed since you last saw them:\n\na.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n-two\n+\n three\n";
+    for (line, told) in [
+        ("x".repeat(9_500 - head.len()), true),
+        ("x".repeat(9_501 - head.len()), false),
+        ("€".repeat(3_200), false),
+    ] {
+        let a = codex();
+        a.env.write("a.txt", A_TXT);
+        a.hook("post_cat", &[]).expect(0, "");
+        a.env.write("a.txt", format!("one\n{line}\nthree\n"));
+        let reminder = match told {
+            true => head.replace("+\n", &format!("+{line}\n")),
+            false => "These files changed since you last saw them:\n\na.txt: modified (content)\n(its diff is left out: Codex shows the model only the start and end of hook context over 2,500 tokens; read the file to see the change)\n".to_string(),
+        };
+        let got = a.hook("user_prompt_submit", &[]);
+        assert!(
+            got.code == 0 && got.stdout == context("UserPromptSubmit", &reminder),
+            "{}: {:.400}",
+            line.len(),
+            got.stdout
+        );
+    }
+}

@@ -72,6 +72,16 @@ pub fn refusal(reason: &str) -> Value {
 }
 
 impl Agent for Cline {
+    /// Cline 3.0.65 cuts a hook's context after 50,000 characters ("[hook
+    /// context truncated: exceeded 50000 characters]").
+    fn context_limit(&self) -> Option<(usize, &'static str)> {
+        Some((50_000, "Cline cuts hook context after 50,000 characters"))
+    }
+
+    fn refuses_in_context(&self) -> bool {
+        true
+    }
+
     /// `contextModification` after a tool reaches the model, and an edit
     /// is recorded as its replacement.
     fn tells_after_change(&self) -> bool {

@@ -163,6 +163,24 @@ impl Agent for Codex {
     fn tells_before_change(&self) -> bool {
         true
     }
+
+    /// Codex 0.171.0 saves hook `additionalContext` over 2,500 tokens (it
+    /// counts a token per 4 bytes: 10,000 bytes) to a file and hands the
+    /// model its head and tail ("Full hook output saved to: ...";
+    /// `scripts/e2e-codex long-reminder`). A handler's
+    /// `additionalContextLimit` did not lift it there. fsview keeps 500
+    /// bytes under it, since how Codex rounds was read from its source,
+    /// not measured at the edge.
+    fn context_limit(&self) -> Option<(usize, &'static str)> {
+        Some((
+            9_500,
+            "Codex shows the model only the start and end of hook context over 2,500 tokens",
+        ))
+    }
+
+    fn context_len(&self, text: &str) -> usize {
+        text.len()
+    }
 }
 
 /// A session starts: and what Codex gave the model of AGENTS.md, where its

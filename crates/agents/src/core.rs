@@ -307,7 +307,7 @@ fn each(agent: &dyn Agent, opts: &Options, who: &Who, events: &[Event]) -> Resul
             Answer::Allow(m) => allowed = allowed.or(Some(m)),
             Answer::Context(c) => {
                 // The next gate's tell goes in the same context.
-                TOLD_BESIDE.set(TOLD_BESIDE.get() + context_len(&c) + 2);
+                TOLD_BESIDE.set(TOLD_BESIDE.get() + agent.context_len(&c) + 2);
                 told.push(c);
             }
             _ => {}
@@ -670,7 +670,7 @@ fn after_tool(
     // The reminder goes in the same context as what the call's own event
     // answered, joined by a blank line.
     let used = match &answer {
-        Answer::Context(c) | Answer::Short(_, Some(c)) => context_len(c) + 2,
+        Answer::Context(c) | Answer::Short(_, Some(c)) => agent.context_len(c) + 2,
         _ => 0,
     };
     let told = match &answer {
@@ -1211,8 +1211,13 @@ fn carried(
     if !whole {
         return Ok(None);
     }
+    let told = remind::render(s.cwd(), &found);
+    // Room for the refusal's own words before it.
+    if agent.refuses_in_context() && !fits(agent, 500, &told) {
+        return Ok(None);
+    }
     remind::record(store, &s.sid, TOOL, &found)?;
-    Ok(Some(remind::render(s.cwd(), &found)))
+    Ok(Some(told))
 }
 
 /// The most of a file a `not_read` refusal gives back whole
@@ -1276,7 +1281,9 @@ fn given_again(
     let message = format!(
         "{opening} ({count}, {how}): you have now read it, so retry your change against it (no need to read it again).\n\n{text}",
     );
-    if agent.alters(Stage::AboutToChange, &message).is_some() {
+    if agent.alters(Stage::AboutToChange, &message).is_some()
+        || (agent.refuses_in_context() && !fits(agent, 0, &message))
+    {
         return Ok(None);
     }
     let shown_to = s.shown_to();
@@ -2137,7 +2144,7 @@ fn session_start(
     );
     // What the context holds so far: the heading, each block and the blank
     // line after it ([`Agent::context_limit`]).
-    let mut used = context_len(&head);
+    let mut used = agent.context_len(&head);
     let mut blocks = Vec::new();
     for f in not_loaded_by(agent, opts, &files) {
         let label = f
@@ -2156,7 +2163,7 @@ fn session_start(
                 "{} is left out: {why}; read it before you follow it.",
                 f.path.display()
             );
-            used += context_len(&out) + 2;
+            used += agent.context_len(&out) + 2;
             blocks.push(out);
             if loads_defaults {
                 // ctx-build recorded it as given: it was not.
@@ -2167,7 +2174,7 @@ fn session_start(
         if !loads_defaults {
             given(s, f)?;
         }
-        used += context_len(&block) + 2;
+        used += agent.context_len(&block) + 2;
         blocks.push(block);
     }
     if blocks.is_empty() {
@@ -2399,7 +2406,14 @@ fn prompt(
         }
     }
     if let Some((limit, why)) = agent.context_limit() {
-        fit(s.cwd(), &mut found, limit.saturating_sub(used), stage, why);
+        fit(
+            agent,
+            s.cwd(),
+            &mut found,
+            limit.saturating_sub(used),
+            stage,
+            why,
+        );
         if found.is_empty() {
             return Ok(Answer::Nothing);
         }
@@ -2414,17 +2428,12 @@ thread_local! {
     static TOLD_BESIDE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// The length of `text` as [`Agent::context_limit`] counts it.
-fn context_len(text: &str) -> usize {
-    text.encode_utf16().count()
-}
-
 /// Whether `text`, in an answer whose context holds `used` units already,
 /// reaches the model whole ([`Agent::context_limit`]).
 fn fits(agent: &dyn Agent, used: usize, text: &str) -> bool {
     agent
         .context_limit()
-        .is_none_or(|(limit, _)| used + context_len(text) <= limit)
+        .is_none_or(|(limit, _)| used + agent.context_len(text) <= limit)
 }
 
 /// Cut reminders to what the agent hands the model whole, `room` units:
@@ -2433,9 +2442,16 @@ fn fits(agent: &dyn Agent, used: usize, text: &str) -> bool {
 /// refusal's reason is not cut); at a prompt, its diff is left out, with
 /// `why` and what to do, and the view stays stale. Reminders that still
 /// do not fit wait, the last first.
-fn fit(cwd: &Path, found: &mut Vec<remind::Reminder>, room: usize, stage: Stage, why: &str) {
+fn fit(
+    agent: &dyn Agent,
+    cwd: &Path,
+    found: &mut Vec<remind::Reminder>,
+    room: usize,
+    stage: Stage,
+    why: &str,
+) {
     let left_out = format!("(its diff is left out: {why}; read the file to see the change)\n");
-    while !found.is_empty() && context_len(&remind::render(cwd, found)) > room {
+    while !found.is_empty() && agent.context_len(&remind::render(cwd, found)) > room {
         let longest = found
             .iter()
             .enumerate()

@@ -208,13 +208,27 @@ pub trait Agent {
     }
 
     /// The longest context the agent hands the model whole in one answer,
-    /// in UTF-16 code units (the length of a JavaScript string), and why;
-    /// `None` when it has no such limit. Longer context reaches the model
-    /// as something else (Claude Code 2.1.332 saves it to a file and shows
-    /// a 2 KB preview), so fsview never sends it: what would not fit is
-    /// left out, with the reason, and not taken as told.
+    /// as [`Agent::context_len`] counts it, and why; `None` when it has no
+    /// such limit. Longer context reaches the model as something else
+    /// (Claude Code 2.1.332 saves it to a file and shows a 2 KB preview),
+    /// so fsview never sends it: what would not fit is left out, with the
+    /// reason, and not taken as told.
     fn context_limit(&self) -> Option<(usize, &'static str)> {
         None
+    }
+
+    /// Whether the agent's refusals reach the model as context, under
+    /// [`Agent::context_limit`] too (Cline: a refusal is `context` with an
+    /// input its tools reject); else a refusal's reason is not cut.
+    fn refuses_in_context(&self) -> bool {
+        false
+    }
+
+    /// The length of context as the agent measures it against
+    /// [`Agent::context_limit`]: by default UTF-16 code units (the length
+    /// of a JavaScript string).
+    fn context_len(&self, text: &str) -> usize {
+        text.encode_utf16().count()
     }
 
     /// Whether context answered to the gate's event, with no refusal
