@@ -1418,25 +1418,13 @@ fn an_edit_far_from_an_outside_change_is_let_through_and_the_change_told() {
     read_seven(&a);
     a.env
         .write("a.txt", "one\ntwo\nthree\nfour\nfive\nsix\nSEVEN\n");
-    let told = "[fsview] a.txt changed since you read it (by the user or another program). Your edit is 3 or more lines from that change, so it is applied to the file as it is now, keeping that change. You now hold the file with both: the other change is below.
+    let told = format!("[fsview] a.txt changed since you read it (by the user or another program). Your edit is 3 or more lines from that change, so it is applied to the file as it is now, keeping that change. You now hold the file with both: the other change is below.
 
 These files changed since you last saw them:
 
-a.txt: modified (content)
---- a.txt (as viewed)
-+++ a.txt (now)
-@@ -1,7 +1,7 @@
- one
- two
- three
- four
- five
- six
--seven
-+SEVEN
-";
+{}", seventh_changed("SEVEN"));
     a.hook("pre_edit", &[])
-        .expect(0, &context("PreToolUse", told))
+        .expect(0, &context("PreToolUse", &told))
         .stderr_is("");
     // Claude Code applies it to the file as it is.
     a.env
@@ -1449,6 +1437,12 @@ a.txt: modified (content)
     a.hook("pre_write_update", &[]).expect(0, "").stderr_is("");
     let ev = a.env.run("fsview-session", &["events", "--sid", a.sid]);
     assert!(ev.stdout.contains("merged"), "{}", ev.stdout);
+}
+
+/// The diff of the seven-line file of [`read_seven`] whose last line is
+/// now `last`.
+fn seventh_changed(last: &str) -> String {
+    format!("a.txt: modified (content)\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,7 +1,7 @@\n one\n two\n three\n four\n five\n six\n-seven\n+{last}\n")
 }
 
 /// Lines 5-15 of a 20-line file, read as a range.
@@ -1628,19 +1622,7 @@ fn an_edit_merged_with_a_change_too_long_to_tell_as_context_is_refused() {
 
 These files changed since you last saw them:
 
-a.txt: modified (content)
---- a.txt (as viewed)
-+++ a.txt (now)
-@@ -1,7 +1,7 @@
- one
- two
- three
- four
- five
- six
--seven
-+{long}
-");
+{}", seventh_changed(&long));
     a.hook("pre_edit", &[])
         .expect(0, &deny(&carried))
         .stderr_is("");
