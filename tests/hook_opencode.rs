@@ -459,3 +459,36 @@ fn opencode_a_patch_far_from_an_outside_change_is_let_through_and_the_change_tol
         r.stdout
     );
 }
+
+/// After an MCP tool, the plugin says how much room opencode's cut of the
+/// result (2,000 lines or 51,200 bytes, the plugin's text included) leaves
+/// (`room`): a reminder that fits is told; one that does not waits for
+/// the next tool's result (and is not recorded as told).
+#[test]
+fn opencode_after_an_mcp_tool_a_reminder_is_told_only_within_its_room() {
+    let o = opencode();
+    o.env.write("a.txt", A_TXT);
+    o.hook("after_read_whole", &[]).expect(0, "");
+    o.env.write("a.txt", "one\n2\nthree\n");
+    let mut mcp = o.payload("after_read_whole");
+    mcp["input"]["tool"] = json!("probe_big");
+    mcp["input"]["args"] = json!({"bytes": 51000});
+    mcp["output"] = json!({});
+    let told = reminder(
+        "a.txt",
+        "--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n",
+    );
+    for (bytes, lines) in [
+        (told.len() - 1, 100),
+        (told.len(), told.lines().count() - 1),
+    ] {
+        mcp["room"] = json!({"bytes": bytes, "lines": lines});
+        o.send(&mcp, &[]).expect(0, "").stderr_is("");
+    }
+    mcp["room"] = json!({"bytes": told.len(), "lines": told.split('\n').count()});
+    o.send(&mcp, &[])
+        .expect(0, &format!("{}\n", json!({ "context": told })))
+        .stderr_is("");
+    // Told once.
+    o.send(&mcp, &[]).expect(0, "");
+}

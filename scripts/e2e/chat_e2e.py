@@ -757,6 +757,64 @@ def opencode_overflow(run, a, turns):
     return turns[:-1] + [turns[-1] + [usage(OVERFLOW)]]
 
 
+PROBE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp_probe.py")
+
+
+def opencode_mcp_reminder(run):
+    """opencode (and Kilo) after an MCP tool: its result is the tool's
+    content parts (what the plugin sets as `output.output` is not read),
+    joined and then cut past 2,000 lines or 51,200 bytes, with what the
+    plugin added. A file the model read changes; the next MCP result (1
+    KB) carries the reminder. It changes again; the next MCP result is
+    51,000 bytes, with no room left for it: the reminder waits for the
+    next tool's result rather than being cut off. A last MCP result of
+    60,000 bytes shows the cut."""
+    ws = run.ws
+    body = lines(12)
+    ws.write("notes.txt", body)
+    ws.write("other.txt", "other\n")
+    ws.commit()
+    with agent(run, []) as (proto, a):
+        with open(os.path.join(ws.work, a.config)) as f:
+            config = json.load(f)
+        config["mcp"] = {"probe": {"type": "local", "command": [sys.executable, PROBE], "enabled": True}}
+        with open(os.path.join(ws.work, a.config), "w") as f:
+            json.dump(config, f, indent=2)
+        read = tool(a.read(ws.path("notes.txt")))
+        small = call("probe_big", {"bytes": 1000})
+        full = call("probe_big", {"bytes": 51000})
+        over = call("probe_big", {"bytes": 60000})
+        other = tool(a.read(ws.path("other.txt")))
+
+        def first_change(body_):
+            ws.write("notes.txt", body.replace("line 6\n", "line six\n"))
+            return [small]
+
+        def second_change(body_):
+            ws.write("notes.txt", body.replace("line 6\n", "line six\n").replace("line 9\n", "line nine\n"))
+            return [full]
+
+        proto.turns = [[read], first_change, second_change, [other], [over], [text("done")]]
+        wire(run, a)
+        r = a.prompt("read notes.txt, then use the probe")
+        run.eq(r.code, 0, "exit code (stderr: %s)" % r.stderr[-300:])
+        run.check(len(proto.main) == 6, "six model requests: %d" % len(proto.main))
+        texts = [request_text(q) for q in proto.main] + [""] * 6
+        told = "+line six" in texts[2]
+        run.check(told == run.fsview, "the change told with the 1 KB MCP result: %s" % told)
+        run.step("A file it read changed; the next MCP result (1 KB)",
+                 "told, with the diff" if told else "nothing said")
+        in_full = "+line nine" in texts[3]
+        run.check(not in_full, "nothing told inside the 51,000-byte result: %s" % in_full)
+        later = "+line nine" in texts[4]
+        run.check(later == run.fsview, "the second change told with the next tool's result: %s" % later)
+        run.step("It changed again; the next MCP result (51,000 bytes, no room left)",
+                 "told with the read after it" if later else ("told inside it" if in_full else "nothing said"))
+        cut = "truncated" in texts[5]
+        run.check(cut, "%s cuts a 60,000-byte MCP result: %s" % (a.label, cut))
+        run.step("An MCP result of 60,000 bytes", "cut by %s" % a.label if cut else "whole")
+
+
 def opencode_keeps_tail(run):
     """opencode's (and Kilo's) compaction keeps the latest turns that fit
     `compaction.preserve_recent_tokens` (here 800) and summarizes the rest.

@@ -2405,18 +2405,9 @@ fn prompt(
             r.whole = false;
         }
     }
-    if let Some((limit, why)) = agent.context_limit() {
-        fit(
-            agent,
-            s.cwd(),
-            &mut found,
-            limit.saturating_sub(used),
-            stage,
-            why,
-        );
-        if found.is_empty() {
-            return Ok(Answer::Nothing);
-        }
+    fit(agent, s.cwd(), &mut found, used, stage);
+    if found.is_empty() {
+        return Ok(Answer::Nothing);
     }
     remind::record(&store, &s.sid, TOOL, &found)?;
     Ok(Answer::Context(remind::render(s.cwd(), &found)))
@@ -2429,29 +2420,44 @@ thread_local! {
 }
 
 /// Whether `text`, in an answer whose context holds `used` units already,
-/// reaches the model whole ([`Agent::context_limit`]).
+/// reaches the model whole ([`Agent::context_limit`], and the room the
+/// payload left for it: [`within`]).
 fn fits(agent: &dyn Agent, used: usize, text: &str) -> bool {
-    agent
+    let limit = agent
         .context_limit()
-        .is_none_or(|(limit, _)| used + agent.context_len(text) <= limit)
+        .is_none_or(|(limit, _)| used + agent.context_len(text) <= limit);
+    limit
+        && ROOM
+            .get()
+            .is_none_or(|room| text.len() <= room.bytes && text.split('\n').count() <= room.lines)
 }
 
-/// Cut reminders to what the agent hands the model whole, `room` units:
-/// the longest diff (or whole text) first. After a tool, one that does not
+/// Why context that does not fit is left out.
+fn not_whole(agent: &dyn Agent) -> &'static str {
+    match agent.context_limit() {
+        Some((_, why)) if ROOM.get().is_none() => why,
+        _ => "the agent cuts the tool's result with it past its size",
+    }
+}
+
+/// Cut reminders to what the agent hands the model whole ([`fits`]): the
+/// longest diff (or whole text) first. After a tool, one that does not
 /// fit waits for the next prompt, or for the refusal that carries it (a
 /// refusal's reason is not cut); at a prompt, its diff is left out, with
-/// `why` and what to do, and the view stays stale. Reminders that still
+/// why and what to do, and the view stays stale. Reminders that still
 /// do not fit wait, the last first.
 fn fit(
     agent: &dyn Agent,
     cwd: &Path,
     found: &mut Vec<remind::Reminder>,
-    room: usize,
+    used: usize,
     stage: Stage,
-    why: &str,
 ) {
-    let left_out = format!("(its diff is left out: {why}; read the file to see the change)\n");
-    while !found.is_empty() && agent.context_len(&remind::render(cwd, found)) > room {
+    let left_out = format!(
+        "(its diff is left out: {}; read the file to see the change)\n",
+        not_whole(agent)
+    );
+    while !found.is_empty() && !fits(agent, used, &remind::render(cwd, found)) {
         let longest = found
             .iter()
             .enumerate()
@@ -2474,6 +2480,26 @@ fn fit(
             }
         }
     }
+}
+
+/// What the payload says is left of the tool's result before the agent
+/// cuts it, context included: bytes and lines.
+#[derive(Clone, Copy, Debug)]
+pub struct Room {
+    pub bytes: usize,
+    pub lines: usize,
+}
+
+thread_local! {
+    /// The room the payload being answered left for context ([`within`]).
+    static ROOM: std::cell::Cell<Option<Room>> = const { std::cell::Cell::new(None) };
+}
+
+/// Answer the next payload's events with at most `room` for context (an
+/// opencode MCP tool's result, which opencode cuts past 51,200 bytes or
+/// 2,000 lines with the plugin's text in it).
+pub fn within(room: Option<Room>) {
+    ROOM.set(room);
 }
 
 /// Whether the file is the one of hash `before` with only `change` made to

@@ -48,7 +48,12 @@
 //!   tool (`tool.execute.after` of any tool): what changed meanwhile,
 //!   appended to `output.output` after a blank line, verbatim, so the
 //!   model knows before its next step (the plugin sends the output only of
-//!   the tools whose results fsview records).
+//!   the tools whose results fsview records). An MCP tool's result is its
+//!   `output.content` parts instead (opencode does not read its
+//!   `output.output`), joined by blank lines and cut past 2,000 lines or
+//!   51,200 bytes with what the plugin added: the plugin adds a text part,
+//!   and sends `room`, the bytes and lines left, which the context must
+//!   fit ([`crate::core::within`]).
 //! - the `session.compacted` bus event (from the plugin's `event` hook;
 //!   named so in 1.18.33's code, `{sessionID}`): the conversation is a
 //!   summary now and the tail the compaction kept (from its
@@ -140,6 +145,17 @@ impl Agent for Opencode {
             }
         };
         let who = who(&payload, event).map_err(|p| (stage, p))?;
+        // An MCP tool's result: opencode cuts it with what the plugin adds
+        // to it past 2,000 lines or 51,200 bytes, so context must fit
+        // what is left (`room`, the plugin's measure of it).
+        let room = payload.get("room").map(|r| {
+            let n = |k: &str| r.get(k).and_then(Value::as_u64).unwrap_or(0) as usize;
+            crate::core::Room {
+                bytes: n("bytes"),
+                lines: n("lines"),
+            }
+        });
+        crate::core::within(room);
         let parsed = match stage {
             Stage::AboutToChange => before(&payload),
             Stage::Shown if event == "session.compacted" => Ok(compacted(&payload)),
@@ -530,8 +546,22 @@ export const FsviewHook = async ({ directory, client }) => ({
     // Every tool's result, to tell what changed meanwhile; the output only
     // of the tools whose results fsview records.
     const shown = RECORDED.has(input.tool) ? output : {};
-    const a = answer(await ask({ event: "tool.execute.after", directory, input, output: shown }));
-    if (a !== null && typeof a.context === "string") output.output = (output.output || "") + "\n\n" + a.context;
+    // An MCP tool's result is its content parts (its `output` is not
+    // read), joined by blank lines and then cut past 2,000 lines or
+    // 51,200 bytes, with what is added here: fsview is told the room left.
+    const mcp = Array.isArray(output.content);
+    let room;
+    if (mcp) {
+      const text = output.content.filter((p) => p && p.type === "text").map((p) => p.text).join("\n\n");
+      room = {
+        bytes: Math.max(0, 51200 - Buffer.byteLength(text) - 64),
+        lines: Math.max(0, 2000 - text.split("\n").length - 2),
+      };
+    }
+    const a = answer(await ask({ event: "tool.execute.after", directory, input, output: shown, room }));
+    if (a === null || typeof a.context !== "string") return;
+    if (mcp) output.content.push({ type: "text", text: a.context });
+    else output.output = (output.output || "") + "\n\n" + a.context;
   },
   "chat.message": async (input, output) => {
     const first = output.parts && output.parts[0];
