@@ -723,3 +723,25 @@ fn a_replace_of_a_range_apart_from_an_outside_change_is_told_after() {
         ev.stdout
     );
 }
+
+/// gemini-cli keeps the last 32,000 characters of a long shell or MCP
+/// result, AfterTool's context included: fsview's context stays under
+/// that, measured as the model gets it, escaped (`<` is `&lt;`). A
+/// 31,000-character line fits; the same line of `<` does not, and its
+/// diff is left out.
+#[test]
+fn a_change_too_long_for_gemini_clis_cut_of_tool_results_is_left_out() {
+    for (line, told) in [("x".repeat(31_000), true), ("<".repeat(31_000), false)] {
+        let a = gemini();
+        a.env.write("a.txt", A_TXT);
+        a.hook("after_read_whole", &[]).expect(0, "");
+        a.env.write("a.txt", format!("one\n{line}\nthree\n"));
+        let got = a.hook("before_agent", &[]);
+        let left_out = got.stdout.contains("(its diff is left out: gemini-cli keeps only the last 32,000 characters of a long tool result, its hook context included; read the file to see the change)");
+        assert!(
+            got.code == 0 && left_out != told && (!told || got.stdout.contains(&line)),
+            "{:.400}",
+            got.stdout
+        );
+    }
+}

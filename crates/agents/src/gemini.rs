@@ -246,6 +246,31 @@ impl Agent for Gemini {
         }
         None
     }
+
+    /// gemini-cli 0.61.0 cuts a shell or MCP tool's result past
+    /// `tools.truncateToolOutputThreshold` (40,000 characters, less when
+    /// its context window is nearly full), AfterTool's context included,
+    /// keeping the first 8,000 and the last 32,000: the context, at the
+    /// end, reaches the model whole when it fits the last 32,000. Read
+    /// from its code (`chunk-JDPZ4CE3.js`), not measured at the edge.
+    fn context_limit(&self) -> Option<(usize, &'static str)> {
+        Some((
+            32_000,
+            "gemini-cli keeps only the last 32,000 characters of a long tool result, its hook context included",
+        ))
+    }
+
+    /// As the model gets it: escaped by fsview ([`crate::html_escaped`],
+    /// a line and `&amp;`) and by gemini-cli (`&lt;`, `&gt;`).
+    fn context_len(&self, text: &str) -> usize {
+        let plain = text.encode_utf16().count();
+        if !text.contains(['<', '>']) {
+            return plain;
+        }
+        let escaped = 4 * text.matches('&').count() + 3 * text.matches(['<', '>']).count();
+        // The line html_escaped puts before it.
+        plain + escaped + 200
+    }
 }
 
 fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
