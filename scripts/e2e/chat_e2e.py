@@ -311,14 +311,20 @@ def prompt_reminder(run):
         run.step("... the prompt after", "told again" if again else "not repeated")
 
 
-def tool_reminder(run):
-    """For an agent whose prompts fire no hook (Droid headless): a file it
-    read changes; the next tool result tells it, once, verbatim."""
-    ws = run.ws
+def notes_and_other(ws):
+    """notes.txt (12 lines, returned) and other.txt, committed."""
     body = lines(12)
     ws.write("notes.txt", body)
     ws.write("other.txt", "other\n")
     ws.commit()
+    return body
+
+
+def tool_reminder(run):
+    """For an agent whose prompts fire no hook (Droid headless): a file it
+    read changes; the next tool result tells it, once, verbatim."""
+    ws = run.ws
+    body = notes_and_other(ws)
     with agent(run, []) as (proto, a):
         read = tool(a.read(ws.path("notes.txt")))
         other = tool(a.read(ws.path("other.txt")))
@@ -770,10 +776,7 @@ def opencode_mcp_reminder(run):
     next tool's result rather than being cut off. A last MCP result of
     60,000 bytes shows the cut."""
     ws = run.ws
-    body = lines(12)
-    ws.write("notes.txt", body)
-    ws.write("other.txt", "other\n")
-    ws.commit()
+    body = notes_and_other(ws)
     with agent(run, []) as (proto, a):
         with open(os.path.join(ws.work, a.config)) as f:
             config = json.load(f)
