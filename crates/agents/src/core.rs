@@ -2427,9 +2427,9 @@ fn fits(agent: &dyn Agent, used: usize, text: &str) -> bool {
         .context_limit()
         .is_none_or(|(limit, _)| used + agent.context_len(text) <= limit);
     limit
-        && ROOM
-            .get()
-            .is_none_or(|room| text.len() <= room.bytes && text.split('\n').count() <= room.lines)
+        && ROOM.get().is_none_or(|room| {
+            used + text.len() <= room.bytes && text.split('\n').count() <= room.lines
+        })
 }
 
 /// Why context that does not fit is left out.

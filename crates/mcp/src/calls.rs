@@ -286,6 +286,10 @@ impl Desk {
             }
             None => Vec::new(),
         };
+        let mut told = told;
+        if !listing {
+            self.fit_news(&answer, &mut told);
+        }
         if !listing && !told.is_empty() {
             retry_told(&mut answer, &told);
             answer.news = Some(remind::render(Path::new(ABSOLUTE), &told));
@@ -352,6 +356,27 @@ impl Desk {
         let mut telling = self.telling.lock().expect("telling lock");
         found.retain(|r| telling.insert(r.record.id));
         found
+    }
+
+    /// Keep the news, with the answer's text, within `cap` bytes, what a
+    /// read shows at most: a client cuts a long result (Claude Code past
+    /// 25,000 tokens), and what it cuts the model never got. The longest
+    /// diffs wait first, for the next call.
+    fn fit_news(&self, answer: &Answer, told: &mut Vec<Reminder>) {
+        let room = usize::try_from(self.cap)
+            .unwrap_or(usize::MAX)
+            .saturating_sub(answer.text.len());
+        let mut waiting = Vec::new();
+        while !told.is_empty() && remind::render(Path::new(ABSOLUTE), told).len() > room {
+            let longest = (0..told.len())
+                .max_by_key(|&i| told[i].diff.as_ref().map_or(0, String::len))
+                .expect("not empty");
+            waiting.push(told.remove(longest));
+        }
+        let mut telling = self.telling.lock().expect("telling lock");
+        for r in &waiting {
+            telling.remove(&r.record.id);
+        }
     }
 
     /// What changed since seen and was never told, the file just read

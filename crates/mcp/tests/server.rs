@@ -1457,3 +1457,27 @@ fn a_hard_link_to_the_session_file_is_refused_too() {
     }
     assert_eq!(c.close().0, 0);
 }
+
+/// News goes with an answer only within the read's cap, the answer's text
+/// included (a client cuts a long result, and the model never gets what it
+/// cut): after a long answer it waits for the next one.
+#[test]
+fn news_waits_when_it_would_take_the_answer_past_the_cap() {
+    let env = Env::new();
+    env.write("a.txt", "a\n");
+    let long: String = (1..=20).map(|i| format!("line {i:02} of b\n")).collect();
+    env.write("b.txt", &long);
+    env.write("c.txt", "c\n");
+    let mut c = env.server(&["--sid", "s", "-q", "--cap", "400"]);
+    c.call("read", json!({"file_path": "a.txt"}));
+    env.write("a.txt", "A\n");
+    let a = path_str(&env.path("a.txt"));
+    let news = format!("These files changed since you last saw them:\n\n{a}: modified (content)\n--- {a} (as viewed)\n+++ {a} (now)\n@@ -1 +1 @@\n-a\n+A\n");
+    // b's 20 numbered lines (about 320 bytes) leave too little room.
+    let r = c.call("read", json!({"file_path": "b.txt"}));
+    assert_eq!(texts(&r).len(), 1, "no news beside b: {r}");
+    assert!(texts(&r)[0].len() + news.len() > 400, "{r}");
+    let r = c.call("read", json!({"file_path": "c.txt"}));
+    assert_eq!(texts(&r), ["1\tc\n".to_string(), news]);
+    assert_eq!(c.close().0, 0);
+}
