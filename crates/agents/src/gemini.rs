@@ -740,7 +740,14 @@ pub fn home(var: &str, cwd: &Path) -> Result<PathBuf, Problem> {
 /// `read_file` is a view of what its result showed, and a kept
 /// `write_file` of what it wrote, each recorded again as its hook would
 /// have (held to the disk); a `replace`, or any call whose line is not
-/// found, is not (a read too many, never a view too many).
+/// found, is not (a read too many, never a view too many). gemini-cli also
+/// sets the history anew, under new ids, when it masks old tool results
+/// (`ToolOutputMaskingService`, on by default: before each request, the
+/// results past the newest 50,000 tokens of them, once 30,000 tokens or
+/// more can go, become a note with a preview and a file path; seen with
+/// the real binary: `scripts/e2e-gemini masking-drops-views`): read as a
+/// compression, and a call whose result the new history holds other than
+/// its line does is not kept.
 pub struct GeminiTranscript;
 
 /// The format as gemini-cli 0.61.0 writes it.
@@ -840,6 +847,31 @@ struct GeminiWhole {
     /// The calls the last compression kept and those after it, in order;
     /// `None` before any compression.
     kept: Option<Vec<String>>,
+    /// What each finished call's latest line gave the model (a hash of its
+    /// `functionResponse.response`), to tell a result a history set kept
+    /// from one it replaced.
+    results: std::collections::HashMap<String, u64>,
+}
+
+/// A hash of a `functionResponse.response`, the same for the same JSON.
+fn response_hash(response: &Value) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    response.to_string().hash(&mut h);
+    h.finish()
+}
+
+/// The `functionResponse` parts of a history entry: (call id, response).
+fn responses(message: &Value) -> impl Iterator<Item = (&str, &Value)> {
+    message
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|p| {
+            let r = p.get("functionResponse")?;
+            Some((r.get("id")?.as_str()?, r.get("response")?))
+        })
 }
 
 /// The tools whose calls show a file's text ([`kept_call`]).
@@ -914,13 +946,29 @@ impl crate::transcript::Resync for GeminiWhole {
             };
             if GeminiTranscript::step_value(&v, &mut self.state) {
                 // The history after the summary: what the compression kept.
+                // A call whose result the new history holds other than the
+                // model got it was not kept: gemini-cli masks old tool
+                // results so (ToolOutputMaskingService: a note with a
+                // preview and a file path), setting the history anew.
                 let messages = v.pointer("/$set/messages").and_then(Value::as_array);
+                let replaced: std::collections::HashSet<&str> = messages
+                    .into_iter()
+                    .flatten()
+                    .flat_map(responses)
+                    .filter(|(id, r)| {
+                        self.results
+                            .get(*id)
+                            .is_some_and(|h| *h != response_hash(r))
+                    })
+                    .map(|(id, _)| id)
+                    .collect();
                 self.kept = Some(
                     messages
                         .into_iter()
                         .flatten()
                         .skip(2)
                         .flat_map(call_ids)
+                        .filter(|id| !replaced.contains(id.as_str()))
                         .collect(),
                 );
                 continue;
@@ -942,6 +990,16 @@ impl crate::transcript::Resync for GeminiWhole {
             for c in finished {
                 if let Some(id) = c.get("id").and_then(Value::as_str) {
                     self.calls.insert(id.to_string(), *at);
+                    let response = c
+                        .get("result")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .find_map(|r| r.pointer("/functionResponse/response"));
+                    match response {
+                        Some(r) => self.results.insert(id.to_string(), response_hash(r)),
+                        None => self.results.remove(id),
+                    };
                     if let Some(kept) = &mut self.kept {
                         if !kept.iter().any(|k| k == id) {
                             kept.push(id.to_string());
@@ -987,5 +1045,64 @@ mod tests {
         let c = c.replace("1-5 of 51", "46-50 of 51");
         assert_eq!(b(&c), Some((46, 50, 51, "line 1\nline 2".into())));
         assert_eq!(b("line 1\n"), None);
+    }
+
+    /// What a history set anew still holds, as gemini-cli 0.61.0 writes it
+    /// when it masks old tool results (the lines trimmed to what is read).
+    #[test]
+    fn a_masked_result_is_not_kept() {
+        use crate::transcript::Format;
+        let part = |id: &str, output: &str| json!({"functionResponse": {"id": id, "name": "read_file", "response": {"output": output}}});
+        let call = |id: &str| json!({"functionCall": {"id": id, "name": "read_file", "args": {}}});
+        let model = |mid: &str, id: &str, output: &str| {
+            json!({"id": mid, "type": "gemini", "content": "",
+                   "toolCalls": [{"id": id, "name": "read_file", "args": {"file_path": "/w/x.txt"},
+                                  "status": "success", "result": [part(id, output)]}]})
+        };
+        let set = |entries: Vec<Value>| json!({"$set": {"messages": entries}});
+        let user = |mid: &str| json!({"id": mid, "type": "user", "content": [{"text": "go"}]});
+        let entry = |mid: &str, kind: &str, parts: Vec<Value>| json!({"id": mid, "type": kind, "content": parts});
+        let before = [
+            user("u1"),
+            model("m1", "c1", "one"),
+            model("m2", "c2", "two"),
+            model("m3", "c3", "three"),
+        ];
+        // Under new ids; c2's result masked, c3's as the model got it.
+        let after = set(vec![
+            entry("n1", "user", vec![json!({"text": "go"})]),
+            entry("n2", "gemini", vec![call("c1")]),
+            entry(
+                "n3",
+                "user",
+                vec![part("c1", "<tool_output_masked>one</tool_output_masked>")],
+            ),
+            entry("n4", "gemini", vec![call("c2")]),
+            entry(
+                "n5",
+                "user",
+                vec![part("c2", "<tool_output_masked>two</tool_output_masked>")],
+            ),
+            entry("n6", "gemini", vec![call("c3")]),
+            entry("n7", "user", vec![part("c3", "three")]),
+        ]);
+        let text: Vec<String> = before
+            .iter()
+            .chain([&after])
+            .map(Value::to_string)
+            .collect();
+        let mut at = 0u64;
+        let lines: Vec<(u64, &[u8])> = text
+            .iter()
+            .map(|l| {
+                let here = at;
+                at += l.len() as u64 + 1;
+                (here, l.as_bytes())
+            })
+            .collect();
+        let mut r = TRANSCRIPT.resync();
+        r.lines(&lines);
+        let found: Vec<String> = r.finish().found.into_iter().map(|l| l.origin).collect();
+        assert_eq!(found, vec!["c3".to_string()]);
     }
 }
