@@ -33,6 +33,15 @@
 //!   `parentUuid` null, and `compactMetadata.preservedMessages.uuids` the
 //!   messages it kept. It is written after the `PostCompact` hook, with the
 //!   summary and the re-attached files after it.
+//! - `"type": "attachment"` with `attachment.type` `"tool_results_cut"`:
+//!   results Claude Code takes out of every request after it
+//!   (`attachment.callIds`, the calls' ids; each result is sent as
+//!   "[Old tool result content cleared]", its own line left whole). Seen
+//!   with the real binary when a resumed conversation comes back after a
+//!   pause of over 65 minutes with about 30 Read results or more (the idle
+//!   clearing, behind a feature flag of Claude Code's:
+//!   `scripts/e2e-claude microcompact-idle`); no hook fires. Those calls'
+//!   views are released as a compaction's.
 //! - A rewind (`--resume-session-at`, the interactive rewind) leaves the
 //!   abandoned entries in the file: the next prompt's `parentUuid` is the
 //!   message rewound to, not the last entry.
@@ -201,6 +210,9 @@ struct Input {
 struct Attachment {
     #[serde(rename = "type", default)]
     kind: String,
+    /// A `tool_results_cut`'s calls.
+    #[serde(rename = "callIds", default)]
+    call_ids: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -244,6 +256,18 @@ impl Entry {
 
     fn is_file_attachment(&self) -> bool {
         self.kind == "attachment" && self.attachment.as_ref().is_some_and(|a| a.kind == "file")
+    }
+
+    /// The calls whose results a `tool_results_cut` took out of every
+    /// request after it.
+    fn cut(&self) -> Option<&[String]> {
+        if self.kind != "attachment" {
+            return None;
+        }
+        self.attachment
+            .as_ref()
+            .filter(|a| a.kind == "tool_results_cut")
+            .map(|a| a.call_ids.as_slice())
     }
 
     /// The tools this entry calls, whatever they are: a view may come of
@@ -352,6 +376,11 @@ impl Format for ClaudeCode {
             }
             if !e.in_chain() {
                 continue;
+            }
+            if e.cut().is_some() {
+                // Results taken out of the conversation: what it holds is
+                // settled again, with the cut (on the live chain) applied.
+                return Step::Resync { compaction: false };
             }
             if !st.follows(&e) {
                 // Another branch (a rewind; after it, local commands,
@@ -478,6 +507,8 @@ struct Node {
     calls: Vec<(String, Call)>,
     /// The calls whose results it holds.
     results: Vec<String>,
+    /// The calls whose results it cut (`tool_results_cut`).
+    cut: Vec<String>,
 }
 
 /// A whole re-read of Claude Code's transcript ([`Format::resync`]).
@@ -514,6 +545,7 @@ impl Resync for Whole {
                 file: e.is_file_attachment(),
                 calls: e.calls().map(|(id, c)| (id.to_string(), c)).collect(),
                 results: e.results().map(String::from).collect(),
+                cut: e.cut().map(<[String]>::to_vec).unwrap_or_default(),
                 parent: e.parent,
                 uuid,
                 at: *at,
@@ -564,8 +596,15 @@ impl Resync for Whole {
                 result_of.entry(id).or_insert(i);
             }
         }
+        // Results a cut on the live chain took out: Claude Code leaves
+        // them out of every request after it (their lines stay whole).
+        let cut: HashSet<&str> = live_nodes
+            .iter()
+            .flat_map(|&i| nodes[i].cut.iter().map(String::as_str))
+            .collect();
         let mut h = Holding::default();
         let mut found: Vec<(usize, Located)> = Vec::new();
+        let mut cleared = Vec::new();
         for (i, n) in nodes.iter().enumerate() {
             let live = live_nodes.contains(&i);
             // Known and no longer held: before the compaction on the live
@@ -598,6 +637,9 @@ impl Resync for Whole {
                     // A live call with no result yet (its hook may be
                     // running): neither held nor gone.
                     (true, None) => {}
+                    (true, Some(_)) if cut.contains(id.as_str()) => {
+                        cleared.push(id.clone());
+                    }
                     (true, Some(r)) => {
                         h.live.insert(id.clone());
                         if claude::is_file_tool(&call.name) {
@@ -610,6 +652,7 @@ impl Resync for Whole {
                 }
             }
         }
+        h.compacted.extend(cleared);
         found.sort_by_key(|(at, _)| *at);
         h.found = found.into_iter().map(|(_, f)| f).collect();
         // Read on from here as if line by line: the live calls still
@@ -870,6 +913,64 @@ mod tests {
                 ("toolu_e2e_0006".to_string(), "@CWD@/b.txt".to_string()),
             ]
         );
+    }
+
+    // A `tool_results_cut` (its shape as Claude Code 2.1.332 writes it:
+    // `scripts/e2e-claude microcompact-idle`) takes the calls it names out
+    // of the conversation; one off the live chain cuts nothing.
+    #[test]
+    fn a_cut_releases_the_results_it_names() {
+        let all = lines(REWIND);
+        let last = all
+            .iter()
+            .rev()
+            .find_map(|l| parse(l).filter(Entry::in_chain).and_then(|e| e.uuid))
+            .unwrap();
+        let cut = |parent: &str, uuid: &str| {
+            json!({"parentUuid": parent, "isSidechain": false, "type": "attachment", "uuid": uuid,
+                   "timestamp": "2026-12-07T13:04:35.317Z",
+                   "attachment": {"type": "tool_results_cut", "callIds": ["toolu_e2e_0003"],
+                                  "standIn": "[Old tool result content cleared]", "roughTokens": 28062}})
+            .to_string()
+        };
+        let on_chain = cut(&last, "cut-1");
+        let (before, _) = resync_bytes(&CLAUDE_CODE, REWIND);
+        assert_eq!(
+            CLAUDE_CODE.read(&[on_chain.as_bytes()], Some(&before.state)),
+            Step::Resync { compaction: false }
+        );
+        let mut bytes = REWIND.to_vec();
+        bytes.extend_from_slice(on_chain.as_bytes());
+        bytes.push(b'\n');
+        let (h, found) = resync_bytes(&CLAUDE_CODE, &bytes);
+        assert_eq!(h.live, set(&["toolu_e2e_0006"]));
+        assert_eq!(h.compacted, set(&["toolu_e2e_0003"]));
+        assert_eq!(h.abandoned, set(&["toolu_e2e_0005"]));
+        assert_eq!(
+            shown(&found)
+                .into_iter()
+                .map(|(o, _, _)| o)
+                .collect::<Vec<_>>(),
+            ["toolu_e2e_0006".to_string()]
+        );
+        // The same cut on a branch the conversation left: nothing cut.
+        let first = all
+            .iter()
+            .find_map(|l| parse(l).filter(Entry::in_chain).and_then(|e| e.uuid))
+            .unwrap();
+        let mut bytes = REWIND.to_vec();
+        bytes.extend_from_slice(cut(&first, "cut-2").as_bytes());
+        bytes.push(b'\n');
+        bytes.extend_from_slice(
+            json!({"parentUuid": last, "type": "user", "uuid": "after-cut",
+                   "message": {"role": "user", "content": "go on"}})
+            .to_string()
+            .as_bytes(),
+        );
+        bytes.push(b'\n');
+        let (h, _) = resync_bytes(&CLAUDE_CODE, &bytes);
+        assert_eq!(h.live, set(&["toolu_e2e_0003", "toolu_e2e_0006"]));
+        assert!(h.compacted.is_empty(), "{:?}", h.compacted);
     }
 
     // Results of parallel calls each follow their own call, not the last
