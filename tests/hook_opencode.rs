@@ -365,6 +365,35 @@ fn opencode_pruned_results_release_their_views() {
     );
 }
 
+/// Kilo prunes in the middle of a prompt too (its payload limit, on by
+/// default: `scripts/e2e-kilo payload-prune-drops-views`): the plugin
+/// sends the calls pruned since with the gate's payload (`pruned`), and
+/// their views are released before the gate answers.
+#[test]
+fn opencode_calls_pruned_before_a_gate_release_their_views_first() {
+    let o = opencode();
+    read_in_call(&o, "a.txt", "call_a");
+    let gate = o.payload("before_write_update");
+    o.send(&gate, &[]).expect(0, "").stderr_is("");
+    let mut pruned = gate.clone();
+    pruned["pruned"] = json!(["call_a"]);
+    o.send(&pruned, &[]).expect(
+        0,
+        &deny(
+            "File has not been read yet: what you were shown of it is no longer in the conversation (compaction). \
+             Its whole text is below (3 lines, numbered as a read shows them): you have now read it, so retry your \
+             change against it (no need to read it again).\n\n1\tone\n2\ttwo\n3\tthree\n",
+        ),
+    );
+    // After a tool, likewise: released before what changed is told.
+    read_in_call(&o, "b.txt", "call_b");
+    let mut after = o.payload("after_edit");
+    after["pruned"] = json!(["call_b"]);
+    o.send(&after, &[]);
+    let r = o.env.run("fsview-check-edit", &["--sid", o.sid, "b.txt"]);
+    assert!(r.stdout.starts_with("b.txt: not_read"), "{}", r.stdout);
+}
+
 /// opencode gives GPT models apply_patch (`args.patchText`, Codex's patch
 /// format) instead of edit and write: the gate for each file of a patch,
 /// and what the applied patch made of it (issue 21).

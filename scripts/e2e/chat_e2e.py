@@ -934,6 +934,58 @@ def opencode_prunes(run):
         run.step("... write f7.txt whole from its kept read", got)
 
 
+def kilo_payload_prunes(run):
+    """Kilo 7.7.9 prunes old tool outputs in the middle of a prompt, by
+    default (compaction.prune unset): before a request whose messages pass
+    1,250,000 bytes as JSON, those of the turns before the last two, past
+    the newest 40,000 tokens of them ("[Old tool result content
+    cleared]"). A first prompt reads 36 files of about 40 KB; two more
+    prompts: the third's first request passes the limit and prunes the
+    oldest reads. The prune is heard only as parts' updates, and the next
+    prompt is too late: the plugin sends the calls pruned since with the
+    gate's payload, and fsview releases their views before it answers.
+    So the write of f01.txt from memory in that third prompt is applied
+    alone and refused with fsview (before 2026-12-07 fsview let it
+    through), and that of f36.txt, whose read was kept, applied in both."""
+    ws = run.ws
+    names = ["f%02d.txt" % i for i in range(1, 37)]
+    for n in names:
+        ws.write(n, "".join("%s line %d: %s\n" % (n, i, "x" * 80) for i in range(1, 401)))
+    ws.commit()
+    P = ws.path
+    with conversation(run, {}) as (proto, a):
+        w1 = tool(a.write(P("f01.txt"), "f01 from memory\n"))
+        w36 = tool(a.write(P("f36.txt"), "f36 from the kept read\n"))
+        proto.scripts["[one]"] = [[tool(a.read(P(n))) for n in names], [text("read them")]]
+        proto.scripts["[two]"] = [[text("ok")]]
+        proto.scripts["[three]"] = [[w1], [w36], [text("done")]]
+        wire(run, a)
+        r = a.prompt("[one] read the files")
+        run.eq(r.code, 0, "exit code of the first prompt (stderr: %s)" % r.stderr[-300:])
+        sid = r.session_id
+        r = a.prompt("[two] go on", resume=sid)
+        run.eq(r.code, 0, "exit code of [two] (stderr: %s)" % r.stderr[-300:])
+        r = a.prompt("[three] rewrite f01.txt, then f36.txt", resume=sid)
+        run.eq(r.code, 0, "exit code of the writes (stderr: %s)" % r.stderr[-300:])
+        third = [q for q in proto.main if "[three]" in request_text(q)]
+        held = request_text(third[0]) if third else ""
+        run.check("[Old tool result content cleared]" in held and "f01.txt line 200:" not in held
+                  and "f36.txt line 200:" in held,
+                  "the third prompt's first request holds f36.txt's text, not f01.txt's (pruned)")
+        got = outcome(a, proto, w1)
+        run.check(got.startswith("refused" if run.fsview else "applied"), "the write of f01.txt: %s" % got)
+        run.step("read 36 files of 40 KB; two prompts; the third's first request passes 1,250,000 bytes and "
+                 "Kilo prunes the oldest reads; write f01.txt whole from memory", got)
+        if run.fsview:
+            log = [json.loads(x) for x in a.fsview("fsview-session", "events", "--sid", sid,
+                                                    "--json").stdout.splitlines()]
+            released = [x["detail"] for x in log if x["action"] == "release"]
+            run.check(len(released) == 1 and released[0].endswith("views no longer held, 0 held again"),
+                      "fsview released the pruned reads' views at the gate: %s" % released)
+        got = applied(run, a, proto, w36, "applied", "the write of f36.txt from its kept read")
+        run.step("... write f36.txt whole from its kept read", got)
+
+
 SCENARIOS = [
     ("same-size-change-before-edit", same_size_change_before_edit),
     ("changed-before-edit", changed_before_edit),

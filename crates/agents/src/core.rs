@@ -297,6 +297,11 @@ fn each(agent: &dyn Agent, opts: &Options, who: &Who, events: &[Event]) -> Resul
     // What a gate that lets its change through tells with it (a merged
     // edit's other change).
     let mut told: Vec<String> = Vec::new();
+    // Views the conversation no longer holds are released first, so that
+    // no gate after them counts them.
+    for e in events.iter().filter(|e| matches!(e, Event::Pruned(_))) {
+        handle(agent, opts, who, e)?;
+    }
     for e in events {
         let Some(path) = gated(e) else {
             continue;
@@ -333,7 +338,10 @@ fn each(agent: &dyn Agent, opts: &Options, who: &Who, events: &[Event]) -> Resul
     }
     let mut failed = None;
     let mut context = (!told.is_empty()).then(|| told.join("\n\n"));
-    for e in events.iter().filter(|e| !e.is_gate()) {
+    for e in events
+        .iter()
+        .filter(|e| !e.is_gate() && !matches!(e, Event::Pruned(_)))
+    {
         match handle(agent, opts, who, e) {
             Ok(Answer::Context(c)) => context = context.or(Some(c)),
             Ok(_) => {}

@@ -44,7 +44,10 @@
 //! - `chat.message`, once per user message: the reminder, after the views
 //!   of the calls whose results opencode pruned since (`output.pruned`,
 //!   with `compaction.prune` on: "[Old tool result content cleared]") are
-//!   released ([`Event::Pruned`]). And after every
+//!   released ([`Event::Pruned`]). Kilo 7.7.9 also prunes in the middle of
+//!   a prompt, by default, when a request would pass 1,250,000 bytes (its
+//!   payload limit): so the gate and each result carry the ids heard of
+//!   since too (`pruned`), released before the gate answers. And after every
 //!   tool (`tool.execute.after` of any tool): what changed meanwhile,
 //!   appended to `output.output` after a blank line, verbatim, so the
 //!   model knows before its next step (the plugin sends the output only of
@@ -157,12 +160,13 @@ impl Agent for Opencode {
         });
         crate::core::within(room);
         let parsed = match stage {
-            Stage::AboutToChange => before(&payload),
+            Stage::AboutToChange => before(&payload).map(|e| pruned_first(&payload, "/pruned", e)),
             Stage::Shown if event == "session.compacted" => Ok(compacted(&payload)),
             // What the tool showed or changed, then what changed meanwhile
             // (told with this result, before the model's next step).
-            Stage::Shown => after(&payload).map(|e| Event::AfterTool(Box::new(e))),
-            _ => Ok(prompt(&payload)),
+            Stage::Shown => after(&payload)
+                .map(|e| pruned_first(&payload, "/pruned", Event::AfterTool(Box::new(e)))),
+            _ => Ok(pruned_first(&payload, "/output/pruned", Event::Prompt)),
         }
         .map_err(|p| (stage, p))?;
         Ok(Parsed { who, event: parsed })
@@ -206,21 +210,30 @@ fn who(payload: &Value, event: &str) -> Result<Who, Problem> {
     payload::who(payload, event, &FIELDS)
 }
 
-/// A user message: what changed is told; before that, the views of the
-/// calls whose results opencode pruned since (`output.pruned`, the
-/// plugin's list of their ids) are released.
-fn prompt(payload: &Value) -> Event {
-    let pruned = payload.pointer("/output/pruned").and_then(Value::as_array);
-    let ids: Vec<String> = pruned
+/// `event`, after releasing the views of the calls whose results opencode
+/// pruned since the plugin last said (the ids at `pointer`: `output.pruned`
+/// of a user message, `pruned` of a tool's events). Kilo prunes in the
+/// middle of a prompt too (its payload limit), so the gate and the next
+/// result must not wait for the next prompt to hear of it.
+fn pruned_first(payload: &Value, pointer: &str, event: Event) -> Event {
+    let ids: Vec<String> = payload
+        .pointer(pointer)
+        .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .filter_map(Value::as_str)
         .map(String::from)
         .collect();
-    match ids.is_empty() {
-        true => Event::Prompt,
-        false => Event::Each(vec![Event::Pruned(ids), Event::Prompt]),
+    if ids.is_empty() {
+        return event;
     }
+    let mut events = vec![Event::Pruned(ids)];
+    match event {
+        // One list, so that every gate in it still answers.
+        Event::Each(more) => events.extend(more),
+        e => events.push(e),
+    }
+    Event::Each(events)
 }
 
 /// A compaction: with the calls whose results the part it kept still
@@ -532,12 +545,22 @@ async function prunedCalls(client, sessionID) {
   return [...calls];
 }
 
+// Pruned calls fsview was not told of after all (its answer did not come):
+// told with the next event.
+function unsent(sessionID, calls) {
+  if (!calls.length) return;
+  if (!pruned.has(sessionID)) pruned.set(sessionID, new Set());
+  for (const c of calls) pruned.get(sessionID).add(c);
+}
+
 export const FsviewHook = async ({ directory, client }) => ({
   "tool.execute.before": async (input, output) => {
     if (!GATED.has(input.tool)) return;
-    const r = await ask({ event: "tool.execute.before", directory, input, output }, true);
+    const calls = await prunedCalls(client, input.sessionID);
+    const r = await ask({ event: "tool.execute.before", directory, input, output, pruned: calls }, true);
     const a = answer(r);
     if (a === null) {
+      unsent(input.sessionID, calls);
       throw new Error("fsview-hook could not check this change, so it is denied: " + why(r));
     }
     if (typeof a.deny === "string") throw new Error(a.deny);
@@ -558,7 +581,9 @@ export const FsviewHook = async ({ directory, client }) => ({
         lines: Math.max(0, 2000 - text.split("\n").length - 2),
       };
     }
-    const a = answer(await ask({ event: "tool.execute.after", directory, input, output: shown, room }));
+    const calls = await prunedCalls(client, input.sessionID);
+    const a = answer(await ask({ event: "tool.execute.after", directory, input, output: shown, room, pruned: calls }));
+    if (a === null) unsent(input.sessionID, calls);
     if (a === null || typeof a.context !== "string") return;
     if (mcp) output.content.push({ type: "text", text: a.context });
     else output.output = (output.output || "") + "\n\n" + a.context;
