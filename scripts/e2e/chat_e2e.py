@@ -818,6 +818,49 @@ def opencode_mcp_reminder(run):
         run.step("An MCP result of 60,000 bytes", "cut by %s" % a.label if cut else "whole")
 
 
+def files_of_40k(ws, names):
+    """Each file of `names`: 400 numbered lines of about 100 bytes, all
+    committed."""
+    for n in names:
+        ws.write(n, "".join("%s line %d: %s\n" % (n, i, "x" * 80) for i in range(1, 401)))
+    ws.commit()
+
+
+def pruned_then_written(run, a, proto, sid, marker, gone, kept, story, released_ok):
+    """The pruning's outcome: the first request of the prompt `marker`
+    holds the text of `kept` (a (write call, file) pair), not that of
+    `gone` (pruned); the write of `gone` from memory is applied alone and
+    refused with fsview, whose release events' details pass
+    `released_ok`; that of `kept`, from its kept read, applied in both."""
+    (wg, ng), (wk, nk) = gone, kept
+    asked = [q for q in proto.main if marker in request_text(q)]
+    held = request_text(asked[0]) if asked else ""
+    run.check("[Old tool result content cleared]" in held and "%s line 200:" % ng not in held
+              and "%s line 200:" % nk in held,
+              "the first request of %s holds %s's text, not %s's (pruned)" % (marker, nk, ng))
+    got = outcome(a, proto, wg)
+    run.check(got.startswith("refused" if run.fsview else "applied"), "the write of %s: %s" % (ng, got))
+    run.step("%s; write %s whole from memory" % (story, ng), got)
+    if run.fsview:
+        log = [json.loads(x) for x in a.fsview("fsview-session", "events", "--sid", sid,
+                                                "--json").stdout.splitlines()]
+        released = [x["detail"] for x in log if x["action"] == "release"]
+        run.check(released_ok(released), "fsview released the pruned reads' views: %s" % released)
+    got = applied(run, a, proto, wk, "applied", "the write of %s from its kept read" % nk)
+    run.step("... write %s whole from its kept read" % nk, got)
+
+
+def prompts(run, a, texts):
+    """Each prompt of `texts` in turn, in one session (the first starts
+    it, the others resume it), each to exit 0; the session's id."""
+    sid = None
+    for t in texts:
+        r = a.prompt(t, resume=sid)
+        run.eq(r.code, 0, "exit code of %s (stderr: %s)" % (t.split()[0], r.stderr[-300:]))
+        sid = sid or r.session_id
+    return sid
+
+
 def opencode_keeps_tail(run):
     """opencode's (and Kilo's) compaction keeps the latest turns that fit
     `compaction.preserve_recent_tokens` (here 800) and summarizes the rest.
@@ -850,13 +893,7 @@ def opencode_keeps_tail(run):
         proto.scripts["[two]"] = turns
         proto.scripts["[after]"] = [[wa], [wb], [text("done")]]
         wire(run, a)
-        r = a.prompt("[one] read a.txt")
-        run.eq(r.code, 0, "exit code of the first prompt (stderr: %s)" % r.stderr[-300:])
-        sid = r.session_id
-        r = a.prompt("[two] read b.txt", resume=sid)
-        run.eq(r.code, 0, "exit code of the second prompt (stderr: %s)" % r.stderr[-300:])
-        r = a.prompt("[after] rewrite a.txt, then b.txt", resume=sid)
-        run.eq(r.code, 0, "exit code of the writes (stderr: %s)" % r.stderr[-300:])
+        sid = prompts(run, a, ["[one] read a.txt", "[two] read b.txt", "[after] rewrite a.txt, then b.txt"])
         run.check(len(proto.summaries) >= 1, "the agent asked for a summary (compacted): %d" % len(proto.summaries))
         after = [q for q in proto.main if "[after]" in request_text(q)]
         held = request_text(after[0]) if after else ""
@@ -891,9 +928,7 @@ def opencode_prunes(run):
     fsview."""
     ws = run.ws
     names = ["f%d.txt" % i for i in range(1, 8)]
-    for n in names:
-        ws.write(n, "".join("%s line %d: %s\n" % (n, i, "x" * 80) for i in range(1, 401)))
-    ws.commit()
+    files_of_40k(ws, names)
     P = ws.path
     with conversation(run, {}) as (proto, a):
         cfg_path = os.path.join(a.ws.work, a.config)
@@ -909,29 +944,11 @@ def opencode_prunes(run):
         proto.scripts["[three]"] = [[text("ok")]]
         proto.scripts["[after]"] = [[w1], [w7], [text("done")]]
         wire(run, a)
-        r = a.prompt("[one] read the files")
-        run.eq(r.code, 0, "exit code of the first prompt (stderr: %s)" % r.stderr[-300:])
-        sid = r.session_id
-        for p in ("[two] go on", "[three] go on"):
-            r = a.prompt(p, resume=sid)
-            run.eq(r.code, 0, "exit code of %s (stderr: %s)" % (p, r.stderr[-300:]))
-        r = a.prompt("[after] rewrite f1.txt, then f7.txt", resume=sid)
-        run.eq(r.code, 0, "exit code of the writes (stderr: %s)" % r.stderr[-300:])
-        after = [q for q in proto.main if "[after]" in request_text(q)]
-        held = request_text(after[0]) if after else ""
-        run.check("[Old tool result content cleared]" in held and "f1.txt line 200:" not in held
-                  and "f7.txt line 200:" in held,
-                  "the conversation holds f7.txt's text, not f1.txt's (pruned), when the writes are asked for")
-        got = outcome(a, proto, w1)
-        run.check(got.startswith("refused" if run.fsview else "applied"), "the write of f1.txt: %s" % got)
-        run.step("read 7 files of 40 KB; two prompts; opencode prunes the first four reads; write f1.txt whole from memory", got)
-        if run.fsview:
-            log = [json.loads(x) for x in a.fsview("fsview-session", "events", "--sid", sid,
-                                                    "--json").stdout.splitlines()]
-            released = [x["detail"] for x in log if x["action"] == "release"]
-            run.eq(released, ["4 views no longer held, 0 held again"], "fsview released the pruned reads' views")
-        got = applied(run, a, proto, w7, "applied", "the write of f7.txt from its kept read")
-        run.step("... write f7.txt whole from its kept read", got)
+        sid = prompts(run, a, ["[one] read the files", "[two] go on", "[three] go on",
+                               "[after] rewrite f1.txt, then f7.txt"])
+        pruned_then_written(run, a, proto, sid, "[after]", (w1, "f1.txt"), (w7, "f7.txt"),
+                            "read 7 files of 40 KB; two prompts; opencode prunes the first four reads",
+                            lambda released: released == ["4 views no longer held, 0 held again"])
 
 
 def kilo_payload_prunes(run):
@@ -949,9 +966,7 @@ def kilo_payload_prunes(run):
     through), and that of f36.txt, whose read was kept, applied in both."""
     ws = run.ws
     names = ["f%02d.txt" % i for i in range(1, 37)]
-    for n in names:
-        ws.write(n, "".join("%s line %d: %s\n" % (n, i, "x" * 80) for i in range(1, 401)))
-    ws.commit()
+    files_of_40k(ws, names)
     P = ws.path
     with conversation(run, {}) as (proto, a):
         w1 = tool(a.write(P("f01.txt"), "f01 from memory\n"))
@@ -960,30 +975,12 @@ def kilo_payload_prunes(run):
         proto.scripts["[two]"] = [[text("ok")]]
         proto.scripts["[three]"] = [[w1], [w36], [text("done")]]
         wire(run, a)
-        r = a.prompt("[one] read the files")
-        run.eq(r.code, 0, "exit code of the first prompt (stderr: %s)" % r.stderr[-300:])
-        sid = r.session_id
-        r = a.prompt("[two] go on", resume=sid)
-        run.eq(r.code, 0, "exit code of [two] (stderr: %s)" % r.stderr[-300:])
-        r = a.prompt("[three] rewrite f01.txt, then f36.txt", resume=sid)
-        run.eq(r.code, 0, "exit code of the writes (stderr: %s)" % r.stderr[-300:])
-        third = [q for q in proto.main if "[three]" in request_text(q)]
-        held = request_text(third[0]) if third else ""
-        run.check("[Old tool result content cleared]" in held and "f01.txt line 200:" not in held
-                  and "f36.txt line 200:" in held,
-                  "the third prompt's first request holds f36.txt's text, not f01.txt's (pruned)")
-        got = outcome(a, proto, w1)
-        run.check(got.startswith("refused" if run.fsview else "applied"), "the write of f01.txt: %s" % got)
-        run.step("read 36 files of 40 KB; two prompts; the third's first request passes 1,250,000 bytes and "
-                 "Kilo prunes the oldest reads; write f01.txt whole from memory", got)
-        if run.fsview:
-            log = [json.loads(x) for x in a.fsview("fsview-session", "events", "--sid", sid,
-                                                    "--json").stdout.splitlines()]
-            released = [x["detail"] for x in log if x["action"] == "release"]
-            run.check(len(released) == 1 and released[0].endswith("views no longer held, 0 held again"),
-                      "fsview released the pruned reads' views at the gate: %s" % released)
-        got = applied(run, a, proto, w36, "applied", "the write of f36.txt from its kept read")
-        run.step("... write f36.txt whole from its kept read", got)
+        sid = prompts(run, a, ["[one] read the files", "[two] go on", "[three] rewrite f01.txt, then f36.txt"])
+        pruned_then_written(run, a, proto, sid, "[three]", (w1, "f01.txt"), (w36, "f36.txt"),
+                            "read 36 files of 40 KB; two prompts; the third's first request passes 1,250,000 "
+                            "bytes and Kilo prunes the oldest reads",
+                            lambda released: len(released) == 1
+                            and released[0].endswith("views no longer held, 0 held again"))
 
 
 SCENARIOS = [
