@@ -861,17 +861,20 @@ fn response_hash(response: &Value) -> u64 {
     h.finish()
 }
 
-/// The `functionResponse` parts of a history entry: (call id, response).
-fn responses(message: &Value) -> impl Iterator<Item = (&str, &Value)> {
-    message
-        .get("content")
+/// The items of the array at `pointer` in `v`; none when it is no array.
+fn items<'a>(v: &'a Value, pointer: &str) -> impl Iterator<Item = &'a Value> {
+    v.pointer(pointer)
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .filter_map(|p| {
-            let r = p.get("functionResponse")?;
-            Some((r.get("id")?.as_str()?, r.get("response")?))
-        })
+}
+
+/// The `functionResponse` parts of a history entry: (call id, response).
+fn responses(message: &Value) -> impl Iterator<Item = (&str, &Value)> {
+    items(message, "/content").filter_map(|p| {
+        let r = p.get("functionResponse")?;
+        Some((r.get("id")?.as_str()?, r.get("response")?))
+    })
 }
 
 /// The tools whose calls show a file's text ([`kept_call`]).
@@ -880,17 +883,8 @@ const KEPT_TOOLS: [&str; 2] = ["read_file", "write_file"];
 /// The ids of the calls of `message` (a history entry: `content` parts
 /// with `functionCall`) or of a model message line (`toolCalls`).
 fn call_ids(message: &Value) -> Vec<String> {
-    let parts = message.get("content").and_then(Value::as_array);
-    let called = parts
-        .into_iter()
-        .flatten()
-        .filter_map(|p| p.pointer("/functionCall/id"));
-    let listed = message
-        .get("toolCalls")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|c| c.get("id"));
+    let called = items(message, "/content").filter_map(|p| p.pointer("/functionCall/id"));
+    let listed = items(message, "/toolCalls").filter_map(|c| c.get("id"));
     called
         .chain(listed)
         .filter_map(Value::as_str)
@@ -950,10 +944,7 @@ impl crate::transcript::Resync for GeminiWhole {
                 // model got it was not kept: gemini-cli masks old tool
                 // results so (ToolOutputMaskingService: a note with a
                 // preview and a file path), setting the history anew.
-                let messages = v.pointer("/$set/messages").and_then(Value::as_array);
-                let replaced: std::collections::HashSet<&str> = messages
-                    .into_iter()
-                    .flatten()
+                let replaced: std::collections::HashSet<&str> = items(&v, "/$set/messages")
                     .flat_map(responses)
                     .filter(|(id, r)| {
                         self.results
@@ -963,9 +954,7 @@ impl crate::transcript::Resync for GeminiWhole {
                     .map(|(id, _)| id)
                     .collect();
                 self.kept = Some(
-                    messages
-                        .into_iter()
-                        .flatten()
+                    items(&v, "/$set/messages")
                         .skip(2)
                         .flat_map(call_ids)
                         .filter(|id| !replaced.contains(id.as_str()))
@@ -976,26 +965,17 @@ impl crate::transcript::Resync for GeminiWhole {
             if v.get("type").and_then(Value::as_str) != Some("gemini") {
                 continue;
             }
-            let finished = v
-                .get("toolCalls")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter(|c| {
-                    c.get("name")
-                        .and_then(Value::as_str)
-                        .is_some_and(|n| KEPT_TOOLS.contains(&n))
-                        && c.get("result").is_some_and(|r| !r.is_null())
-                });
+            let finished = items(&v, "/toolCalls").filter(|c| {
+                c.get("name")
+                    .and_then(Value::as_str)
+                    .is_some_and(|n| KEPT_TOOLS.contains(&n))
+                    && c.get("result").is_some_and(|r| !r.is_null())
+            });
             for c in finished {
                 if let Some(id) = c.get("id").and_then(Value::as_str) {
                     self.calls.insert(id.to_string(), *at);
-                    let response = c
-                        .get("result")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                        .find_map(|r| r.pointer("/functionResponse/response"));
+                    let response =
+                        items(c, "/result").find_map(|r| r.pointer("/functionResponse/response"));
                     match response {
                         Some(r) => self.results.insert(id.to_string(), response_hash(r)),
                         None => self.results.remove(id),
