@@ -423,3 +423,43 @@ fn qwen_a_compaction_drops_the_views() {
     q.hook("post_read_whole", &[]).expect(0, "");
     q.hook("pre_edit", &[]).expect(0, "");
 }
+
+/// A result Qwen Code cut to fit its batch (over
+/// `tools.toolOutputBatchBudget`) reaches no hook cut: PostToolUse has the
+/// whole output. The transcript has the cut, under the call's
+/// `tool_call_id`: the whole view the hook recorded is released before the
+/// next gate, as a compaction's, and the file given back with the refusal.
+#[test]
+fn qwen_a_read_cut_to_fit_its_batch_is_released() {
+    let q = qwen();
+    q.env.write("a.txt", A_TXT);
+    let read = q.payload("post_read_whole");
+    q.send(&read, &[]).expect(0, "");
+    let transcript = std::path::PathBuf::from(read["transcript_path"].as_str().unwrap());
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    let result = |id: &Value, output: &str| {
+        let parts = json!([{"functionResponse": {"id": id, "name": "read_file",
+                                                 "response": {"output": output}}}]);
+        format!(
+            "{}\n",
+            json!({"type": "tool_result", "message": {"role": "user", "parts": parts}})
+        )
+    };
+    // Another call's result, whole: nothing released.
+    std::fs::write(&transcript, result(&json!("call_other"), "other\n")).unwrap();
+    q.hook("pre_edit", &[]).expect(0, "").stderr_is("");
+    // This read's, cut.
+    let cut = result(
+        &read["tool_call_id"],
+        "Tool output truncated. Persisted tool-output artifact: /t/a.txt\n\non\n...\nee\n",
+    );
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&transcript)
+        .unwrap();
+    std::io::Write::write_all(&mut f, cut.as_bytes()).unwrap();
+    q.hook("pre_edit", &[])
+        .expect(0, &deny(&unnumbered(&given_after("compaction", A_TXT))))
+        .stderr_is("");
+    q.hook("pre_edit", &[]).expect(0, "");
+}

@@ -43,6 +43,12 @@
 //!   conversation is a summary now, with the few files Qwen Code reads
 //!   again into it (a part of each, which no hook reports): none of its
 //!   views is held any more.
+//! - A result Qwen Code cut to fit its batch (the outputs of one batch of
+//!   calls over `tools.toolOutputBatchBudget`, 200,000 characters by
+//!   default) reaches no hook cut: the transcript says so, and the view its
+//!   `PostToolUse` recorded is released ([`crate::transcript::qwen`]). The
+//!   views' origin is the call's `tool_call_id`, the id the transcript
+//!   names it by.
 //! - `SessionStart`: nothing. Qwen Code loads its own instruction files
 //!   (QWEN.md, AGENTS.md, QWEN.local.md) and its payloads do not say what
 //!   text it gave the model, so nothing is sent and nothing recorded; an
@@ -83,7 +89,7 @@ impl Agent for Qwen {
                 ))
             }
         };
-        let who = claude::who(&payload, name).map_err(|p| (stage, p))?;
+        let who = payload::who(&payload, name, &FIELDS).map_err(|p| (stage, p))?;
         let event = match stage {
             Stage::AboutToChange => pre_tool_use(&payload),
             Stage::Shown if name == "PostCompact" => Ok(Event::Compacted),
@@ -126,7 +132,19 @@ impl Agent for Qwen {
     fn tells_drops(&self) -> bool {
         true
     }
+
+    /// Its transcript says which results it cut to fit a batch.
+    fn transcript(&self) -> Option<&'static dyn crate::transcript::Format> {
+        Some(&crate::transcript::qwen::QWEN_CODE)
+    }
 }
+
+/// Claude Code's names, but for the call: the API's id (`tool_call_id`),
+/// which the transcript's entries carry, not the hooks' own `tool_use_id`.
+const FIELDS: payload::Fields = payload::Fields {
+    call: Some("/tool_call_id"),
+    ..payload::CLAUDE
+};
 
 fn tool(payload: &Value) -> Result<(&str, &Value), Problem> {
     let name = payload

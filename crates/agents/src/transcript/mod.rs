@@ -55,6 +55,7 @@
 
 pub mod claude;
 pub mod droid;
+pub mod qwen;
 
 use std::collections::HashSet;
 use std::fs::File;
