@@ -872,14 +872,18 @@ fn about_to_change(
 ) -> Result<Answer, Problem> {
     let mut store = s.open_existing()?;
     let mut d = gate::decide_for(store.as_ref(), &s.sid, s.cwd(), path, want)?;
-    if !d.verdict.allowed()
+    // An agent that may write what releases a view after the gate runs
+    // (Qwen Code's queue) is waited for whatever the verdict.
+    let late = agent.transcript().is_some_and(|f| f.releases_late());
+    if (!d.verdict.allowed() || late)
         && !s.replaying
-        && crate::transcript::waited_for_call(agent, opts, s.who)
+        && (crate::transcript::waited_for_call(agent, opts, s.who) || late)
     {
         // The agent had not written its transcript up to this call when
         // the hook caught up with it (Claude Code writes it a little
         // later): what the call's message came after (a file attached to
-        // the prompt) is there now. Decide again on all of it.
+        // the prompt, a result taken out) is there now. Decide again on
+        // all of it.
         let _ = crate::transcript::catch_up(agent, opts, s.who);
         store = s.open_existing()?;
         d = gate::decide_for(store.as_ref(), &s.sid, s.cwd(), path, want)?;

@@ -108,6 +108,14 @@ pub enum Step {
     /// compaction, which drops every view of the conversation's messages
     /// but those it kept.
     Resync { compaction: bool },
+    /// The lines take the results of these calls (their ids, the views'
+    /// origins) out of what the model is sent from now on, and nothing
+    /// else changed: their views are released, and reading goes on, with
+    /// the reader's state after the lines.
+    Release {
+        calls: HashSet<String>,
+        state: String,
+    },
 }
 
 /// What a whole transcript says the conversation holds now.
@@ -161,6 +169,16 @@ pub trait Format: Sync {
     /// format says: a hook waits only for a transcript that holds it.
     fn names(&self, _session: &str) -> Option<String> {
         None
+    }
+
+    /// Whether lines the agent writes after a gate may run release a view
+    /// the gate would count: Qwen Code writes its transcript through a
+    /// queue, so the lines that say a result was taken out may come after
+    /// the gate of a call made after it. Such a gate waits for its own
+    /// call's line ([`waited_for_call`]), after which every line before it
+    /// is written, even when it would let the change through.
+    fn releases_late(&self) -> bool {
+        false
     }
 
     /// What the lines of prompt `prompt` (the hook's [`Who::prompt`]) hold
@@ -1026,6 +1044,14 @@ impl Reading<'_> {
                             }
                             true
                         }
+                        Step::Release { calls, state } => {
+                            kept.format = Some(state);
+                            if let Err(p) = self.release(&calls) {
+                                failed = Some(p);
+                                return false;
+                            }
+                            true
+                        }
                         Step::Resync { compaction } => {
                             resync = Some(compaction);
                             false
@@ -1106,6 +1132,21 @@ impl Reading<'_> {
         .to_state();
         self.replay_located(f, h.found)?;
         Ok(next)
+    }
+
+    /// Release the views shown by the calls `calls`, as a compaction's.
+    fn release(&self, calls: &HashSet<String>) -> Result<(), Problem> {
+        if calls.is_empty() {
+            return Ok(());
+        }
+        self.store.hold_only(
+            self.sid,
+            &HashSet::new(),
+            Scope::Origins(calls),
+            Released::Compaction,
+            core::TOOL,
+        )?;
+        Ok(())
     }
 
     /// Record the views `found`, those whose origin the session does not
