@@ -463,3 +463,50 @@ fn qwen_a_read_cut_to_fit_its_batch_is_released() {
         .stderr_is("");
     q.hook("pre_edit", &[]).expect(0, "");
 }
+
+/// Qwen Code writes its transcript through a queue: the line that says a
+/// result was cut may reach the file after the gate of a call the next
+/// answer makes. So the gate waits for its own call's line (the answer's
+/// entry, queued after the results), even when it would let the change
+/// through, and decides on what came before it.
+#[test]
+fn qwen_a_gate_waits_for_the_lines_queued_before_its_call() {
+    let q = qwen();
+    q.env.write("a.txt", A_TXT);
+    let read = q.payload("post_read_whole");
+    let gate = q.payload("pre_edit");
+    let transcript = std::path::PathBuf::from(read["transcript_path"].as_str().unwrap());
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    let line = |v: Value| format!("{v}\n");
+    std::fs::write(
+        &transcript,
+        line(json!({"sessionId": q.sid, "type": "user", "message": {"role": "user", "parts": [{"text": "go"}]}})),
+    )
+    .unwrap();
+    q.send(&read, &[]).expect(0, "");
+    let late = format!(
+        "{}{}",
+        line(
+            json!({"sessionId": q.sid, "type": "tool_result", "message": {"role": "user", "parts": [
+            {"functionResponse": {"id": read["tool_call_id"], "name": "read_file",
+                                  "response": {"output": "Tool output truncated.\n\non\n...\nee\n"}}}]}})
+        ),
+        line(
+            json!({"sessionId": q.sid, "type": "assistant", "message": {"role": "model", "parts": [
+            {"functionCall": {"id": gate["tool_call_id"], "name": "edit", "args": {}}}]}})
+        ),
+    );
+    let path = transcript.clone();
+    let writer = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut f, late.as_bytes()).unwrap();
+    });
+    q.send(&gate, &[])
+        .expect(0, &deny(&unnumbered(&given_after("compaction", A_TXT))))
+        .stderr_is("");
+    writer.join().unwrap();
+}

@@ -45,10 +45,11 @@
 //!   views is held any more.
 //! - A result Qwen Code cut to fit its batch (the outputs of one batch of
 //!   calls over `tools.toolOutputBatchBudget`, 200,000 characters by
-//!   default) reaches no hook cut: the transcript says so, and the view its
-//!   `PostToolUse` recorded is released ([`crate::transcript::qwen`]). The
-//!   views' origin is the call's `tool_call_id`, the id the transcript
-//!   names it by.
+//!   default), or cleared as old (past 500,000 characters of results),
+//!   reaches no hook: the transcript says so or counts it, and the view
+//!   its `PostToolUse` recorded is released ([`crate::transcript::qwen`]).
+//!   The views' origin is the call's `tool_call_id`, the id the
+//!   transcript names it by.
 //! - `SessionStart`: nothing. Qwen Code loads its own instruction files
 //!   (QWEN.md, AGENTS.md, QWEN.local.md) and its payloads do not say what
 //!   text it gave the model, so nothing is sent and nothing recorded; an

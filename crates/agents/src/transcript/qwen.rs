@@ -1,36 +1,68 @@
-//! Qwen Code's transcript: the tool results it cut to fit a batch.
+//! Qwen Code's transcript: the tool results it takes out of what the model
+//! is sent, which no hook reports.
 //!
 //! As written by Qwen Code 0.24.4 (seen with the real binary:
-//! `scripts/e2e-qwen batch-budget-cuts-views`), the transcript is JSON
-//! Lines at the payloads' `transcript_path`
-//! (`~/.qwen/projects/PROJECT/chats/SESSION.jsonl`). Each tool result is
-//! an entry of its own, written when its batch of calls ends, holding the
-//! `functionResponse` as the model gets it:
+//! `scripts/e2e-qwen batch-budget-cuts-views` and `size-clearing-drops-views`),
+//! the transcript is JSON Lines at the payloads' `transcript_path`
+//! (`~/.qwen/projects/PROJECT/chats/SESSION.jsonl`), one entry a line:
 //!
-//! ```text
-//! {"type":"tool_result","message":{"role":"user","parts":[{"functionResponse":
-//!  {"id":"CALL","name":"read_file","response":{"output":"..."}}}]},...}
-//! ```
+//! - `"type": "tool_result"`: a call's result, written when its batch of
+//!   calls ends, holding the `functionResponse` as the model gets it:
+//!   `{"message":{"role":"user","parts":[{"functionResponse":{"id":CALL,
+//!   "name":"read_file","response":{"output":"..."}}}]}}`. `CALL` is the
+//!   API's id for the call, the hooks' `tool_call_id`, which the Qwen
+//!   adapter records as the views' origin.
+//! - `"type": "assistant"`: the model's answer to one request.
+//! - `"type": "user"`: a prompt; the request after it sends no results.
+//! - `"type": "system"`, `"subtype": "chat_compression"`: a compression;
+//!   `systemPayload.compressedHistory` is the history from then on
+//!   (`PostCompact` has released every view already).
 //!
-//! When the outputs of one batch of calls add up to more than its budget
-//! (`tools.toolOutputBatchBudget`, 200,000 characters by default), Qwen
-//! Code cuts each one over its share to a head and a tail:
-//! "Tool output truncated. Persisted tool-output artifact: PATH", an empty
-//! line, the first fifth of the share, `...`, the last four fifths. The
-//! hooks never see it: `PostToolUse` has the whole output, and
-//! `PostToolBatch` (fired a call at a time when it is wired) the output
-//! before the cut. So the view a hook recorded of such a call is more than
-//! the model was shown: it is released here, as a compaction's. What the
-//! model did see of the file (the head and the tail, cut mid-line) is not
-//! recorded: a read of it again is a small cost, a blind write is not.
+//! Two things take a result out of what the model is sent, and no hook
+//! sees either:
 //!
-//! An entry names its call by the API's id (`functionResponse.id`), the
-//! hooks' `tool_call_id`, which the Qwen adapter records as the views'
-//! origin. Nothing else of this transcript is read; Qwen Code's
-//! compressions are told by `PostCompact`.
+//! - **A batch's budget.** When the outputs of one batch of calls add up
+//!   to more than `tools.toolOutputBatchBudget` (200,000 characters by
+//!   default), each one over its share is cut to a head and a tail before
+//!   the model sees it: "Tool output truncated. Persisted tool-output
+//!   artifact: PATH", an empty line, the first fifth of the share, `...`,
+//!   the last four fifths. `PostToolUse` has the whole output, the
+//!   transcript the cut one. Its view is released as soon as the line is
+//!   read. What the model did see of the file (a head and a tail, cut
+//!   mid-line) is not recorded: a read again is a small cost, a blind
+//!   write is not.
+//! - **Clearing old results** (`microcompactHistory`, on by default).
+//!   Before a request whose results (those it sends and those the history
+//!   holds, since the last compression) come to more than 500,000
+//!   characters, Qwen Code replaces the oldest of the history's with
+//!   "[Old tool result content cleared]" until they come to 250,000 or
+//!   less, keeping the newest 5 and those it sends. It writes nothing of
+//!   it. So fsview keeps what Qwen Code surely still holds, and releases
+//!   the rest ([`Clearing`]): until the results since the last compression
+//!   pass 500,000 characters, all of them; after, those the last request
+//!   sent, the newest 5 before them, and the newest that come to 250,000
+//!   characters. Whatever Qwen Code cleared is outside that (a cleared
+//!   result had more than 250,000 characters of results after it, and 5
+//!   newer ones, when it was cleared), whether the conversation ran in one
+//!   process or was resumed in several (a resumed conversation starts
+//!   with every result whole again). Qwen Code may still hold more: it
+//!   clears down to 250,000 characters only when it passes 500,000, so a
+//!   view released here may be one the model still has (a read again).
+//!   Only `read_file`'s and `run_shell_command`'s views are released so:
+//!   the others come from the calls' own input (an edit's, a write's),
+//!   which the history keeps.
+//!
+//! Counted as fsview can be sure of: every result's output, in UTF-16
+//! units as Qwen Code counts (JavaScript's `length`), whatever the tool (Qwen
+//! Code counts only its own tools' outputs, so fsview may count more,
+//! which only releases more). The thresholds are Qwen Code's defaults; a
+//! user's `clearContextOnIdle` settings that lower them are not read. Not
+//! followed: the clearing Qwen Code also does after 60 idle minutes in
+//! one interactive process, which nothing written says.
 
 use std::collections::HashSet;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{Format, Holding, Resync, Step};
@@ -45,19 +77,42 @@ pub static QWEN_CODE: Qwen = Qwen;
 /// How a cut output starts (`fitText` in Qwen Code 0.24.4).
 const CUT: &str = "Tool output truncated.";
 
+/// Results over this many characters are cleared before a request
+/// (`DEFAULT_TOOL_RESULTS_TOTAL_CHARS_THRESHOLD`).
+const THRESHOLD: u64 = 500_000;
+
+/// ... down to this many (`lowWatermark`, half the threshold).
+const LOW: u64 = THRESHOLD / 2;
+
+/// The newest results of the history never cleared
+/// (`toolResultsNumToKeep`).
+const KEEP: usize = 5;
+
+/// The tools whose views come from their results.
+const SHOWN_BY_RESULT: [&str; 2] = ["read_file", "run_shell_command"];
+
 impl Format for Qwen {
     fn seen_in(&self) -> &'static str {
         "Qwen Code 0.24.4"
     }
 
-    fn read(&self, lines: &[&[u8]], _state: Option<&str>) -> Step {
-        if lines.iter().any(|l| !cut_calls(l).is_empty()) {
-            Step::Resync { compaction: false }
-        } else {
+    fn read(&self, lines: &[&[u8]], state: Option<&str>) -> Step {
+        let mut c = state
+            .and_then(|s| serde_json::from_str::<Clearing>(s).ok())
+            .unwrap_or_default();
+        let mut calls = HashSet::new();
+        for line in lines {
+            c.line(line, &mut calls);
+        }
+        c.settle(&mut calls);
+        let state = serde_json::to_string(&c).unwrap_or_default();
+        if calls.is_empty() {
             Step::Read {
                 found: Vec::new(),
-                state: String::new(),
+                state,
             }
+        } else {
+            Step::Release { calls, state }
         }
     }
 
@@ -72,54 +127,220 @@ impl Format for Qwen {
     fn siblings(&self, _tail: &[u8], _call: &str) -> Option<HashSet<String>> {
         None
     }
+
+    /// Every entry carries the conversation's id.
+    fn names(&self, session: &str) -> Option<String> {
+        Some(format!("\"sessionId\":{}", Value::from(session)))
+    }
+
+    /// Its entries are written through a queue, a line at a time: the
+    /// results a request sent may reach the file after the gates of the
+    /// calls its answer makes run. The answer's entry (which holds those
+    /// calls' ids) is queued after them.
+    fn releases_late(&self) -> bool {
+        true
+    }
 }
 
-/// A whole re-read: every call whose output was cut.
+/// A whole re-read: every call whose result was taken out.
 #[derive(Default)]
 struct Whole {
-    cut: HashSet<String>,
+    clearing: Clearing,
+    released: HashSet<String>,
 }
 
 impl Resync for Whole {
     fn lines(&mut self, lines: &[(u64, &[u8])]) {
         for (_, line) in lines {
-            self.cut.extend(cut_calls(line));
+            self.clearing.line(line, &mut self.released);
         }
     }
 
-    fn finish(self: Box<Self>) -> Holding {
+    fn finish(mut self: Box<Self>) -> Holding {
+        self.clearing.settle(&mut self.released);
         Holding {
-            compacted: self.cut,
+            compacted: self.released,
+            state: serde_json::to_string(&self.clearing).unwrap_or_default(),
             ..Holding::default()
         }
     }
 }
 
-/// The calls whose output a transcript line holds cut, if it is a tool
-/// result entry. Only a line that holds the words is parsed.
-fn cut_calls(line: &[u8]) -> Vec<String> {
-    if memchr::memmem::find(line, CUT.as_bytes()).is_none() {
-        return Vec::new();
+/// One result: its call, its output's length, and whether its call's
+/// views come from it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Item {
+    id: String,
+    chars: u64,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    shows: bool,
+}
+
+/// What fsview is sure Qwen Code still sends of the results since the
+/// last compression (the module's doc says how), kept between hooks.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Clearing {
+    /// Results some request sent, oldest first, but those already
+    /// released (with all older ones) as cleared.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    sent: Vec<Item>,
+    /// Results no request sent yet: the next one sends them, unless a
+    /// prompt comes first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    fresh: Vec<Item>,
+    /// Characters of every result some request sent since the last
+    /// compression, released ones too.
+    #[serde(default)]
+    total: u64,
+    /// Calls whose results were cut, until a request after them is read:
+    /// their `PostToolUse` hooks may end after a hook read their lines, so
+    /// they are released again with each new line until then.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    cut: Vec<String>,
+}
+
+impl Clearing {
+    /// What a transcript line says; the calls it releases go to `out`.
+    fn line(&mut self, line: &[u8], out: &mut HashSet<String>) {
+        if !may_matter(line) {
+            return;
+        }
+        let Ok(v) = serde_json::from_slice::<Value>(line) else {
+            return;
+        };
+        match v.get("type").and_then(Value::as_str) {
+            Some("tool_result") => {
+                for (item, cut) in results(v.pointer("/message/parts")) {
+                    if cut {
+                        self.cut.push(item.id.clone());
+                    }
+                    self.fresh.push(item);
+                }
+            }
+            // The request after a prompt sends no results: those not sent
+            // yet are the history's, and it clears as it clears.
+            Some("user") => {
+                let fresh = std::mem::take(&mut self.fresh);
+                self.total += fresh.iter().map(|i| i.chars).sum::<u64>();
+                self.sent.extend(fresh);
+                self.clear(out);
+            }
+            // Every hook of the calls it sent had ended before it.
+            Some("assistant") => {
+                out.extend(self.cut.drain(..));
+                self.request(out);
+            }
+            Some("system")
+                if v.get("subtype").and_then(Value::as_str) == Some("chat_compression") =>
+            {
+                self.sent = v
+                    .pointer("/systemPayload/compressedHistory")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .flat_map(|c| results(c.get("parts")))
+                    // Their views went with the compression.
+                    .map(|(item, _)| Item {
+                        shows: false,
+                        ..item
+                    })
+                    .collect();
+                self.total = self.sent.iter().map(|i| i.chars).sum();
+            }
+            _ => {}
+        }
     }
-    let Ok(v) = serde_json::from_slice::<Value>(line) else {
-        return Vec::new();
-    };
-    if v.get("type").and_then(Value::as_str) != Some("tool_result") {
-        return Vec::new();
+
+    /// A request was made (its answer is the line read): it sent the fresh
+    /// results, after Qwen Code cleared what it clears.
+    fn request(&mut self, out: &mut HashSet<String>) {
+        self.clear(out);
+        let fresh = std::mem::take(&mut self.fresh);
+        self.total += fresh.iter().map(|i| i.chars).sum::<u64>();
+        self.sent.extend(fresh);
     }
-    let Some(parts) = v.pointer("/message/parts").and_then(Value::as_array) else {
-        return Vec::new();
-    };
+
+    /// After the lines read: the cut calls not yet followed by a request
+    /// are released (again), and, when results were written that no
+    /// request sent yet, what the request that sends them will clear is
+    /// released now. Qwen Code writes a request's answer late (after the
+    /// calls it makes have run their hooks), and the results it sends
+    /// before it: so the gates of the calls an answer makes see what its
+    /// request cleared. Clearing as if it were made now releases no more
+    /// than it will (it sends these results and maybe more, which only
+    /// clear more).
+    fn settle(&mut self, out: &mut HashSet<String>) {
+        out.extend(self.cut.iter().cloned());
+        if !self.fresh.is_empty() {
+            self.clear(out);
+        }
+    }
+
+    /// What a request that sends the fresh results clears, if their
+    /// characters and those sent before pass the threshold: all but those,
+    /// the newest KEEP before them and the newest that come to LOW; of
+    /// them, the calls whose views came from their results go to `out`.
+    fn clear(&mut self, out: &mut HashSet<String>) {
+        let sending: u64 = self.fresh.iter().map(|i| i.chars).sum();
+        if self.total + sending > THRESHOLD {
+            // Surely held: the newest results that come to LOW, those
+            // sent now, and the newest KEEP before them.
+            let mut held = self.sent.len();
+            let mut chars = sending;
+            let mut kept = 0;
+            while held > 0 {
+                let i = &self.sent[held - 1];
+                let within = chars + i.chars <= LOW;
+                let newest = kept < KEEP;
+                if !within && !newest {
+                    break;
+                }
+                if within {
+                    chars += i.chars;
+                }
+                if i.chars > 0 {
+                    kept += 1;
+                }
+                held -= 1;
+            }
+            out.extend(self.sent.drain(..held).filter(|i| i.shows).map(|i| i.id));
+        }
+    }
+}
+
+/// Whether a line may be an entry that matters here, from its bytes: only
+/// those lines are parsed.
+fn may_matter(line: &[u8]) -> bool {
+    [
+        &b"\"type\":\"tool_result\""[..],
+        b"\"type\":\"assistant\"",
+        b"\"type\":\"user\"",
+        b"\"subtype\":\"chat_compression\"",
+    ]
+    .iter()
+    .any(|n| memchr::memmem::find(line, n).is_some())
+}
+
+/// Each `functionResponse` of `parts`: the result, and whether it was cut
+/// to fit its batch.
+fn results(parts: Option<&Value>) -> Vec<(Item, bool)> {
     parts
-        .iter()
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
         .filter_map(|p| p.get("functionResponse"))
-        .filter(|r| {
-            r.pointer("/response/output")
-                .and_then(Value::as_str)
-                .is_some_and(|o| o.starts_with(CUT))
+        .filter_map(|r| {
+            let id = r.get("id").and_then(Value::as_str)?;
+            let output = r.pointer("/response/output").and_then(Value::as_str);
+            let name = r.get("name").and_then(Value::as_str).unwrap_or("");
+            let item = Item {
+                id: id.to_string(),
+                chars: output.map_or(0, |o| o.encode_utf16().count() as u64),
+                shows: SHOWN_BY_RESULT.contains(&name),
+            };
+            Some((item, output.is_some_and(|o| o.starts_with(CUT))))
         })
-        .filter_map(|r| r.get("id").and_then(Value::as_str))
-        .map(String::from)
         .collect()
 }
 
@@ -128,54 +349,169 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn result(id: &str, output: &str) -> Vec<u8> {
+    fn result(id: &str, name: &str, output: &str) -> Vec<u8> {
         serde_json::to_vec(&json!({
             "type": "tool_result",
             "message": {"role": "user", "parts": [{"functionResponse": {
-                "id": id, "name": "read_file", "response": {"output": output}}}]},
+                "id": id, "name": name, "response": {"output": output}}}]},
             "toolCallResult": {"callId": id, "status": "success"},
         }))
         .unwrap()
     }
 
-    #[test]
-    fn a_cut_output_names_its_call() {
-        let cut = result(
-            "call_1",
-            "Tool output truncated. Persisted tool-output artifact: /t/call_1.txt\n\nhead\n...\ntail",
-        );
-        assert_eq!(cut_calls(&cut), vec!["call_1".to_string()]);
-        let whole = result("call_2", "one\ntwo\n");
-        assert!(cut_calls(&whole).is_empty());
-        // The words inside a whole output (a file that holds them) are no cut.
-        let quoted = result("call_3", "a file that says Tool output truncated. here\n");
-        assert!(cut_calls(&quoted).is_empty());
-        // Only a tool result entry says it.
-        let said = serde_json::to_vec(&json!({"type": "user", "message": {"parts": [
-            {"text": "Tool output truncated."}]}}))
-        .unwrap();
-        assert!(cut_calls(&said).is_empty());
+    fn entry(kind: &str) -> Vec<u8> {
+        serde_json::to_vec(&json!({"type": kind, "message": {"role": "model", "parts": []}}))
+            .unwrap()
+    }
+
+    /// Read `lines` a line at a time, as hooks would, carrying the state:
+    /// the calls released, in order of the lines that released them.
+    fn read_each(lines: &[Vec<u8>]) -> Vec<HashSet<String>> {
+        let mut state: Option<String> = None;
+        let mut out = Vec::new();
+        for l in lines {
+            match QWEN_CODE.read(&[l], state.as_deref()) {
+                Step::Read { state: s, .. } => state = Some(s),
+                Step::Release { calls, state: s } => {
+                    out.push(calls);
+                    state = Some(s);
+                }
+                Step::Resync { .. } => panic!("no resync"),
+            }
+        }
+        out
+    }
+
+    fn whole(lines: &[Vec<u8>]) -> HashSet<String> {
+        let mut r = QWEN_CODE.resync();
+        let with_at: Vec<(u64, &[u8])> = lines.iter().map(|l| (0, l.as_slice())).collect();
+        r.lines(&with_at);
+        r.finish().compacted
+    }
+
+    fn ids(range: std::ops::RangeInclusive<u32>) -> HashSet<String> {
+        range.map(|i| format!("c{i}")).collect()
+    }
+
+    fn batch(lines: &mut Vec<Vec<u8>>, range: std::ops::RangeInclusive<u32>, chars: usize) {
+        for i in range {
+            lines.push(result(&format!("c{i}"), "read_file", &"x".repeat(chars)));
+        }
+        lines.push(entry("assistant"));
     }
 
     #[test]
-    fn a_cut_asks_for_a_whole_read_that_releases_it() {
-        let cut = result("call_1", "Tool output truncated.\n\nhead\n...\ntail");
-        let whole = result("call_2", "one\n");
-        assert_eq!(
-            QWEN_CODE.read(&[&whole], None),
-            Step::Read {
-                found: Vec::new(),
-                state: String::new()
-            }
+    fn a_cut_output_is_released_at_once() {
+        let cut = result(
+            "c1",
+            "read_file",
+            "Tool output truncated. Persisted tool-output artifact: /t/c1.txt\n\nhead\n...\ntail",
         );
-        assert_eq!(
-            QWEN_CODE.read(&[&whole, &cut], None),
-            Step::Resync { compaction: false }
+        let mut lines = vec![result("c0", "read_file", "one\n"), cut];
+        assert_eq!(read_each(&lines), vec![ids(1..=1)]);
+        assert_eq!(whole(&lines), ids(1..=1));
+        // Released again with each line until a request's answer (its
+        // PostToolUse may record the view after a hook read the line),
+        // then no more.
+        lines.push(result("c2", "read_file", "two\n"));
+        lines.push(entry("assistant"));
+        lines.push(result("c3", "read_file", "three\n"));
+        assert_eq!(read_each(&lines), vec![ids(1..=1); 3]);
+        // The words inside a whole output (a file that holds them) are no cut.
+        let quoted = result(
+            "c2",
+            "read_file",
+            "a file that says Tool output truncated.\n",
         );
-        let mut r = QWEN_CODE.resync();
-        r.lines(&[(0, &whole), (100, &cut)]);
-        let h = r.finish();
-        assert_eq!(h.compacted, HashSet::from(["call_1".to_string()]));
-        assert!(h.live.is_empty() && h.found.is_empty());
+        assert!(read_each(&[quoted]).is_empty());
+    }
+
+    /// Three batches of 8 results of 23,652 characters: the third
+    /// request's results come to 567,648, over 500,000. Qwen Code clears
+    /// the oldest until 250,000 or less: all of the first batch, and 3 of
+    /// the second (the newest 5 of the history are kept).
+    #[test]
+    fn past_the_threshold_only_the_newest_results_are_held() {
+        let mut lines = vec![entry("user")];
+        batch(&mut lines, 1..=8, 23_652);
+        batch(&mut lines, 9..=16, 23_652);
+        let before = lines.len();
+        batch(&mut lines, 17..=24, 23_652);
+        let released: HashSet<String> = ids(1..=11);
+        assert!(read_each(&lines[..before]).is_empty());
+        assert_eq!(read_each(&lines), vec![released.clone()]);
+        assert_eq!(whole(&lines), released);
+        // A prompt: if it resumed the conversation in a new process, every
+        // result is whole again, 567,648 characters, and Qwen Code clears
+        // down to 236,520 (c15 to c24). So those go too.
+        lines.push(entry("user"));
+        lines.push(entry("assistant"));
+        assert_eq!(read_each(&lines), vec![released.clone(), ids(12..=14)]);
+        // A small read then: the held come to 236,526, nothing more.
+        lines.push(result("c25", "read_file", "small\n"));
+        lines.push(entry("assistant"));
+        assert_eq!(read_each(&lines), vec![released, ids(12..=14)]);
+        assert_eq!(whole(&lines), ids(1..=14));
+    }
+
+    #[test]
+    fn under_the_threshold_everything_is_held() {
+        let mut lines = vec![entry("user")];
+        batch(&mut lines, 1..=20, 24_000); // 480,000
+        lines.push(entry("user"));
+        lines.push(entry("assistant"));
+        assert!(read_each(&lines).is_empty());
+        assert!(whole(&lines).is_empty());
+        // One more result of 20,001 characters: 500,001. Cleared down to
+        // 236,001: c12 to c20, and c21.
+        batch(&mut lines, 21..=21, 20_001);
+        assert_eq!(whole(&lines), ids(1..=11));
+    }
+
+    /// Results whose views come from their calls' input (an edit, a
+    /// write) are counted but not released; characters count in UTF-16
+    /// units.
+    #[test]
+    fn only_reads_and_shell_results_are_released_and_utf16_counts() {
+        let mut lines = vec![entry("user")];
+        lines.push(result("w1", "write_file", &"x".repeat(200_000)));
+        lines.push(result("s1", "run_shell_command", &"x".repeat(200_000)));
+        for i in 1..=5 {
+            lines.push(result(&format!("r{i}"), "read_file", "x"));
+        }
+        lines.push(entry("assistant"));
+        // 100,001 characters of 2 bytes each: 500,006 in all.
+        lines.push(result("r6", "read_file", &"é".repeat(100_001)));
+        lines.push(entry("assistant"));
+        assert_eq!(read_each(&lines), vec![HashSet::from(["s1".to_string()])]);
+        // 500,000 characters (1,000,000 bytes): not over.
+        let under = vec![
+            entry("user"),
+            result("r7", "read_file", &"é".repeat(250_000)),
+            entry("assistant"),
+            result("r8", "read_file", &"é".repeat(250_000)),
+            entry("assistant"),
+        ];
+        assert!(whole(&under).is_empty());
+    }
+
+    /// After a compression the count starts again from the history it
+    /// keeps.
+    #[test]
+    fn a_compression_starts_the_count_again() {
+        let mut lines = vec![entry("user")];
+        batch(&mut lines, 1..=20, 24_000); // 480,000
+        let kept = json!({"type": "system", "subtype": "chat_compression", "systemPayload": {
+            "compressedHistory": [{"role": "user", "parts": [{"text": "summary"}]},
+                                  {"role": "user", "parts": [{"functionResponse": {
+                                      "id": "c20", "name": "read_file",
+                                      "response": {"output": "x".repeat(24_000)}}}]}]}});
+        lines.push(serde_json::to_vec(&kept).unwrap());
+        lines.push(entry("user"));
+        batch(&mut lines, 21..=40, 23_000); // 24,000 + 460,000
+        assert!(whole(&lines).is_empty());
+        batch(&mut lines, 41..=41, 20_000); // 504,000
+                                            // c20's view went with the compression; the oldest of the new.
+        assert_eq!(whole(&lines), ids(21..=30));
     }
 }
