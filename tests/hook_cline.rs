@@ -60,25 +60,29 @@ fn cline_a_range_read_records_its_lines() {
     c.hook("pre_edit", &[]).expect(0, "");
 }
 
-/// A whole read of 2,500 short lines shows the first 2,000, then
-/// "[Showing lines 1-2000 of 2500. ...]": a view of the start.
+/// A whole read of 2,500 short lines gives the hook the first 2,000, then
+/// "[Showing lines 1-2000 of 2500. ...]" (22,973 characters); the model is
+/// sent its first 3,983 and last 3,983 around "...[truncated 15007
+/// chars]..." (Cline cuts every string of a result over 8,000): a view of
+/// the head's 371 whole lines.
 #[test]
-fn cline_a_capped_read_is_a_start_view() {
+fn cline_a_capped_read_is_a_start_view_of_what_cline_sends() {
     let c = cline();
     c.env.write("numbers.txt", big(2500, |i| i.to_string()));
     c.hook("post_read_capped_lines", &[]).expect(0, "");
-    assert_eq!(c.view("numbers.txt"), view("start", "read", 1, 2000, true));
+    assert_eq!(c.view("numbers.txt"), view("start", "read", 1, 371, true));
 }
 
 /// Longer lines stop at 48,000 characters: 1,584 lines of "line N of a
-/// big file", then "[Showing lines 1-1584 of 2500. ...]".
+/// big file", then "[Showing lines 1-1584 of 2500. ...]"; the model is
+/// sent the first 136 whole lines of it (and its end).
 #[test]
-fn cline_a_read_cut_at_its_characters_is_a_start_view() {
+fn cline_a_read_cut_at_its_characters_is_a_start_view_of_what_cline_sends() {
     let c = cline();
     c.env
         .write("big.txt", big(2500, |i| format!("line {i} of a big file")));
     c.hook("post_read_capped", &[]).expect(0, "");
-    assert_eq!(c.view("big.txt"), view("start", "read", 1, 1584, true));
+    assert_eq!(c.view("big.txt"), view("start", "read", 1, 136, true));
 }
 
 #[test]

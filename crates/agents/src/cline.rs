@@ -385,11 +385,94 @@ fn read_files(input: &Value, output: &Value, cwd: &Path) -> Event {
         let Some(text) = r.get("result").and_then(Value::as_str) else {
             continue; // an image: parts, no text
         };
-        if let Some(e) = numbered(PathBuf::from(path), text, start, end, cwd) {
-            events.push(e);
-        }
+        let e = match shown_head(text) {
+            None => numbered(PathBuf::from(path), text, start, end, cwd),
+            Some(head) => numbered_head(PathBuf::from(path), head, start, end, cwd),
+        };
+        events.extend(e);
     }
     Event::all(events)
+}
+
+/// How many characters of one string of a tool's result Cline 3.0.65 sends
+/// the model (`maxToolResultChars`): 8,000, or what
+/// `CLINE_MESSAGE_BUILDER_MAX_TOOL_RESULT_CHARS` says (a positive integer
+/// at its start, as `parseInt` reads it). The hook runs in Cline's
+/// environment, so it reads the same variable.
+fn result_limit() -> usize {
+    std::env::var("CLINE_MESSAGE_BUILDER_MAX_TOOL_RESULT_CHARS")
+        .ok()
+        .and_then(|v| leading_int(&v))
+        .filter(|&n| n > 0)
+        .unwrap_or(8_000)
+}
+
+/// The integer JavaScript's `parseInt(v, 10)` reads at the start of `v`.
+fn leading_int(v: &str) -> Option<usize> {
+    let v = v.trim_start();
+    let (negative, digits) = match v.as_bytes().first() {
+        Some(b'-') => (true, &v[1..]),
+        Some(b'+') => (false, &v[1..]),
+        _ => (false, v),
+    };
+    let end = digits
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(digits.len());
+    let n: usize = digits[..end].parse().ok()?;
+    (!negative || n == 0).then_some(n)
+}
+
+/// The start of `text` the model is sent, when Cline cuts it: before each
+/// request Cline 3.0.65 cuts every string of a tool's result (each file's
+/// `result` of a read, each command's output) over [`result_limit`]
+/// characters (JavaScript's, UTF-16 units) in the middle: its first and
+/// last J characters around "\n\n...[truncated N chars]...\n\n"
+/// (`truncateMiddle`), J as it reckons it. The hooks get it whole, and
+/// nothing records the cut. `None` when it is sent whole. Of the cut one
+/// fsview holds the head (its whole lines): the tail, the file's end
+/// without line numbers at its start, is not recorded.
+fn shown_head(text: &str) -> Option<&str> {
+    let limit = result_limit();
+    let len = text.encode_utf16().count();
+    if len <= limit {
+        return None;
+    }
+    let marker = |n: usize| {
+        format!("\n\n...[truncated {n} chars]...\n\n")
+            .encode_utf16()
+            .count()
+    };
+    let first = limit.saturating_sub(marker(len - limit)) / 2;
+    let omitted = len.saturating_sub(first * 2);
+    let keep = limit.saturating_sub(marker(omitted)) / 2;
+    // `keep` UTF-16 units from the start (a surrogate pair cut in two is
+    // cut before it).
+    let mut units = 0;
+    let end = text
+        .char_indices()
+        .find(|(_, c)| {
+            units += c.len_utf16();
+            units > keep
+        })
+        .map_or(text.len(), |(i, _)| i);
+    Some(&text[..end])
+}
+
+/// The whole lines of a read's head, the rest cut by Cline
+/// ([`shown_head`]), as a view of them (none when no line is whole).
+fn numbered_head(
+    path: PathBuf,
+    head: &str,
+    start: Option<u64>,
+    end: Option<u64>,
+    cwd: &Path,
+) -> Option<Event> {
+    let whole = &head[..head.rfind('\n')?];
+    // As a read that stopped early: a start of the file (or of the range
+    // asked), of the lines it showed.
+    let said =
+        format!("{whole}{SHOWING}cut by Cline. Use start_line/end_line to read other sections.]");
+    numbered(path, &said, start, end, cwd)
 }
 
 /// One file's `N | line` text as a view.
@@ -544,7 +627,14 @@ fn run_commands(input: &Value, output: &Value) -> Event {
     for (command, r) in list.iter().zip(results) {
         let ok = r.get("success").and_then(Value::as_bool) == Some(true);
         let text = r.get("result").and_then(Value::as_str).filter(|_| ok);
-        events.extend(shell::ran(command, None, text.map(Output::Exact)));
+        let output = text.map(|t| match shown_head(t) {
+            None => Output::Exact(t),
+            Some(head) => Output::Head {
+                text: head,
+                trimmed: false,
+            },
+        });
+        events.extend(shell::ran(command, None, output));
     }
     Event::all(events)
 }
@@ -654,5 +744,39 @@ impl Installer for ClineInstaller {
                 }) as Box<dyn Part>
             })
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// As Cline CLI 3.0.65 sent it (`scripts/e2e-cline read-cut-views`):
+    /// a read of 240 lines, whose `result` (25,091 characters) reached the
+    /// model as its first 3,983 and last 3,983 characters around
+    /// "...[truncated 17125 chars]...".
+    #[test]
+    fn a_result_over_8000_characters_is_sent_cut_in_the_middle() {
+        let text = (1..=240)
+            .map(|i| format!("{i:>3} | big.txt line {i}: {}", "x".repeat(80)))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let head = shown_head(&text).unwrap();
+        assert!(head.ends_with(&format!(" 39 | big.txt line 39: {}", "x".repeat(17))));
+        assert_eq!(text.len() - 2 * head.len(), 17125);
+        assert_eq!(shown_head(&text[..8000]), None);
+        // Counted in UTF-16 units: 4,000 characters of 2 units each.
+        assert!(shown_head(&"😀".repeat(4000)).is_none());
+        assert!(shown_head(&"😀".repeat(4001)).is_some_and(|h| h.len() % 4 == 0));
+    }
+
+    #[test]
+    fn the_limit_is_read_as_parse_int_reads_it() {
+        assert_eq!(leading_int("12000"), Some(12000));
+        assert_eq!(leading_int("  500abc"), Some(500));
+        assert_eq!(leading_int("+7"), Some(7));
+        assert_eq!(leading_int("-5"), None);
+        assert_eq!(leading_int("abc"), None);
+        assert_eq!(leading_int(""), None);
     }
 }
