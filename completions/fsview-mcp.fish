@@ -17,7 +17,7 @@ function __fsview_session_ids
 end
 
 complete -c fsview-mcp -s C -l dir -d 'Take relative paths from DIR, look for the default session file there, and give DIR\'s instruction files [default: the working directory]' -r -F
-complete -c fsview-mcp -l cap -d 'Most bytes of a file one read shows' -r
+complete -c fsview-mcp -l cap -d 'Most a read\'s result holds: its numbered lines in bytes, each newline, tab or quote counted twice, as clients count them' -r
 complete -c fsview-mcp -l on-change -d 'When a file changed since it was read: merge an edit that is 3 or more lines from the change, and tell the change with the result, or refuse every such edit [env: FSVIEW_ON_CHANGE]' -r -f -a "merge\t''
 refuse\t''"
 complete -c fsview-mcp -l also -d 'Another instruction file name `context` reads in every directory, after CLAUDE.md, as ctx-build --also' -r

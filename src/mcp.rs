@@ -11,10 +11,12 @@ use crate::common::{self, SessionArgs};
 
 pub const TOOL: &str = "fsview-mcp";
 
-/// The default for --cap: what one read shows at most. Clients cut long
-/// tool results (Claude Code at 25,000 tokens, MAX_MCP_OUTPUT_TOKENS), and
-/// a view must be what the model was shown, so a read stays well under.
-pub const DEFAULT_CAP: &str = "64K";
+/// The default for --cap: what one read's result holds at most. Clients
+/// cut long tool results after the server sent them (Claude Code 2.1.332
+/// saves one over 50,000 characters, counted as JSON, to a file and shows
+/// the model a 2 KB preview; opencode and Kilo cut past 51,200 bytes), and
+/// a view must be what the model was shown, so a read stays under.
+pub const DEFAULT_CAP: &str = "48K";
 
 const EXAMPLES: &str = "\
 Examples:
@@ -71,9 +73,10 @@ pub struct Args {
     #[arg(short = 'C', long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
 
-    /// Most bytes of a file one read shows (suffixes K, M, G); a whole-file
-    /// read over it shows the start and says where to read on. Keep it
-    /// under what the client passes on whole
+    /// Most a read's result holds (suffixes K, M, G): its numbered lines in
+    /// bytes, each newline, tab or quote counted twice, as clients count
+    /// them. A read over it, or over 2,000 lines, shows the start and says
+    /// where to read on. Keep it under what the client passes on whole
     #[arg(long, value_name = "SIZE", default_value = DEFAULT_CAP, env = "FSVIEW_MCP_CAP", value_parser = common::parse_size)]
     pub cap: u64,
 

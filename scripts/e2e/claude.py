@@ -113,7 +113,8 @@ class Claude:
             "TZ": "UTC",
         }
 
-    def prompt(self, text, resume=None, path=None, cwd=None, timeout=180, model=None, mode="acceptEdits"):
+    def prompt(self, text, resume=None, path=None, cwd=None, timeout=180, model=None, mode="acceptEdits",
+               extra=()):
         """One prompt. `mode` "bypassPermissions" runs every tool without
         asking (what the shell scenarios need headless); as root Claude Code
         allows it only in a sandbox, which IS_SANDBOX says this is."""
@@ -123,6 +124,7 @@ class Claude:
             args += ["--resume", resume]
         if model:
             args += ["--model", model]
+        args += list(extra)
         env = self.env(path)
         if mode == "bypassPermissions":
             env["IS_SANDBOX"] = "1"

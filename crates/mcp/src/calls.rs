@@ -365,9 +365,9 @@ impl Desk {
     fn fit_news(&self, answer: &Answer, told: &mut Vec<Reminder>) {
         let room = usize::try_from(self.cap)
             .unwrap_or(usize::MAX)
-            .saturating_sub(answer.text.len());
+            .saturating_sub(counted(&answer.text));
         let mut waiting = Vec::new();
-        while !told.is_empty() && remind::render(Path::new(ABSOLUTE), told).len() > room {
+        while !told.is_empty() && counted(&remind::render(Path::new(ABSOLUTE), told)) > room {
             let longest = (0..told.len())
                 .max_by_key(|&i| told[i].diff.as_ref().map_or(0, String::len))
                 .expect("not empty");
@@ -409,12 +409,21 @@ impl Desk {
                 )))
             }
         };
-        let req = show::Request {
+        let mut req = show::Request {
             offset,
             limit,
             cap: self.cap,
         };
-        let shown = show::read(&canonical, &req).map_err(|e| read_error(path, e))?;
+        let mut shown = show::read(&canonical, &req).map_err(|e| read_error(path, e))?;
+        // What the client passes on whole: read again, fewer lines, until
+        // the result fits (a few times at most: the file may change).
+        for _ in 0..4 {
+            let Some(keep) = fitting(&shown, self.cap) else {
+                break;
+            };
+            req.cap = keep;
+            shown = show::read(&canonical, &req).map_err(|e| read_error(path, e))?;
+        }
         // Whether it is a re-read shapes the answer; the view itself is
         // recorded only once the answer is delivered.
         let unchanged = store.seen(sid, &NewView::of_shown(&canonical, &shown, Source::Read))?;
@@ -661,6 +670,58 @@ fn read_error(path: &Path, e: ReadError) -> Error {
     }
 }
 
+/// The most lines one read shows: the fewest a client seen passes on
+/// whole in one result (opencode 1.18.33 and Kilo 7.7.9 cut an MCP tool's
+/// result past 2,000 lines, after the server sent it).
+pub const MAX_LINES: u64 = 2_000;
+
+/// How much of the client's room `text` takes, at most, as the clients
+/// seen count it: its UTF-8 bytes (opencode and Kilo cut an MCP result
+/// past 51,200 bytes), and again each character JSON escapes (Claude Code
+/// 2.1.332 measures a result's content as JSON, and past 50,000
+/// characters saves it to a file and shows the model a 2 KB preview). A
+/// character counts no more in UTF-16 units than in UTF-8 bytes.
+pub fn counted(text: &str) -> usize {
+    text.len()
+        + text
+            .bytes()
+            .map(|b| match b {
+                b'\n' | b'\t' | b'\r' | b'"' | b'\\' | 0x08 | 0x0c => 1,
+                0..=0x1f => 5,
+                _ => 0,
+            })
+            .sum::<usize>()
+}
+
+/// When the numbered lines of `shown` would take more than `cap` of the
+/// client's room ([`counted`]) or pass [`MAX_LINES`]: the bytes of the
+/// file to read instead, the whole lines that fit (of a single line too
+/// long, its start that fits). `None` when it fits.
+fn fitting(shown: &Shown, cap: u64) -> Option<u64> {
+    let cap = usize::try_from(cap).unwrap_or(usize::MAX);
+    let mut used = 0;
+    let mut kept = 0;
+    for (n, line) in (shown.offset..).zip(shown.bytes.split_inclusive(|&b| b == b'\n')) {
+        let numbered = show::number_lines(line, n);
+        let this = counted(&numbered);
+        if used + this > cap || n - shown.offset >= MAX_LINES {
+            let fit = match kept {
+                // Not even the first line: its start, as much less as it
+                // was over.
+                0 => line
+                    .len()
+                    .saturating_sub(used + this - cap.min(used + this))
+                    .max(1),
+                k => k,
+            };
+            return Some(fit as u64);
+        }
+        used += this;
+        kept += line.len();
+    }
+    None
+}
+
 /// What the model should know about a read beyond its lines, in the words
 /// of fsview-read's notices, with the tool's arguments for its options.
 fn notices(s: &Shown, req: &show::Request, cap: u64) -> Vec<String> {
@@ -679,7 +740,7 @@ fn notices(s: &Shown, req: &show::Request, cap: u64) -> Vec<String> {
                 "line {line} is longer than {cap} bytes, the most one read shows; only its start was shown."
             ),
             Notice::Capped { first, last, total, range, next } => format!(
-                "showing lines {first}-{last}{}: {} is over {cap} bytes, the most one read shows; read on with offset {next}.",
+                "showing lines {first}-{last}{}: {} is longer than one read shows ({cap} bytes as a client counts them, or 2,000 lines); read on with offset {next}.",
                 of(total),
                 if range { "the range" } else { "the file" },
             ),

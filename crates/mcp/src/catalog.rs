@@ -40,7 +40,7 @@ pub fn tools(s: &Setting<'_>) -> Vec<Tool> {
 
 Usage:
 - file_path should be an absolute path; a relative path is taken from {dir}.
-- By default it shows the whole file, up to {cap}; a longer file shows its first lines and says where to read on. You can give offset (the line to start at, counting from 1) and limit (how many lines) to read part of a long file; otherwise read the whole file.
+- By default it shows the whole file, up to {cap} and 2,000 lines; a longer file shows its first lines and says where to read on. You can give offset (the line to start at, counting from 1) and limit (how many lines) to read part of a long file; otherwise read the whole file.
 - Lines are shown numbered: the line number, a tab, then the line's text. The number and the tab are not part of the file: never copy them into old_string or new_string.
 - It shows text files only: a directory, a device or a binary file is refused with an error.
 - Read a file before changing it: edit needs a read of the file (any part of it), and write of an existing file needs a read of all of it, as the file is now.

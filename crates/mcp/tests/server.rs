@@ -228,7 +228,7 @@ fn read_notices_and_refusals_are_in_the_clis_words() {
     let r = c.call("read", json!({"file_path": "big.txt"}));
     assert_eq!(
         texts(&r),
-        ["1\tline 001\n2\tline 002\n3\tline 003\n4\tline 004\n5\tline 005\n6\tline 006\n7\tline 007\n8\tline 008\n9\tline 009\n10\tline 010\n11\tline 011\n\nNote: showing lines 1-11 of 300: the file is over 100 bytes, the most one read shows; read on with offset 12.\n"]
+        ["1\tline 001\n2\tline 002\n3\tline 003\n4\tline 004\n5\tline 005\n6\tline 006\n7\tline 007\n\nNote: showing lines 1-7 of 300: the file is longer than one read shows (100 bytes as a client counts them, or 2,000 lines); read on with offset 8.\n"]
     );
     assert_eq!(r["_meta"]["fsview/read"]["kind"], "start");
     for (path, want) in [
@@ -1480,4 +1480,36 @@ fn news_waits_when_it_would_take_the_answer_past_the_cap() {
     let r = c.call("read", json!({"file_path": "c.txt"}));
     assert_eq!(texts(&r), ["1\tc\n".to_string(), news]);
     assert_eq!(c.close().0, 0);
+}
+
+/// A read shows at most 2,000 lines, whatever the cap: opencode and Kilo
+/// cut an MCP result past 2,000 lines after the server sent it. And the
+/// cap counts what a client counts: bytes, each newline and tab twice
+/// (Claude Code measures the result as JSON).
+#[test]
+fn a_read_fits_what_clients_pass_on_whole() {
+    let env = Env::new();
+    let many: String = (1..=2500).map(|i| format!("{i}\n")).collect();
+    env.write("many.txt", &many);
+    let wide: String = (1..=100)
+        .map(|i| format!("{i:03} {}\n", "é".repeat(20)))
+        .collect();
+    env.write("wide.txt", &wide);
+    let mut c = env.server(&["--sid", "s", "-q", "--cap", "1M"]);
+    let r = c.call("read", json!({"file_path": "many.txt"}));
+    let text = &texts(&r)[0];
+    assert!(text.starts_with("1\t1\n2\t2\n"), "{}", &text[..100]);
+    assert!(
+        text.ends_with("2000\t2000\n\nNote: showing lines 1-2000 of 2500: the file is longer than one read shows (1048576 bytes as a client counts them, or 2,000 lines); read on with offset 2001.\n"),
+        "{}",
+        &text[text.len().saturating_sub(300)..]
+    );
+    assert_eq!(r["_meta"]["fsview/read"]["lines"], 2000);
+    // Lines 1 to 9 take 49 each (the number, its tab counted twice, the
+    // line's 45 bytes, "001 " and 20 two-byte characters, and its newline
+    // again), line 10 takes 50: 491 of 510, and line 11 would pass it.
+    let mut c = env.server(&["--sid", "t", "-q", "--cap", "510"]);
+    let r = c.call("read", json!({"file_path": "wide.txt"}));
+    assert_eq!(r["_meta"]["fsview/read"]["lines"], 10);
+    assert_eq!(r["_meta"]["fsview/read"]["kind"], "start");
 }
