@@ -435,24 +435,16 @@ fn qwen_a_read_cut_to_fit_its_batch_is_released() {
     q.env.write("a.txt", A_TXT);
     let read = q.payload("post_read_whole");
     q.send(&read, &[]).expect(0, "");
-    let transcript = std::path::PathBuf::from(read["transcript_path"].as_str().unwrap());
-    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
-    let result = |id: &Value, output: &str| {
-        let parts = json!([{"functionResponse": {"id": id, "name": "read_file",
-                                                 "response": {"output": output}}}]);
-        format!(
-            "{}\n",
-            json!({"type": "tool_result", "message": {"role": "user", "parts": parts}})
-        )
-    };
+    let transcript = transcript_of(&read);
     // Another call's result, whole: nothing released.
-    std::fs::write(&transcript, result(&json!("call_other"), "other\n")).unwrap();
+    std::fs::write(
+        &transcript,
+        result_line(json!({}), &json!("call_other"), "other\n"),
+    )
+    .unwrap();
     q.hook("pre_edit", &[]).expect(0, "").stderr_is("");
     // This read's, cut.
-    let cut = result(
-        &read["tool_call_id"],
-        "Tool output truncated. Persisted tool-output artifact: /t/a.txt\n\non\n...\nee\n",
-    );
+    let cut = result_line(json!({}), &read["tool_call_id"], CUT);
     let mut f = std::fs::OpenOptions::new()
         .append(true)
         .open(&transcript)
@@ -475,8 +467,7 @@ fn qwen_a_gate_waits_for_the_lines_queued_before_its_call() {
     q.env.write("a.txt", A_TXT);
     let read = q.payload("post_read_whole");
     let gate = q.payload("pre_edit");
-    let transcript = std::path::PathBuf::from(read["transcript_path"].as_str().unwrap());
-    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    let transcript = transcript_of(&read);
     let line = |v: Value| format!("{v}\n");
     std::fs::write(
         &transcript,
@@ -486,11 +477,7 @@ fn qwen_a_gate_waits_for_the_lines_queued_before_its_call() {
     q.send(&read, &[]).expect(0, "");
     let late = format!(
         "{}{}",
-        line(
-            json!({"sessionId": q.sid, "type": "tool_result", "message": {"role": "user", "parts": [
-            {"functionResponse": {"id": read["tool_call_id"], "name": "read_file",
-                                  "response": {"output": "Tool output truncated.\n\non\n...\nee\n"}}}]}})
-        ),
+        result_line(json!({"sessionId": q.sid}), &read["tool_call_id"], CUT),
         line(
             json!({"sessionId": q.sid, "type": "assistant", "message": {"role": "model", "parts": [
             {"functionCall": {"id": gate["tool_call_id"], "name": "edit", "args": {}}}]}})
@@ -509,4 +496,24 @@ fn qwen_a_gate_waits_for_the_lines_queued_before_its_call() {
         .expect(0, &deny(&unnumbered(&given_after("compaction", A_TXT))))
         .stderr_is("");
     writer.join().unwrap();
+}
+
+/// A read's result as Qwen Code cuts it to fit its batch.
+const CUT: &str =
+    "Tool output truncated. Persisted tool-output artifact: /t/a.txt\n\non\n...\nee\n";
+
+/// The transcript a payload names, its folder made.
+fn transcript_of(payload: &Value) -> std::path::PathBuf {
+    let t = std::path::PathBuf::from(payload["transcript_path"].as_str().unwrap());
+    std::fs::create_dir_all(t.parent().unwrap()).unwrap();
+    t
+}
+
+/// Qwen Code's transcript line of call `id`'s read result, with the
+/// fields of `more`.
+fn result_line(mut more: Value, id: &Value, output: &str) -> String {
+    more["type"] = json!("tool_result");
+    more["message"] = json!({"role": "user", "parts": [{"functionResponse": {
+        "id": id, "name": "read_file", "response": {"output": output}}}]});
+    format!("{more}\n")
 }

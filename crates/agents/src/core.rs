@@ -873,8 +873,9 @@ fn about_to_change(
     let mut store = s.open_existing()?;
     let mut d = gate::decide_for(store.as_ref(), &s.sid, s.cwd(), path, want)?;
     // An agent that may write what releases a view after the gate runs
-    // (Qwen Code's queue) is waited for whatever the verdict.
-    let late = agent.transcript().is_some_and(|f| f.releases_late());
+    // (Qwen Code's queue) is waited for whatever the verdict: in the main
+    // thread, whose calls its transcript holds.
+    let late = s.who.agent.is_none() && agent.transcript().is_some_and(|f| f.releases_late());
     if (!d.verdict.allowed() || late)
         && !s.replaying
         && (crate::transcript::waited_for_call(agent, opts, s.who) || late)
