@@ -446,6 +446,39 @@ fn a_subagents_fork_launch_waits_for_its_transcript_to_be_written() {
     );
 }
 
+// Early in a conversation Claude Code may not have written the main
+// thread's transcript yet when its first calls launch a fork (seen on a
+// busy machine: `scripts/e2e-claude fork-inherits`, run four at a time):
+// the launch waits for it, as a subagent's does, then copies the views of
+// calls before the launch message.
+#[test]
+fn a_forks_launch_early_in_a_conversation_waits_for_its_transcript() {
+    let c = Conv::new();
+    c.send(&c.main("post_read_whole")).expect(0, "");
+    let path = c.transcript_path(None);
+    assert!(!path.exists());
+    let writer = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(
+            path,
+            transcript_lines(&["toolu_e2e_0001", "toolu_e2e_0004"]),
+        )
+        .unwrap();
+    });
+    c.send(&c.payload("pre_agent_fork")).expect(0, "");
+    writer.join().unwrap();
+    c.send(&c.payload("subagent_start_fork")).expect(0, "");
+    c.send(&c.agent("pre_edit", FORK, "fork")).expect(0, "");
+    let ev = c
+        .session(&["events", "--sid", "conv", "--agent", FORK, "--json"])
+        .json();
+    assert_eq!(
+        ev[0]["detail"],
+        "a copy of the main thread's views: 1 files, 1 views"
+    );
+}
+
 // A conversation whose transcript Claude Code never writes
 // (`--no-session-persistence`): which calls shared the fork's launch
 // message is not known, so the fork gets no view of a call the transcript

@@ -768,20 +768,83 @@ pub fn siblings(agent: &dyn Agent, opts: &Options, who: &Who) -> Siblings {
     }
     // A subagent's transcript (Claude Code writes one for each) may not be
     // there at all yet on a busy machine, or not yet read by any hook of
-    // the subagent: no cursor to wait on. Its lines will come: looked for
-    // as long as a call's line is waited for.
-    if who.agent.is_some() && matches!(waited, Waited::No) {
+    // the subagent: no cursor to wait on. So may the main thread's, early
+    // in a conversation (a fork launched by its first calls). Its lines
+    // will come: looked for as long as a call's line is waited for.
+    // The main thread's waits for an unread transcript count against the
+    // conversation's budget: one Claude Code never writes
+    // (`--no-session-persistence`) costs at most that, once.
+    let bound = match (&who.agent, waited) {
+        (Some(_), Waited::No) => Some(CALL_WAIT),
+        (None, Waited::No) => unread(opts, who).map(|left| CALL_WAIT.min(left)),
+        _ => None,
+    };
+    if let Some(bound) = bound {
         let start = Instant::now();
-        while start.elapsed() < CALL_WAIT {
+        let mut found = None;
+        while found.is_none() && start.elapsed() < bound {
             std::thread::sleep(Duration::from_millis(10));
-            if let Some(s) = find() {
-                return Siblings::Known(s);
-            }
+            found = find();
+        }
+        if who.agent.is_none() {
+            charge_unread(opts, who, path, start.elapsed());
+        }
+        if let Some(s) = found {
+            return Siblings::Known(s);
         }
     }
     Siblings::Unwritten(Unwritten {
         path: matches!(open(path), Opened::File(..)).then(|| path.to_path_buf()),
     })
+}
+
+/// When no hook of `who`'s has read its transcript yet (no cursor, or none
+/// of its lines named the conversation): what is left of the
+/// conversation's wait budget. `None` once it was read (the waits of
+/// [`may_wait`] apply), or without a session to keep the budget in.
+fn unread(opts: &Options, who: &Who) -> Option<Duration> {
+    let (file, sid) = core::views_of(opts, who).ok()?;
+    let store = Store::open_existing(&file).ok().flatten()?;
+    let cursor = store.cursor(&cursor_key(who, &sid)).ok().flatten();
+    let kept = Kept::of(cursor.as_ref());
+    (!kept.named).then(|| kept.left())
+}
+
+/// Add `waited` to the wait budget of `who`'s conversation, whose
+/// transcript (at `path`) no hook has read yet: kept with its cursor, made
+/// for it if there is none (one that matches no file, so the first
+/// catch-up reads the transcript from its start).
+fn charge_unread(opts: &Options, who: &Who, path: &Path, waited: Duration) {
+    let Ok((file, sid)) = core::views_of(opts, who) else {
+        return;
+    };
+    let Ok(Some(store)) = Store::open_existing(&file) else {
+        return;
+    };
+    let key = cursor_key(who, &sid);
+    let Ok(was) = store.cursor(&key) else {
+        return;
+    };
+    let mut kept = Kept::of(was.as_ref());
+    kept.waited_ms = kept
+        .waited_ms
+        .saturating_add(waited.as_millis() as u64)
+        .min(WAIT_BUDGET.as_millis() as u64);
+    let next = match &was {
+        Some(c) => Cursor {
+            state: kept.to_state(),
+            ..c.clone()
+        },
+        None => Cursor {
+            path: path.to_path_buf(),
+            dev: 0,
+            ino: 0,
+            offset: 0,
+            state: kept.to_state(),
+            problem: None,
+        },
+    };
+    let _ = store.advance_cursor(&key, was.as_ref(), &next);
 }
 
 /// The complete lines of `f` between `from` and `to` (the first cut at its
