@@ -673,7 +673,7 @@ fn read_error(path: &Path, e: ReadError) -> Error {
 /// The most lines one read shows: the fewest a client seen passes on
 /// whole in one result (opencode 1.18.33 and Kilo 7.7.9 cut an MCP tool's
 /// result past 2,000 lines, after the server sent it).
-pub const MAX_LINES: u64 = 2_000;
+const MAX_LINES: u64 = 2_000;
 
 /// How much of the client's room `text` takes, at most, as the clients
 /// seen count it: its UTF-8 bytes (opencode and Kilo cut an MCP result
@@ -681,7 +681,7 @@ pub const MAX_LINES: u64 = 2_000;
 /// 2.1.332 measures a result's content as JSON, and past 50,000
 /// characters saves it to a file and shows the model a 2 KB preview). A
 /// character counts no more in UTF-16 units than in UTF-8 bytes.
-pub fn counted(text: &str) -> usize {
+fn counted(text: &str) -> usize {
     text.len()
         + text
             .bytes()

@@ -264,12 +264,10 @@ impl Clearing {
     /// After the lines read: the cut calls not yet followed by a request
     /// are released (again), and, when results were written that no
     /// request sent yet, what the request that sends them will clear is
-    /// released now. Qwen Code writes a request's answer late (after the
-    /// calls it makes have run their hooks), and the results it sends
-    /// before it: so the gates of the calls an answer makes see what its
-    /// request cleared. Clearing as if it were made now releases no more
-    /// than it will (it sends these results and maybe more, which only
-    /// clear more).
+    /// released now, before its answer's line comes (Qwen Code writes
+    /// through a queue). Clearing as if it were made now releases no more
+    /// than it will: it sends these results and maybe more, which only
+    /// clear more.
     fn settle(&mut self, out: &mut HashSet<String>) {
         out.extend(self.cut.iter().cloned());
         if !self.fresh.is_empty() {
@@ -284,20 +282,20 @@ impl Clearing {
     fn clear(&mut self, out: &mut HashSet<String>) {
         let sending: u64 = self.fresh.iter().map(|i| i.chars).sum();
         if self.total + sending > THRESHOLD {
-            // Surely held: the newest results that come to LOW, those
-            // sent now, and the newest KEEP before them.
+            // Surely held: those sent now, the newest KEEP before them, and
+            // the newest results that come to LOW, counted from the newest
+            // whatever was kept (Qwen Code clears until all it holds comes
+            // to LOW: a large result it keeps leaves less room for others).
             let mut held = self.sent.len();
             let mut chars = sending;
             let mut kept = 0;
             while held > 0 {
                 let i = &self.sent[held - 1];
-                let within = chars + i.chars <= LOW;
+                chars += i.chars;
+                let within = chars <= LOW;
                 let newest = kept < KEEP;
                 if !within && !newest {
                     break;
-                }
-                if within {
-                    chars += i.chars;
                 }
                 if i.chars > 0 {
                     kept += 1;
@@ -493,6 +491,22 @@ mod tests {
             entry("assistant"),
         ];
         assert!(whole(&under).is_empty());
+    }
+
+    /// A large result among the newest 5 is kept, and leaves the others
+    /// less room: 10 results of 20,000, one of 260,000, then one of
+    /// 50,000 (510,000). Qwen Code clears the oldest until what it holds
+    /// comes to 250,000, keeping the newest 5 of the history (c7 to c11):
+    /// c1 to c6 go.
+    #[test]
+    fn a_large_kept_result_leaves_the_others_less_room() {
+        let mut lines = vec![entry("user")];
+        batch(&mut lines, 1..=10, 20_000);
+        batch(&mut lines, 11..=11, 260_000);
+        assert!(whole(&lines).is_empty());
+        batch(&mut lines, 12..=12, 50_000);
+        assert_eq!(whole(&lines), ids(1..=6));
+        assert_eq!(read_each(&lines), vec![ids(1..=6)]);
     }
 
     /// After a compression the count starts again from the history it
