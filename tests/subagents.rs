@@ -421,29 +421,38 @@ fn a_subagents_fork_launch_waits_for_its_transcript_to_be_written() {
     c.send(&c.payload("subagent_start_general_purpose"))
         .expect(0, "");
     c.send(&c.payload("post_sub_read")).expect(0, "");
-    let path = c.transcript_path(Some(GP));
-    assert!(!path.exists());
-    let writer = std::thread::spawn(move || {
-        std::thread::sleep(std::time::Duration::from_millis(300));
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(
-            path,
-            transcript_lines(&["toolu_e2e_0005", "toolu_e2e_0004"]),
-        )
-        .unwrap();
-    });
+    let writer = written_later(&c, Some(GP), &["toolu_e2e_0005", "toolu_e2e_0004"]);
     c.send(&c.agent("pre_agent_fork", GP, "general-purpose"))
         .expect(0, "");
     writer.join().unwrap();
+    assert_eq!(
+        forks_start(&c, "pre_sub_edit"),
+        format!("a copy of agent {GP}'s views: 1 files, 1 views")
+    );
+}
+
+/// The transcript of `agent` (the main thread's for `None`), not there
+/// yet, written with `calls` 300 ms from now.
+fn written_later(c: &Conv, agent: Option<&str>, calls: &[&str]) -> std::thread::JoinHandle<()> {
+    let path = c.transcript_path(agent);
+    assert!(!path.exists());
+    let lines = transcript_lines(calls);
+    std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, lines).unwrap();
+    })
+}
+
+/// The fork starts, and its gate of `payload` runs: what its start
+/// copied, as logged.
+fn forks_start(c: &Conv, payload: &str) -> Value {
     c.send(&c.payload("subagent_start_fork")).expect(0, "");
-    c.send(&c.agent("pre_sub_edit", FORK, "fork")).expect(0, "");
+    c.send(&c.agent(payload, FORK, "fork")).expect(0, "");
     let ev = c
         .session(&["events", "--sid", "conv", "--agent", FORK, "--json"])
         .json();
-    assert_eq!(
-        ev[0]["detail"],
-        format!("a copy of agent {GP}'s views: 1 files, 1 views")
-    );
+    ev[0]["detail"].clone()
 }
 
 // Early in a conversation Claude Code may not have written the main
@@ -455,26 +464,11 @@ fn a_subagents_fork_launch_waits_for_its_transcript_to_be_written() {
 fn a_forks_launch_early_in_a_conversation_waits_for_its_transcript() {
     let c = Conv::new();
     c.send(&c.main("post_read_whole")).expect(0, "");
-    let path = c.transcript_path(None);
-    assert!(!path.exists());
-    let writer = std::thread::spawn(move || {
-        std::thread::sleep(std::time::Duration::from_millis(300));
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(
-            path,
-            transcript_lines(&["toolu_e2e_0001", "toolu_e2e_0004"]),
-        )
-        .unwrap();
-    });
+    let writer = written_later(&c, None, &["toolu_e2e_0001", "toolu_e2e_0004"]);
     c.send(&c.payload("pre_agent_fork")).expect(0, "");
     writer.join().unwrap();
-    c.send(&c.payload("subagent_start_fork")).expect(0, "");
-    c.send(&c.agent("pre_edit", FORK, "fork")).expect(0, "");
-    let ev = c
-        .session(&["events", "--sid", "conv", "--agent", FORK, "--json"])
-        .json();
     assert_eq!(
-        ev[0]["detail"],
+        forks_start(&c, "pre_edit"),
         "a copy of the main thread's views: 1 files, 1 views"
     );
 }
