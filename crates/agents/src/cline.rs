@@ -385,11 +385,16 @@ fn read_files(input: &Value, output: &Value, cwd: &Path) -> Event {
         let Some(text) = r.get("result").and_then(Value::as_str) else {
             continue; // an image: parts, no text
         };
-        let e = match shown_head(text) {
-            None => numbered(PathBuf::from(path), text, start, end, cwd),
-            Some(head) => numbered_head(PathBuf::from(path), head, start, end, cwd),
+        // Cut by Cline: the head's whole lines, as a read that stopped
+        // early (none when no line is whole).
+        let (body, cut) = match shown_head(text) {
+            None => trailer(text),
+            Some(head) => match head.rfind('\n') {
+                Some(i) => (&head[..i], true),
+                None => continue,
+            },
         };
-        events.extend(e);
+        events.extend(numbered(PathBuf::from(path), body, cut, start, end, cwd));
     }
     Event::all(events)
 }
@@ -458,40 +463,30 @@ fn shown_head(text: &str) -> Option<&str> {
     Some(&text[..end])
 }
 
-/// The whole lines of a read's head, the rest cut by Cline
-/// ([`shown_head`]), as a view of them (none when no line is whole).
-fn numbered_head(
-    path: PathBuf,
-    head: &str,
-    start: Option<u64>,
-    end: Option<u64>,
-    cwd: &Path,
-) -> Option<Event> {
-    let whole = &head[..head.rfind('\n')?];
-    // As a read that stopped early: a start of the file (or of the range
-    // asked), of the lines it showed.
-    let said =
-        format!("{whole}{SHOWING}cut by Cline. Use start_line/end_line to read other sections.]");
-    numbered(path, &said, start, end, cwd)
+/// A read's text without the trailer it ends with when it stopped early,
+/// and whether it did.
+fn trailer(text: &str) -> (&str, bool) {
+    match text.find(SHOWING) {
+        Some(i) if text[i..].ends_with(" Use start_line/end_line to read other sections.]") => {
+            (&text[..i], true)
+        }
+        _ => (text, false),
+    }
 }
 
-/// One file's `N | line` text as a view.
+/// One file's `N | line` lines (its trailer taken off, `cut` when the read
+/// stopped early or Cline cut it) as a view.
 /// The lines come without their newlines: whether the last one had one
 /// is not said, so a whole read takes it from the disk.
 fn numbered(
     path: PathBuf,
-    text: &str,
+    body: &str,
+    cut: bool,
     start: Option<u64>,
     end: Option<u64>,
     cwd: &Path,
 ) -> Option<Event> {
     let ranged = start.is_some_and(|s| s > 1) || end.is_some();
-    let (body, cut) = match text.find(SHOWING) {
-        Some(i) if text[i..].ends_with(" Use start_line/end_line to read other sections.]") => {
-            (&text[..i], true)
-        }
-        _ => (text, false),
-    };
     if body.is_empty() {
         // An empty file read whole; a range past the end shows nothing.
         return (!ranged && !cut).then(|| {

@@ -228,14 +228,7 @@ pub fn handle(
         }
         Event::Pruned(calls) => {
             if let Some(store) = session.open_existing()? {
-                let cleared = calls.iter().cloned().collect();
-                store.hold_only(
-                    &session.sid,
-                    &Default::default(),
-                    held::Scope::Origins(&cleared),
-                    Released::Compaction,
-                    TOOL,
-                )?;
+                release_calls(&store, &session.sid, &calls.iter().cloned().collect())?;
             }
             Ok(Answer::Nothing)
         }
@@ -455,6 +448,25 @@ pub(crate) fn views_of(opts: &Options, who: &Who) -> Result<(PathBuf, String), P
 /// [`Event::Changed`], its origin in [`Who::call`]) as its hook would
 /// have, but only where the disk still holds exactly what was shown: the
 /// line may be older than what the session knows since.
+/// Release the views session `sid` was shown by calls `calls`, whose
+/// results the agent took out of the conversation (as a compaction does).
+pub(crate) fn release_calls(
+    store: &Store,
+    sid: &str,
+    calls: &std::collections::HashSet<String>,
+) -> Result<(), Problem> {
+    if !calls.is_empty() {
+        store.hold_only(
+            sid,
+            &Default::default(),
+            held::Scope::Origins(calls),
+            Released::Compaction,
+            TOOL,
+        )?;
+    }
+    Ok(())
+}
+
 pub(crate) fn replay(
     agent: &dyn Agent,
     opts: &Options,

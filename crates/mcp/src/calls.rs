@@ -409,20 +409,16 @@ impl Desk {
                 )))
             }
         };
-        let mut req = show::Request {
+        let req = show::Request {
             offset,
             limit,
             cap: self.cap,
         };
         let mut shown = show::read(&canonical, &req).map_err(|e| read_error(path, e))?;
-        // What the client passes on whole: read again, fewer lines, until
-        // the result fits (a few times at most: the file may change).
-        for _ in 0..4 {
-            let Some(keep) = fitting(&shown, self.cap) else {
-                break;
-            };
-            req.cap = keep;
-            shown = show::read(&canonical, &req).map_err(|e| read_error(path, e))?;
+        // What the client passes on whole: fewer lines, when the numbered
+        // ones would not fit.
+        if let Some(keep) = fitting(&shown, self.cap) {
+            shown = shown.cut_to(keep, &req);
         }
         // Whether it is a re-read shapes the answer; the view itself is
         // recorded only once the answer is delivered.
@@ -707,11 +703,8 @@ fn fitting(shown: &Shown, cap: u64) -> Option<u64> {
         if used + this > cap || n - shown.offset >= MAX_LINES {
             let fit = match kept {
                 // Not even the first line: its start, as much less as it
-                // was over.
-                0 => line
-                    .len()
-                    .saturating_sub(used + this - cap.min(used + this))
-                    .max(1),
+                // was over (each byte left out counts one or more).
+                0 => line.len().saturating_sub(this.saturating_sub(cap)).max(1),
                 k => k,
             };
             return Some(fit as u64);

@@ -110,6 +110,26 @@ impl Shown {
     pub fn last_line(&self) -> u64 {
         self.offset.saturating_add(self.lines).saturating_sub(1)
     }
+
+    /// The same read (of `req`) as a cap of `cap` bytes would have shown
+    /// it, when that shows less: its whole lines within `cap`, or the
+    /// first line cut at `cap` when even it is longer (a front end whose
+    /// client counts the numbered text otherwise than in file bytes).
+    pub fn cut_to(mut self, cap: u64, req: &Request) -> Shown {
+        if self.bytes.len() as u64 <= cap {
+            return self;
+        }
+        self.bytes.truncate(cap as usize);
+        self.cut_line = cut_to_lines(&mut self.bytes);
+        self.lines = count_lines(&self.bytes);
+        self.capped = true;
+        self.kind = if req.is_range() {
+            Kind::Range
+        } else {
+            Kind::Start
+        };
+        self
+    }
 }
 
 /// Something a read's reader should know beyond the lines it shows; each

@@ -270,6 +270,14 @@ impl Kept {
         serde_json::to_string(self).ok()
     }
 
+    /// `waited` added to the conversation's waits (at most the budget).
+    fn charge(&mut self, waited: Duration) {
+        self.waited_ms = self
+            .waited_ms
+            .saturating_add(waited.as_millis() as u64)
+            .min(WAIT_BUDGET.as_millis() as u64);
+    }
+
     /// What is left of the conversation's wait budget.
     fn left(&self) -> Duration {
         WAIT_BUDGET.saturating_sub(Duration::from_millis(self.waited_ms))
@@ -642,10 +650,7 @@ impl Waitable {
         // The cursor as it is now (a hook may have read on meanwhile).
         let now = self.store.cursor(&self.key)?;
         let mut kept = Kept::of(now.as_ref());
-        kept.waited_ms = kept
-            .waited_ms
-            .saturating_add(waited.as_millis() as u64)
-            .min(WAIT_BUDGET.as_millis() as u64);
+        kept.charge(waited);
         if let Some(now) = &now {
             let next = Cursor {
                 state: kept.to_state(),
@@ -826,10 +831,7 @@ fn charge_unread(opts: &Options, who: &Who, path: &Path, waited: Duration) {
         return;
     };
     let mut kept = Kept::of(was.as_ref());
-    kept.waited_ms = kept
-        .waited_ms
-        .saturating_add(waited.as_millis() as u64)
-        .min(WAIT_BUDGET.as_millis() as u64);
+    kept.charge(waited);
     let next = match &was {
         Some(c) => Cursor {
             state: kept.to_state(),
@@ -1109,7 +1111,7 @@ impl Reading<'_> {
                         }
                         Step::Release { calls, state } => {
                             kept.format = Some(state);
-                            if let Err(p) = self.release(&calls) {
+                            if let Err(p) = core::release_calls(self.store, self.sid, &calls) {
                                 failed = Some(p);
                                 return false;
                             }
@@ -1195,21 +1197,6 @@ impl Reading<'_> {
         .to_state();
         self.replay_located(f, h.found)?;
         Ok(next)
-    }
-
-    /// Release the views shown by the calls `calls`, as a compaction's.
-    fn release(&self, calls: &HashSet<String>) -> Result<(), Problem> {
-        if calls.is_empty() {
-            return Ok(());
-        }
-        self.store.hold_only(
-            self.sid,
-            &HashSet::new(),
-            Scope::Origins(calls),
-            Released::Compaction,
-            core::TOOL,
-        )?;
-        Ok(())
     }
 
     /// Record the views `found`, those whose origin the session does not
