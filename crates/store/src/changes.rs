@@ -322,7 +322,11 @@ pub(crate) fn diff(
     let what = lines.map(span).unwrap_or_default();
     let moved = now_lines.filter(|&n| Some(n) != lines);
     let now = moved.map(span).unwrap_or_default();
-    let text = TextDiff::from_lines(old.as_ref(), new.as_ref())
+    // A rewrite of most of a long file: a correct, longer diff after this
+    // long, not one that takes half a minute to be the smallest.
+    let text = TextDiff::configure()
+        .timeout(std::time::Duration::from_millis(50))
+        .diff_lines(old.as_ref(), new.as_ref())
         .unified_diff()
         .context_radius(CONTEXT_LINES)
         .header(

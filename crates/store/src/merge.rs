@@ -179,6 +179,9 @@ pub fn merge_edit(
     let (i, j) = span(&hunks(&block, &lines(&ours_block))).unwrap_or((0, 0));
     let (p, q) = span(&hunks(&now, &lines(&result))).unwrap_or((0, 0));
     let (s, e) = locate(&block, &now, (i, j), (p, q)).ok_or(Refused::Elsewhere)?;
+    if !where_they_were(&block, &now, first - 1, (s, e)) {
+        return Err(Refused::Elsewhere);
+    }
     let mut base = String::with_capacity(theirs.len() + text.len());
     now[..s].iter().for_each(|l| base.push_str(l));
     // A last line seen without its newline is the file's last line; one
@@ -211,6 +214,40 @@ pub fn merge_edit(
         base,
         now: Some((s + 1, e - s)),
     })
+}
+
+/// Whether `found` (lines `start..end` of `now`, found around where the
+/// edit lands) is where the lines seen (`block`, which began at line `at`,
+/// from 0) went, judged from where they were: the lines around their old
+/// place that still hold at least half of them must be these, else (none
+/// of them left there) `found` must be the one place in the file that
+/// holds them whole. A copy of the lines seen elsewhere, or a block that
+/// only looks like them, is not where they went: the edit would land on
+/// text the agent never saw, while its own lines changed.
+fn where_they_were(block: &[&str], now: &[&str], at: usize, found: (usize, usize)) -> bool {
+    let n = block.len();
+    let whole = |k: usize| k + n <= now.len() && now[k..k + n] == *block;
+    if whole(at) {
+        return found == (at, at + n);
+    }
+    let at = at.min(now.len());
+    let near = locate(block, now, (0, 0), (at, at)).filter(|&(a, b)| {
+        let kept: usize = diff_ops(block, &now[a..b])
+            .iter()
+            .map(|op| match *op {
+                DiffOp::Equal { len, .. } => len,
+                _ => 0,
+            })
+            .sum();
+        2 * kept >= n
+    });
+    match near {
+        Some((a, b)) => a < found.1 && found.0 < b,
+        None => {
+            let mut places = (0..=now.len().saturating_sub(n)).filter(|&k| whole(k));
+            places.next() == Some(found.0) && found.1 == found.0 + n && places.next().is_none()
+        }
+    }
 }
 
 /// The lines from the first a hunk touches to the last.
@@ -309,7 +346,7 @@ pub fn locate_seen(text: &str, now: &str, first: usize) -> Option<(usize, usize)
     let at = at.min(now.len());
     let (start, end) = locate(&block, &now, (0, 0), (at, at))?;
     // Enough of them left for the place to be theirs.
-    let kept: usize = similar::capture_diff_slices(Algorithm::Myers, &block, &now[start..end])
+    let kept: usize = diff_ops(&block, &now[start..end])
         .iter()
         .map(|op| match *op {
             DiffOp::Equal { len, .. } => len,
@@ -323,7 +360,9 @@ pub fn locate_seen(text: &str, now: &str, first: usize) -> Option<(usize, usize)
 /// [`Merged::base`] to the file's text now, headed by `name`, with 3 lines
 /// of context. Empty when nothing the agent saw changed.
 pub fn told(merged: &Merged, theirs: &str, name: &str) -> String {
-    similar::TextDiff::from_lines(merged.base.as_str(), theirs)
+    similar::TextDiff::configure()
+        .timeout(DIFF_TIMEOUT)
+        .diff_lines(merged.base.as_str(), theirs)
         .unified_diff()
         .context_radius(MARGIN)
         .header(name, name)
@@ -343,9 +382,23 @@ fn lines(text: &str) -> Vec<&str> {
     text.split_inclusive('\n').collect()
 }
 
+/// How long one line diff of a merge may look for the smallest diff. A
+/// rewrite of most of a long file costs the diff time that grows with the
+/// square of its length (35 s for 20,000 lines all re-indented); past this
+/// it settles for a correct but longer one, whose larger hunks can only
+/// make an edit nearer to the change: refused, never merged wrongly (the
+/// result is checked against both changes made to the base, [`merge`]).
+const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// The line diff of `a` to `b`, the smallest found within [`DIFF_TIMEOUT`].
+pub(crate) fn diff_ops<T: PartialEq + std::hash::Hash + Eq + Ord>(a: &[T], b: &[T]) -> Vec<DiffOp> {
+    let deadline = std::time::Instant::now() + DIFF_TIMEOUT;
+    similar::capture_diff_slices_deadline(Algorithm::Myers, a, b, Some(deadline))
+}
+
 /// The changed runs from `base` to `other`, in base line numbers.
 fn hunks<'a>(base: &[&'a str], other: &[&'a str]) -> Vec<Hunk<'a>> {
-    let ops = similar::capture_diff_slices(Algorithm::Myers, base, other);
+    let ops = diff_ops(base, other);
     let mut out: Vec<Hunk<'a>> = Vec::new();
     for op in ops {
         let (start, end, new) = match op {
@@ -687,6 +740,45 @@ mod tests {
             try_lines(&base, (10, 30), &theirs, "line 20\n", "x\n"),
             Err(Refused::Unapplied)
         );
+    }
+
+    #[test]
+    fn a_copy_of_the_lines_seen_is_not_where_they_went() {
+        // Lines 10-20 seen; then line 15 changed where it was, and the
+        // lines seen copied below line 50: "line 15" is found once, in the
+        // copy, which the agent never saw, while its own line 15 changed.
+        let base = numbered(60);
+        let all = lines(&base);
+        let theirs = [
+            all[..14].concat(),
+            "line 15 CHANGED\n".to_string(),
+            all[15..50].concat(),
+            all[9..20].concat(),
+            all[50..].concat(),
+        ]
+        .concat();
+        assert_eq!(
+            try_lines(&base, (10, 20), &theirs, "line 15\n", "line fifteen\n"),
+            Err(Refused::Elsewhere)
+        );
+        // Moved far (100 lines above them) and whole: found there.
+        let theirs = format!("{}{base}", numbered(100).replace("line", "new"));
+        let m = try_lines(&base, (10, 20), &theirs, "line 15\n", "line fifteen\n").unwrap();
+        assert_eq!(m.now, Some((110, 11)));
+        // ...but not when they stand whole twice.
+        let theirs = format!("{}{base}", all[9..20].concat());
+        assert!(try_lines(&base, (10, 20), &theirs, "line 15\n", "line fifteen\n").is_err());
+    }
+
+    #[test]
+    fn a_rewrite_of_every_line_of_a_long_file_is_refused() {
+        // Each diff settles for a longer one after a while: 20,000 lines
+        // re-indented took 35 s to refuse.
+        let base: String = (0..20_000)
+            .map(|i| format!("    let v{i} = f({i});\n"))
+            .collect();
+        let theirs = base.replace("    let", "\tlet");
+        assert!(try_merge(&base, &theirs, "f(19999)", "f(0)").is_err());
     }
 
     #[test]
