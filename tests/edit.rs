@@ -936,3 +936,46 @@ fn an_edit_of_a_range_merges_with_a_change_it_stands_apart_from() {
     env.run("fsview-edit", &["-q", "f.txt", "--old", "line 26\n", "--new", "x\n"])
         .expect(0, "--- f.txt\n+++ f.txt\n@@ -23,7 +23,7 @@\n line 23\n line 24\n line 25 edited\n-line 26\n+x\n line 27\n line 28\n line 29\n");
 }
+
+// A file that starts with a UTF-8 BOM, changed since it was read: an edit
+// far from the change merges as in any other file, the BOM kept, and the
+// change told is the other change only (the text as read starts with the
+// BOM, the decoded text does not: that is no change).
+#[test]
+fn an_edit_merges_in_a_file_with_a_byte_order_mark() {
+    let env = Env::new();
+    let text: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+    env.write("a.txt", format!("\u{feff}{text}"));
+    assert_eq!(env.run("fsview-read", &["a.txt"]).code, 0);
+    env.write(
+        "a.txt",
+        format!("\u{feff}{}", text.replace("line 10\n", "line 10 X\n")),
+    );
+    let r = env.run(
+        "fsview-edit",
+        &[
+            "--json",
+            "a.txt",
+            "--old",
+            "line 2\n",
+            "--new",
+            "line two\n",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let j: serde_json::Value = serde_json::from_str(r.stdout.trim()).unwrap();
+    assert_eq!(j["verdict"], "merged");
+    assert_eq!(
+        j["merged"]["diff"],
+        "--- a.txt\n+++ a.txt\n@@ -7,7 +7,7 @@\n line 7\n line 8\n line 9\n-line 10\n+line 10 X\n line 11\n line 12\n line 13\n"
+    );
+    assert_eq!(
+        body(&env, "a.txt"),
+        format!(
+            "\u{feff}{}",
+            text.replace("line 10\n", "line 10 X\n")
+                .replace("line 2\n", "line two\n")
+        )
+        .as_bytes()
+    );
+}

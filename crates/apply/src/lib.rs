@@ -637,6 +637,12 @@ fn merge_edit(
         let Ok(text) = std::str::from_utf8(&kept) else {
             continue;
         };
+        // The text as read starts with the file's UTF-8 BOM, which `now`
+        // (decoded) no longer has: without it both are the same text.
+        let text = match (v.offset <= 1, text.strip_prefix('\u{feff}')) {
+            (true, Some(t)) if !theirs.starts_with('\u{feff}') => t,
+            _ => text,
+        };
         let seen = match v.kind {
             Kind::Full => Seen::Whole(text),
             _ => Seen::Lines {
