@@ -979,3 +979,75 @@ fn an_edit_merges_in_a_file_with_a_byte_order_mark() {
         .as_bytes()
     );
 }
+
+// Who changed it is named only for a change fsview saw made after the
+// asker last saw the file. Each of these was once named after a writer
+// whose trace merely held the same bytes.
+#[test]
+fn a_writer_is_named_only_for_what_it_wrote_after_the_askers_view() {
+    let env = Env::new();
+    let text: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+    let read = |sid: &str| assert_eq!(env.run("fsview-read", &["--sid", sid, "a.txt"]).code, 0);
+    let edit = |sid: &str, old: &str, new: &str| {
+        let r = env.run(
+            "fsview-edit",
+            &["--sid", sid, "a.txt", "--old", old, "--new", new],
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    };
+    let modified = format!("a.txt: modified (content): {MODIFIED}\n");
+
+    // Changed back: B's edit, which A then read past and edited itself;
+    // the user puts B's version back. B did not make this change.
+    env.write("a.txt", &text);
+    read("A");
+    read("B");
+    edit("B", "line 10\n", "line ten\n");
+    let by_b = std::fs::read(env.path("a.txt")).unwrap();
+    read("A");
+    edit("A", "line 15\n", "line fifteen\n");
+    env.write("a.txt", &by_b);
+    env.run("fsview-check-edit", &["--sid", "A", "a.txt"])
+        .expect(1, &modified);
+
+    // A write of the bytes already there wrote nothing: the user's line
+    // is the user's, not C's.
+    env.write("a.txt", &text);
+    read("A");
+    env.write("a.txt", format!("{text}user line\n"));
+    read("C");
+    let r = env.run_stdin(
+        "fsview-write",
+        &["--sid", "C", "a.txt"],
+        format!("{text}user line\n").as_bytes(),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    env.run("fsview-check-edit", &["--sid", "A", "a.txt"])
+        .expect(1, &modified);
+
+    // A fork's copy of M's earlier edit: the fork wrote nothing.
+    env.write("a.txt", &text);
+    read("M");
+    edit("M", "line 10\n", "line ten\n");
+    let first = std::fs::read(env.path("a.txt")).unwrap();
+    let r = env.run(
+        "fsview-session",
+        &["fork", "--from", "M", "--sid", "M/worker-1"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    edit("M", "line 12\n", "line twelve\n");
+    env.write("a.txt", &first);
+    env.run("fsview-check-edit", &["--sid", "M", "a.txt"])
+        .expect(1, &modified);
+
+    // Still named for what it did write since.
+    read("A");
+    read("B");
+    edit("B", "line 3\n", "line three\n");
+    let r = env.run("fsview-check-edit", &["--sid", "A", "a.txt"]);
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        crate::harness::untimed(&r.stdout),
+        "a.txt: modified (replaced): File has been modified since read, by fsview-edit in session \"B\" at HH:MM. Read it again before attempting to write it.\n"
+    );
+}

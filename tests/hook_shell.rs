@@ -1169,7 +1169,7 @@ fn claude_a_sed_far_from_an_outside_change_is_let_through_and_the_change_told() 
         crate::harness::untimed(&r.stdout),
         line(json!({"hookSpecificOutput": {
             "hookEventName": "PostToolUse",
-            "additionalContext": "These files changed since you last saw them:\n\na.txt: modified (content): by your own shell command at HH:MM\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -2,11 +2,11 @@\n line 2\n line 3\n line 4\n line 5\n line 6\n line 7\n line 8\n line 9\n-line 10\n+line ten\n line 11\n line 12\n",
+            "additionalContext": "These files changed since you last saw them:\n\na.txt: modified (content): by your own shell command `sed -i 's/line 10/line ten/' a.txt` at HH:MM\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -2,11 +2,11 @@\n line 2\n line 3\n line 4\n line 5\n line 6\n line 7\n line 8\n line 9\n-line 10\n+line ten\n line 11\n line 12\n",
         }}))
     );
     let mut edit = a.payload("pre_edit");
@@ -1279,7 +1279,7 @@ fn codex_a_sed_far_from_an_outside_change_is_let_through_and_the_change_told() {
         crate::harness::untimed(&r.stdout),
         line(json!({"hookSpecificOutput": {
             "hookEventName": "PostToolUse",
-            "additionalContext": "These files changed since you last saw them:\n\na.txt: modified (content): by your own shell command at HH:MM\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -2,11 +2,11 @@\n line 2\n line 3\n line 4\n line 5\n line 6\n line 7\n line 8\n line 9\n-line 10\n+line ten\n line 11\n line 12\n",
+            "additionalContext": "These files changed since you last saw them:\n\na.txt: modified (content): by your own shell command `sed -i 's/line 10/line ten/' a.txt` at HH:MM\n--- a.txt (as viewed)\n+++ a.txt (now)\n@@ -2,11 +2,11 @@\n line 2\n line 3\n line 4\n line 5\n line 6\n line 7\n line 8\n line 9\n-line 10\n+line ten\n line 11\n line 12\n",
         }}))
     );
     let ev = a.env.run("fsview-session", &["events", "--sid", a.sid]);
@@ -1361,4 +1361,81 @@ fn claude_a_sed_of_two_files_refused_for_one_tells_the_others_change_too() {
     a.send(&a.with_command("pre_shell_sed_in_place", sed), &[])
         .expect(0, "")
         .stderr_is("");
+}
+
+// Who changed a file, as the shell tells it: a command that failed and left
+// the file as its agent saw it wrote nothing, and is not named; a
+// subagent's command is named as that subagent's, with its command line.
+#[test]
+fn claude_a_shell_writer_is_named_only_for_what_it_wrote() {
+    let a = claude();
+    let base: String = (1..=12).map(|i| format!("line {i}\n")).collect();
+    let as_sid = |mut p: Value, sid: &str| {
+        p["session_id"] = json!(sid);
+        p
+    };
+    let cat = |sid: &str, agent: Option<&str>, text: &str| {
+        let mut p = as_sid(a.with_command("post_shell_cat", "cat a.txt"), sid);
+        p["tool_response"]["stdout"] = json!(text.trim_end());
+        if let Some(id) = agent {
+            p["agent_id"] = json!(id);
+        }
+        a.send(&p, &[]).expect(0, "").stderr_is("");
+    };
+    let deny_of = |r: &crate::harness::Run| -> String {
+        let v: Value = serde_json::from_str(r.stdout.trim()).unwrap();
+        v["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    a.env.write("a.txt", &base);
+    cat("B", None, &base);
+    let users = format!("{base}the user's line\n");
+    a.env.write("a.txt", &users);
+    cat("A", None, &users);
+    // A's `cp` fails: a.txt is left as A saw it.
+    let cp = "cp nothere.txt a.txt";
+    a.send(&as_sid(a.with_command("pre_shell_other", cp), "A"), &[])
+        .expect(0, "");
+    a.send(&as_sid(a.with_command("post_shell_other", cp), "A"), &[])
+        .expect(0, "");
+    let mut write = as_sid(a.payload("pre_write_update"), "B");
+    write["tool_input"]["content"] = json!("from memory\n");
+    let r = a.send(&write, &[]);
+    let why = deny_of(&r);
+    assert!(
+        why.starts_with("File has been modified since read, either by the user or by a linter."),
+        "{why}"
+    );
+
+    // Subagent S3 of conversation M formats the file M read.
+    a.env.write("a.txt", &base);
+    cat("M", None, &base);
+    cat("M", Some("S3"), &base);
+    let fmt = "npm run fmt";
+    let mut pre = as_sid(a.with_command("pre_shell_other", fmt), "M");
+    pre["agent_id"] = json!("S3");
+    a.send(&pre, &[]).expect(0, "");
+    a.env
+        .write("a.txt", base.replace("line 6\n", "line 6 formatted\n"));
+    let mut post = as_sid(a.with_command("post_shell_other", fmt), "M");
+    post["agent_id"] = json!("S3");
+    let r = a.send(&post, &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        crate::harness::untimed(&r.stdout).contains(
+            "a.txt: modified (content): by your own shell command `npm run fmt` at HH:MM\\n"
+        ),
+        "{}",
+        r.stdout
+    );
+    let mut write = as_sid(a.payload("pre_write_update"), "M");
+    write["tool_input"]["content"] = json!("from memory\n");
+    let r = a.send(&write, &[]);
+    let why = crate::harness::untimed(&deny_of(&r));
+    assert!(
+        why.starts_with("File has been modified since read, by a shell command `npm run fmt` of subagent S3 at HH:MM."),
+        "{why}"
+    );
 }

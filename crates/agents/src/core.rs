@@ -1986,6 +1986,16 @@ fn shell_written(s: &Session<'_>, writes: &[OwnWrite], command: &str) -> Result<
             store.own_forget(&s.conversation, &canonical)?;
             continue;
         }
+        // A text the agent held whole, left as it was (the command failed,
+        // or wrote the same bytes): the command made nothing there, and
+        // must not be named as the writer of that text.
+        if before == Before::Seen
+            && gate::decide_for(Some(&store), &s.sid, s.cwd(), &canonical, Want::Write)?.verdict
+                == Verdict::Ok
+        {
+            store.own_forget(&s.conversation, &canonical)?;
+            continue;
+        }
         let Ok((fp, bytes)) = own::take(&canonical) else {
             store.own_forget(&s.conversation, &canonical)?;
             continue;

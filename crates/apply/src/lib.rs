@@ -787,11 +787,17 @@ fn record(
             fsview_store::show::slice_lines(written, o, n),
         ),
     };
+    // A write of the bytes already there changed nothing: the agent has
+    // seen them, it did not make them (no one is told it wrote them).
+    let source = match detail {
+        Some("same content") => Source::Read,
+        _ => Source::Write,
+    };
     let view = NewView {
         path: &report.canonical,
         fingerprint: fp,
         kind,
-        source: Source::Write,
+        source,
         offset,
         lines,
         total_lines: Some(total),
