@@ -290,7 +290,7 @@ _fsview__hook() {
             fi
             case "${prev}" in
                 --event)
-                    COMPREPLY=($(compgen -W "preToolUse postToolUse userPromptSubmitted" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "preToolUse postToolUse userPromptSubmitted preCompact" -- "${cur}"))
                     return 0
                     ;;
                 --session)

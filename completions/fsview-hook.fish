@@ -177,7 +177,8 @@ complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -l allow -d 
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand pi" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l event -d 'The hook event the payload is [default: told by its fields]' -r -f -a "preToolUse\t''
 postToolUse\t''
-userPromptSubmitted\t''"
+userPromptSubmitted\t''
+preCompact\t''"
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l session -d 'The session file [default: fsview/session.db in the git directory of the payload\'s cwd, else $XDG_STATE_HOME/fsview/session.db]' -r -F
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l sid -d 'The fsview session to use instead of the payload\'s session_id' -r -f -a '(__fsview_session_ids)'
 complete -c fsview-hook -n "__fish_fsview_hook_using_subcommand copilot" -l on-error -d 'Fail open or closed on a payload that cannot be answered or a failure [default: closed for the gate, open for the rest]' -r -f -a "open\t'Exit 0 with no answer: the agent goes on as if there were no hook'

@@ -364,8 +364,9 @@ showed (the file's text exactly; nothing for a file too large to show or a
 directory), what a bash read printed, what create wrote, and an edit's replacement applied to the
 agent's last view of the file, held against the disk. userPromptSubmitted
 tells the files changed since they were seen, with diffs, each change once.
-sessionStart is not wired: Copilot CLI loads its instruction files itself
-(so --also has no effect here).";
+preCompact releases every view: the summary Copilot CLI compacts the
+conversation into holds no file's text. sessionStart is not wired: Copilot
+CLI loads its instruction files itself (so --also has no effect here).";
 
 const COPILOT_EXAMPLES: &str = "\
 Examples:
@@ -604,6 +605,8 @@ pub enum CopilotEvent {
     PostToolUse,
     #[value(name = "userPromptSubmitted")]
     UserPromptSubmitted,
+    #[value(name = "preCompact")]
+    PreCompact,
 }
 
 #[derive(ClapArgs, Debug)]

@@ -164,7 +164,7 @@ fn copilot_a_created_file_is_a_full_view_and_a_failure_records_nothing() {
     c.env.write("a.txt", A_TXT);
     c.hook("post_failure_create_existing", &[])
         .expect(0, "")
-        .stderr_is("fsview-hook: hook event \"postToolUseFailure\" is not one fsview-hook copilot answers; wire it to preToolUse, postToolUse and userPromptSubmitted only\n");
+        .stderr_is("fsview-hook: hook event \"postToolUseFailure\" is not one fsview-hook copilot answers; wire it to preToolUse, postToolUse, userPromptSubmitted and preCompact only\n");
     assert_eq!(c.view("a.txt"), None);
 }
 
@@ -236,7 +236,7 @@ fn copilot_install_writes_its_own_hooks_file() {
     c.args(["install", "copilot"]).current_dir(env.path("sub"));
     let r = crate::harness::output(c, None);
     let file = env.path(".github/hooks/fsview.json");
-    r.expect(0, &format!("{}: preToolUse, postToolUse, userPromptSubmitted now run {exe} copilot\nCopilot CLI runs a folder's hooks once the folder is trusted: answer its trust prompt, or run it with --trust-folder (or COPILOT_ALLOW_ALL=true).\n", file.display()));
+    r.expect(0, &format!("{}: preToolUse, postToolUse, userPromptSubmitted, preCompact now run {exe} copilot\nCopilot CLI runs a folder's hooks once the folder is trusted: answer its trust prompt, or run it with --trust-folder (or COPILOT_ALLOW_ALL=true).\n", file.display()));
     let text = std::fs::read_to_string(&file).unwrap();
     let hook = |e: &str| json!([{"type": "command", "bash": format!("{exe} copilot --event {e}"), "timeoutSec": 30}]);
     assert_eq!(
@@ -245,11 +245,12 @@ fn copilot_install_writes_its_own_hooks_file() {
             "preToolUse": hook("preToolUse"),
             "postToolUse": hook("postToolUse"),
             "userPromptSubmitted": hook("userPromptSubmitted"),
+            "preCompact": hook("preCompact"),
         }})
     );
     env.run("fsview-hook", &["install", "copilot"]).expect(
         0,
-        &format!("{}: already runs {exe} copilot (preToolUse, postToolUse, userPromptSubmitted); nothing changed\nCopilot CLI runs a folder's hooks once the folder is trusted: answer its trust prompt, or run it with --trust-folder (or COPILOT_ALLOW_ALL=true).\n", file.display()),
+        &format!("{}: already runs {exe} copilot (preToolUse, postToolUse, userPromptSubmitted, preCompact); nothing changed\nCopilot CLI runs a folder's hooks once the folder is trusted: answer its trust prompt, or run it with --trust-folder (or COPILOT_ALLOW_ALL=true).\n", file.display()),
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
     // Removed with the folders made for it: the project is as it was.
@@ -327,4 +328,27 @@ fn copilot_an_edit_far_from_an_outside_change_is_let_through_and_the_change_told
         d.send(&edit(&d, "pre_edit", old, new), args)
             .expect(0, &deny(&crate::harness::modified_told(diff)));
     }
+}
+
+// Copilot CLI compacts on its own (headless too) and runs preCompact first
+// (the payload as Copilot CLI 1.0.102 handed it to the hook, seen in its
+// session log by `scripts/e2e-copilot compaction-drops-views`): every view
+// is released, so a write from what the summary remembers is refused.
+#[test]
+fn copilot_a_compaction_releases_the_views() {
+    let c = copilot();
+    c.env.write("a.txt", A_TXT);
+    c.hook("post_view_whole", &[]).expect(0, "");
+    c.hook("pre_compact", &["--event", "preCompact"])
+        .expect(0, "")
+        .stderr_is("");
+    // Refused, the file given back (a read it need not make again).
+    c.hook("pre_create_existing", &[]).expect(
+        0,
+        &deny("File has not been read yet: what you were shown of it is no longer in the conversation (compaction). Its whole text is below (3 lines, as a read shows them): you have now read it, so retry your change against it (no need to read it again).\n\none\ntwo\nthree\n"),
+    );
+    // The event told by the payload's fields: the same release.
+    c.hook("post_view_whole", &[]).expect(0, "");
+    c.hook("pre_compact", &[]).expect(0, "").stderr_is("");
+    assert!(c.hook("pre_edit", &[]).stdout.contains("(compaction)"));
 }

@@ -71,7 +71,8 @@ SUMMARY = ("<state_snapshot>\nThe user asked for files to be read; they were rea
 # after a compaction holds the summary too, but never last: a prompt or a
 # tool result follows it.
 SUMMARY_ASKS = ("<state_snapshot>", "anchored summary", "Here is the summary of the conversation before",
-                "context checkpoint summary", "Summarize the prefix", "incorporate into the existing summary")
+                "context checkpoint summary", "Summarize the prefix", "incorporate into the existing summary",
+                "The history is being compacted")
 
 
 def is_summary_request(body):

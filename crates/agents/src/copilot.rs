@@ -39,6 +39,16 @@
 //!   that change, is let through and the change told after it.
 //! - `sessionStart`: nothing. Copilot CLI loads its own instruction files,
 //!   and the payload does not say what it gave the model.
+//! - `preCompact`: every view is released ([`Event::Compacted`]). Copilot
+//!   CLI compacts on its own, headless too: once its estimate of the
+//!   context passes a threshold of the model's prompt limit it asks the
+//!   model for a summary in the background, and when that comes back it
+//!   replaces everything before the compaction's start with it ("Some of
+//!   the conversation history has been ..."), keeping what came after.
+//!   The hook fires at the start, so what is read after it stays held. A
+//!   compaction cancelled (the process ended first) leaves the views
+//!   released while the model still has them: a read again, never a
+//!   write let through blind.
 
 use std::path::{Path, PathBuf};
 
@@ -52,7 +62,12 @@ use crate::shell::{self, Output};
 use crate::{payload, Agent, Parsed, Problem, Reply};
 
 /// The hook events fsview-hook answers, as Copilot CLI names them.
-pub const EVENTS: &[&str] = &["preToolUse", "postToolUse", "userPromptSubmitted"];
+pub const EVENTS: &[&str] = &[
+    "preToolUse",
+    "postToolUse",
+    "userPromptSubmitted",
+    "preCompact",
+];
 
 /// Copilot CLI, answering `event` (told by the payload when `None`).
 pub struct Copilot {
@@ -75,10 +90,11 @@ impl Agent for Copilot {
             "postToolUse" => Stage::Shown,
             "userPromptSubmitted" => Stage::Prompt,
             "sessionStart" => Stage::SessionStart,
+            "preCompact" => Stage::Other,
             other => {
                 return Err((
                     Stage::Other,
-                    Problem::new(format!("hook event {other:?} is not one fsview-hook copilot answers; wire it to preToolUse, postToolUse and userPromptSubmitted only")),
+                    Problem::new(format!("hook event {other:?} is not one fsview-hook copilot answers; wire it to preToolUse, postToolUse, userPromptSubmitted and preCompact only")),
                 ))
             }
         };
@@ -91,6 +107,7 @@ impl Agent for Copilot {
                 post_tool_use(&payload, &who.cwd).map(|e| Event::AfterTool(Box::new(e)))
             }
             Stage::Prompt => Ok(Event::Prompt),
+            _ if event == "preCompact" => Ok(Event::Compacted),
             _ => Ok(Event::Ignored),
         }
         .map_err(|p| (stage, p))?;
@@ -155,6 +172,8 @@ fn event_of(payload: &Value) -> &'static str {
         "preToolUse"
     } else if has("prompt") {
         "userPromptSubmitted"
+    } else if has("trigger") && has("transcriptPath") {
+        "preCompact"
     } else if has("source") {
         "sessionStart"
     } else {
