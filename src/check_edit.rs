@@ -340,12 +340,13 @@ fn run_changed(args: &Args, cwd: &Path, out: &mut Out) -> Result<Outcome, Stop> 
             m.insert("diff".into(), c.diff.clone().into());
             m.insert("truncated".into(), c.truncated.into());
             m.insert("note".into(), c.note.clone().into());
+            m.insert("writer".into(), c.writer.clone().into());
             out.json(&Value::Object(m))?;
         } else {
             out.write(&changes::listing(
                 &common::shown(&shown),
                 c.change,
-                c.note.as_deref(),
+                changes::by_writer(c.writer.as_deref(), c.note.as_deref()).as_deref(),
                 c.diff.as_deref(),
             ))?;
         }

@@ -1050,4 +1050,20 @@ fn a_writer_is_named_only_for_what_it_wrote_after_the_askers_view() {
         crate::harness::untimed(&r.stdout),
         "a.txt: modified (replaced): File has been modified since read, by fsview-edit in session \"B\" at HH:MM. Read it again before attempting to write it.\n"
     );
+    // --changed names it too, in its text and its JSON.
+    let r = env.run("fsview-check-edit", &["--sid", "A", "--changed"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        crate::harness::untimed(&r.stdout).starts_with(
+            "a.txt: modified (replaced): by fsview-edit in session \"B\" at HH:MM\n--- a.txt (as viewed)\n"
+        ),
+        "{}",
+        r.stdout
+    );
+    let r = env.run("fsview-check-edit", &["--sid", "A", "--changed", "--json"]);
+    let j: serde_json::Value = serde_json::from_str(r.stdout.trim()).unwrap();
+    assert_eq!(
+        crate::harness::untimed(j["writer"].as_str().unwrap()),
+        "fsview-edit in session \"B\" at HH:MM"
+    );
 }

@@ -541,7 +541,7 @@ impl Desk {
             text.push_str(&changes::listing(
                 &quote(&c.record.path),
                 c.change,
-                c.note.as_deref(),
+                changes::by_writer(c.writer.as_deref(), c.note.as_deref()).as_deref(),
                 c.diff.as_deref(),
             ));
         }
@@ -552,6 +552,7 @@ impl Desk {
                     "path": c.record.path.to_string_lossy(),
                     "change": c.change.as_str(),
                     "note": c.note,
+                    "writer": c.writer,
                     "truncated": c.truncated,
                 })
             })

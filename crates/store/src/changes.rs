@@ -59,6 +59,8 @@ pub struct Changed {
     pub truncated: usize,
     /// Why there is no diff, when there is none.
     pub note: Option<String>,
+    /// Who changed it, when fsview knows ([`crate::writers`]).
+    pub writer: Option<String>,
 }
 
 /// A changed file as every front end lists it in text: `PATH: modified
@@ -73,6 +75,16 @@ pub fn listing(path: &str, change: Change, note: Option<&str>, diff: Option<&str
     text.push('\n');
     text.push_str(diff.unwrap_or_default());
     text
+}
+
+/// A listing's note with who changed the file first, when known: "by
+/// WRITER", "by WRITER; NOTE", or the note alone.
+pub fn by_writer(writer: Option<&str>, note: Option<&str>) -> Option<String> {
+    match (writer, note) {
+        (Some(w), Some(n)) => Some(format!("by {w}; {n}")),
+        (Some(w), None) => Some(format!("by {w}")),
+        (None, n) => n.map(String::from),
+    }
 }
 
 /// What a reminder said, when it holds the text as viewed: the gate
@@ -99,6 +111,7 @@ pub fn changed(store: &Store, sid: &str, cwd: &Path, limits: Limits) -> Result<V
                     diff: None,
                     truncated: 0,
                     note: Some(TOLD_SINCE.into()),
+                    writer: None,
                 });
                 continue;
             }
@@ -114,6 +127,12 @@ pub fn changed(store: &Store, sid: &str, cwd: &Path, limits: Limits) -> Result<V
             (_, Ok(Some(b))) => Now::Bytes(b),
             (_, Ok(None)) => Now::TooLarge,
             (_, Err(_)) => Now::Unreadable,
+        };
+        let writer = match &now {
+            Now::Bytes(b) => store
+                .writer(sid, &record.path, &fingerprint::hash_bytes(b))?
+                .map(|w| w.describe(sid)),
+            _ => None,
         };
         let d = describe(
             store,
@@ -131,6 +150,7 @@ pub fn changed(store: &Store, sid: &str, cwd: &Path, limits: Limits) -> Result<V
             diff: d.diff,
             truncated: d.truncated,
             note: d.note,
+            writer,
         });
     }
     // Saves a hash next time; a failure changes no answer.

@@ -463,11 +463,7 @@ pub fn render(cwd: &Path, reminders: &[Reminder]) -> String {
     let mut text = format!("{HEADER}\n\n");
     for r in reminders {
         let shown = crate::paths::display(cwd, &r.record.path);
-        let note = match (&r.writer, &r.note) {
-            (Some(w), Some(n)) => Some(format!("by {w}; {n}")),
-            (Some(w), None) => Some(format!("by {w}")),
-            (None, n) => n.clone(),
-        };
+        let note = changes::by_writer(r.writer.as_deref(), r.note.as_deref());
         text.push_str(&changes::listing(
             &quote(&shown),
             r.change,
