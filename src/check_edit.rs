@@ -327,6 +327,7 @@ fn run_changed(args: &Args, cwd: &Path, out: &mut Out) -> Result<Outcome, Stop> 
         // Listings are diffs (a reminder's whole texts are a hook's).
         rewrites: false,
         numbered: true,
+        crlf_as_lf: false,
     };
     let found = changes::changed(&store, &args.common.sid(), cwd, limits)?;
     for c in &found {

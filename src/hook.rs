@@ -802,6 +802,7 @@ fn options(args: &HookArgs, gate: bool) -> Result<Options, Error> {
             rewrites: args.give_back == OnOff::On,
             // Each agent's own numbering: see fsview_agents::Agent::numbers_reads.
             numbered: true,
+            crlf_as_lf: false,
         },
         also: args.also.clone(),
         bin_dir: exe.parent().map(Path::to_path_buf).unwrap_or_default(),

@@ -1439,6 +1439,53 @@ These files changed since you last saw them:
     assert!(ev.stdout.contains("merged"), "{}", ev.stdout);
 }
 
+/// The same in a file with CRLF line ends: Claude Code reads `\r\n` as
+/// `\n` and its Edit matches `old_string` (lines joined by `\n`) against
+/// that text, so the merge and the diff told are of the text so read,
+/// without `\r`. Within 3 lines of the change: refused, carrying it.
+#[test]
+fn an_edit_far_from_an_outside_change_merges_in_a_crlf_file() {
+    let lf = "one\ntwo\nthree\nfour\nfive\nsix\nseven\n";
+    let read = |a: &Agent| {
+        a.env.write("a.txt", lf.replace('\n', "\r\n"));
+        let mut read = a.payload("post_read_whole");
+        read["tool_response"]["file"]["content"] = lf.into();
+        read["tool_response"]["file"]["numLines"] = 8.into();
+        read["tool_response"]["file"]["totalLines"] = 8.into();
+        a.send(&read, &[]).expect(0, "").stderr_is("");
+    };
+    let a = Agent::new();
+    read(&a);
+    a.env
+        .write("a.txt", lf.replace("seven", "SEVEN").replace('\n', "\r\n"));
+    let told = format!("[fsview] a.txt changed since you read it (by the user or another program). Your edit is 3 or more lines from that change, so it is applied to the file as it is now, keeping that change. You now hold the file with both: the other change is below.
+
+These files changed since you last saw them:
+
+{}", seventh_changed("SEVEN"));
+    let mut edit = a.payload("pre_edit");
+    edit["tool_input"]["old_string"] = "one\ntwo".into();
+    edit["tool_input"]["new_string"] = "one\nTWO".into();
+    a.send(&edit, &[])
+        .expect(0, &context("PreToolUse", &told))
+        .stderr_is("");
+    // Near it: refused, the change carried (told once: the view moved).
+    let a = Agent::new();
+    read(&a);
+    a.env
+        .write("a.txt", lf.replace("seven", "SEVEN").replace('\n', "\r\n"));
+    let mut edit = a.payload("pre_edit");
+    edit["tool_input"]["old_string"] = "five".into();
+    edit["tool_input"]["new_string"] = "FIVE".into();
+    a.send(&edit, &[]).expect(
+        0,
+        &deny(&format!(
+            "File has been modified since read, either by the user or by a linter. The whole change is below: you now hold the file's new text, so retry your change against it (no need to read the file again).\n\nThese files changed since you last saw them:\n\n{}",
+            seventh_changed("SEVEN")
+        )),
+    );
+}
+
 /// The diff of the seven-line file of [`read_seven`] whose last line is
 /// now `last`.
 fn seventh_changed(last: &str) -> String {

@@ -230,6 +230,12 @@ impl Agent for Claude {
         matches!(name, "CLAUDE.md" | "CLAUDE.local.md")
     }
 
+    /// Its Read shows `\r\n` as `\n`, and its Edit matches `old_string`
+    /// against that text, writing the file's line ends back.
+    fn shows_crlf_as_lf(&self) -> bool {
+        true
+    }
+
     /// PostToolUse's `updatedToolOutput` replaces what Read gives the
     /// model (in Read's own output shape).
     /// PreToolUse's `additionalContext` with no decision reaches the model

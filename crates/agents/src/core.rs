@@ -1014,6 +1014,7 @@ fn merged(
     ) else {
         return Ok(None);
     };
+    let (base, theirs) = (as_shown(agent, base), as_shown(agent, theirs));
     if merge::merge_edit(Seen::Whole(&base), &theirs, |t| edits.apply(t)).is_err() {
         return Ok(None);
     }
@@ -1057,6 +1058,16 @@ fn merged(
     Ok(Some(Merge::Told(told)))
 }
 
+/// A file's text as the agent's read shows it and its edit tool matches
+/// against: `\r\n` as `\n` for an agent that reads it so
+/// ([`Agent::shows_crlf_as_lf`]).
+fn as_shown(agent: &dyn Agent, text: String) -> String {
+    match agent.shows_crlf_as_lf() && text.contains("\r\n") {
+        true => text.replace("\r\n", "\n"),
+        false => text,
+    }
+}
+
 /// [`merged`] for an agent that saw only some lines of the file (a range,
 /// or the start of a long one), each run it holds tried, the latest
 /// first: the edit stands 3 or more lines inside them and from every line
@@ -1080,6 +1091,7 @@ fn merged_lines(
     let Ok(theirs) = std::fs::read_to_string(&d.canonical) else {
         return Ok(None);
     };
+    let theirs = as_shown(agent, theirs);
     let mut views = store.views(file.id)?;
     views.retain(|v| matches!(v.kind, Kind::Range | Kind::Start) && v.held());
     views.sort_by_key(|v| std::cmp::Reverse(v.viewed_ns));
@@ -1088,11 +1100,12 @@ fn merged_lines(
         let Some(kept) = v.text_hash.map(|h| store.text(&h)).transpose()?.flatten() else {
             continue;
         };
-        let Ok(text) = std::str::from_utf8(&kept) else {
+        let Ok(text) = String::from_utf8(kept) else {
             continue;
         };
+        let text = as_shown(agent, text);
         let seen = Seen::Lines {
-            text,
+            text: &text,
             first: v.offset as usize,
             total: v.total_lines.map(|t| t as usize),
         };
@@ -2390,6 +2403,7 @@ fn sibling(opts: &Options, name: &str, args: &[OsString], cwd: &Path) -> Result<
 fn limits(agent: &dyn Agent, opts: &Options) -> Limits {
     Limits {
         numbered: agent.numbers_reads(),
+        crlf_as_lf: agent.shows_crlf_as_lf(),
         ..opts.limits
     }
 }

@@ -262,6 +262,14 @@ pub trait Agent {
         true
     }
 
+    /// Whether the agent's read shows a file's `\r\n` line ends as `\n`,
+    /// and its edit tool matches and replaces text so (writing the file's
+    /// line ends back): a change to such a file is told, and an edit merged,
+    /// on the text as the agent sees it.
+    fn shows_crlf_as_lf(&self) -> bool {
+        false
+    }
+
     /// Whether the agent keeps a staleness check of its own that refuses
     /// an edit of a file changed since its own last read, whatever the
     /// model was told (Droid 0.225.2: "has been modified externally since

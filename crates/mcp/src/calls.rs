@@ -41,6 +41,7 @@ pub const LIMITS: Limits = Limits {
     rewrites: true,
     // fsview-mcp's read numbers its lines.
     numbered: true,
+    crlf_as_lf: false,
 };
 
 /// Caps on the diff an edit or write result carries: a whole-file write

@@ -7,6 +7,7 @@
 //! `[N lines truncated]` marker so the reader knows it is not the whole
 //! story.
 
+use std::borrow::Cow;
 use std::io::Read;
 use std::path::Path;
 
@@ -35,6 +36,10 @@ pub struct Limits {
     /// Such a whole text is numbered (`N\t` before each line), as the
     /// agent's read numbers lines; else it is the file's text as is.
     pub numbered: bool,
+    /// The agent's read shows a file's `\r\n` line ends as `\n` (Claude
+    /// Code): a reminder shows its diff so too, and a file whose every `\r`
+    /// ends a line can be told whole ([`crate::remind`]).
+    pub crlf_as_lf: bool,
 }
 
 impl Default for Limits {
@@ -44,6 +49,7 @@ impl Default for Limits {
             total: 1000,
             rewrites: true,
             numbered: true,
+            crlf_as_lf: false,
         }
     }
 }
@@ -141,6 +147,7 @@ pub fn changed(store: &Store, sid: &str, cwd: &Path, limits: Limits) -> Result<V
             change,
             now,
             cwd,
+            limits.crlf_as_lf,
             limits.per_file,
             &mut budget,
         )?;
@@ -234,6 +241,7 @@ pub(crate) fn describe(
     change: Change,
     now: Now<'_>,
     cwd: &Path,
+    crlf: bool,
     per_file: usize,
     budget: &mut usize,
 ) -> Result<Described> {
@@ -282,6 +290,7 @@ pub(crate) fn describe(
         lines_of(view),
         now_lines,
         cwd,
+        crlf,
         per_file,
         budget,
     ))
@@ -325,6 +334,7 @@ pub(crate) fn diff(
     lines: Option<(u64, u64)>,
     now_lines: Option<(u64, u64)>,
     cwd: &Path,
+    crlf: bool,
     per_file: usize,
     budget: &mut usize,
 ) -> Described {
@@ -333,6 +343,14 @@ pub(crate) fn diff(
     }
     let old = String::from_utf8_lossy(old);
     let new = String::from_utf8_lossy(new);
+    // Line ends as the agent's read shows them (see [`Limits::crlf_as_lf`]).
+    let (old, new) = match crlf {
+        true => (
+            Cow::Owned(old.replace("\r\n", "\n")),
+            Cow::Owned(new.replace("\r\n", "\n")),
+        ),
+        false => (old, new),
+    };
     let name = crate::paths::display(cwd, path).display().to_string();
     // Saturating: a view may start at any line the session file can hold.
     let span = |(offset, count): (u64, u64)| match count {

@@ -436,6 +436,7 @@ impl Store {
             None,
             None,
             cwd,
+            false,
             budget,
             &mut budget,
         );

@@ -282,6 +282,7 @@ fn select_among(
             change,
             &now,
             cwd,
+            limits.crlf_as_lf,
             limits.per_file,
             &mut budget,
         )?;
@@ -291,13 +292,25 @@ fn select_among(
                 && d.diff.is_some()
                 && matches!(change, Change::Content | Change::Replaced)
                 && now.told.hash.is_some()
-                && now.bytes.as_deref().is_some_and(plain_text)
+                && now
+                    .bytes
+                    .as_deref()
+                    .is_some_and(|b| plain_text(b, limits.crlf_as_lf))
         };
         let mut as_text = false;
         if limits.rewrites && d.truncated > 0 && told_whole(&d) {
-            if let Some(text) =
-                rewrite_text(now.bytes.as_deref(), &d, budget_before, limits.numbered)
-            {
+            // The text as the agent's read shows it.
+            let shown = match (limits.crlf_as_lf, now.bytes.as_deref()) {
+                (true, Some(b)) if memchr::memchr(b'\r', b).is_some() => {
+                    Some(std::borrow::Cow::Owned(
+                        String::from_utf8_lossy(b)
+                            .replace("\r\n", "\n")
+                            .into_bytes(),
+                    ))
+                }
+                (_, b) => b.map(std::borrow::Cow::Borrowed),
+            };
+            if let Some(text) = rewrite_text(shown.as_deref(), &d, budget_before, limits.numbered) {
                 if holds_whole_text(store, &record)? {
                     budget = budget_before - text.1 as usize;
                     let how = match limits.numbered {
@@ -376,9 +389,15 @@ pub fn plural(n: u64, word: &str) -> String {
 }
 
 /// Text a diff shows exactly: UTF-8 with `\n` line ends (a tool that
-/// decodes `\r\n` would show other lines than the diff's).
-fn plain_text(bytes: &[u8]) -> bool {
-    !bytes.contains(&b'\r') && std::str::from_utf8(bytes).is_ok()
+/// decodes `\r\n` would show other lines than the diff's), or, for an
+/// agent whose read shows `\r\n` as `\n` (`crlf`), `\r` only before
+/// `\n`: the lines it reads are the diff's with that `\r` left out.
+fn plain_text(bytes: &[u8], crlf: bool) -> bool {
+    let cr_ok = match crlf {
+        false => !bytes.contains(&b'\r'),
+        true => memchr::memchr_iter(b'\r', bytes).all(|i| bytes.get(i + 1) == Some(&b'\n')),
+    };
+    cr_ok && std::str::from_utf8(bytes).is_ok()
 }
 
 /// Whether the diff of `record` starts from a `full` view the agent still
@@ -594,6 +613,7 @@ fn describe(
     change: Change,
     now: &Captured,
     cwd: &Path,
+    crlf: bool,
     per_file: usize,
     budget: &mut usize,
 ) -> Result<Described> {
@@ -637,6 +657,7 @@ fn describe(
             lines,
             now_lines,
             cwd,
+            crlf,
             per_file,
             budget,
         ));
@@ -651,7 +672,7 @@ fn describe(
         });
     }
     changes::describe(
-        store, record, &views, change, current, cwd, per_file, budget,
+        store, record, &views, change, current, cwd, crlf, per_file, budget,
     )
 }
 
