@@ -1704,3 +1704,33 @@ fn session_start_leaves_out_an_instruction_file_too_long_for_claude_codes_contex
         r.stdout
     );
 }
+
+/// A file the model read, replaced by a link to another file: a change of
+/// type, told as one (not as the linked file's text, which would move the
+/// view onto it), and an Edit through the link is refused.
+#[test]
+fn a_file_replaced_by_a_link_is_told_as_a_link() {
+    let a = Agent::new();
+    read_seven(&a);
+    a.env.write("e.txt", "other\n");
+    std::fs::remove_file(a.env.path("a.txt")).unwrap();
+    std::os::unix::fs::symlink("e.txt", a.env.path("a.txt")).unwrap();
+    let r = a.hook("user_prompt_submit", &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("a.txt: modified (type): now a symbolic link"),
+        "{}",
+        r.stdout
+    );
+    let r = a.hook("pre_edit", &[]);
+    assert!(
+        r.stdout.contains("\"permissionDecision\":\"deny\""),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        std::fs::read_to_string(a.env.path("e.txt")).unwrap(),
+        "other\n"
+    );
+}

@@ -527,6 +527,15 @@ fn capture(path: &Path) -> Captured {
         told_ns: taken_ns,
     };
     let lstat = || std::fs::symlink_metadata(path).ok().map(|m| Stat::of(&m));
+    // A record's path is the file itself (links resolved when it was
+    // seen): a link there now replaced it, whatever it points to.
+    if let Some(link) = lstat().filter(|s| s.ftype == FileType::Symlink) {
+        return Captured {
+            told: told(Some(link), None),
+            bytes: None,
+            missing: Now::Gone,
+        };
+    }
     let file = match fingerprint::open_nonblocking(path) {
         Ok(f) => f,
         Err(e) if fingerprint::is_gone(&e) => {
