@@ -56,9 +56,17 @@
 //! units as Qwen Code counts (JavaScript's `length`), whatever the tool (Qwen
 //! Code counts only its own tools' outputs, so fsview may count more,
 //! which only releases more). The thresholds are Qwen Code's defaults; a
-//! user's `clearContextOnIdle` settings that lower them are not read. Not
-//! followed: the clearing Qwen Code also does after 60 idle minutes in
-//! one interactive process, which nothing written says.
+//! user's `clearContextOnIdle` settings that lower them are not read.
+//!
+//! - **Clearing after an idle hour.** Before a request made 60 minutes or
+//!   more after the last answer in the same process (the user away, a long
+//!   command), Qwen Code clears every result of the history but the newest
+//!   5. Nothing written says it either, and a conversation resumed in a
+//!   new process is not cleared so; the transcript cannot tell the two
+//!   apart. So at a hook 59 minutes or more after the last answer's entry
+//!   (its `timestamp`, written as the answer ends), every view from a
+//!   result but the newest 5 is released, as if it were cleared: at worst,
+//!   a read again after an hour away.
 
 use std::collections::HashSet;
 
@@ -88,6 +96,12 @@ const LOW: u64 = THRESHOLD / 2;
 /// (`toolResultsNumToKeep`).
 const KEEP: usize = 5;
 
+/// How long after the last answer fsview takes the results as cleared:
+/// Qwen Code clears at 60 minutes (`toolResultsThresholdMinutes`) before
+/// the next request, which may come a little after the hook that reads
+/// the transcript.
+const IDLE_NS: i64 = 59 * 60 * 1_000_000_000;
+
 /// The tools whose views come from their results.
 const SHOWN_BY_RESULT: [&str; 2] = ["read_file", "run_shell_command"];
 
@@ -104,7 +118,7 @@ impl Format for Qwen {
         for line in lines {
             c.line(line, &mut calls);
         }
-        c.settle(&mut calls);
+        c.settle(&mut calls, fsview_store::fingerprint::now_ns());
         let state = serde_json::to_string(&c).unwrap_or_default();
         if calls.is_empty() {
             Step::Read {
@@ -157,7 +171,8 @@ impl Resync for Whole {
     }
 
     fn finish(mut self: Box<Self>) -> Holding {
-        self.clearing.settle(&mut self.released);
+        let now = fsview_store::fingerprint::now_ns();
+        self.clearing.settle(&mut self.released, now);
         Holding {
             compacted: self.released,
             state: serde_json::to_string(&self.clearing).unwrap_or_default(),
@@ -198,6 +213,10 @@ struct Clearing {
     /// they are released again with each new line until then.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     cut: Vec<String>,
+    /// When the last answer's entry was written (nanoseconds since the
+    /// epoch), from its `timestamp`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    answered_ns: Option<i64>,
 }
 
 impl Clearing {
@@ -221,15 +240,22 @@ impl Clearing {
             // The request after a prompt sends no results: those not sent
             // yet are the history's, and it clears as it clears.
             Some("user") => {
+                self.idle_since(&v, out);
                 let fresh = std::mem::take(&mut self.fresh);
                 self.total += fresh.iter().map(|i| i.chars).sum::<u64>();
                 self.sent.extend(fresh);
                 self.clear(out);
             }
             // Every hook of the calls it sent had ended before it.
+            // Its request came an idle hour after the last answer when
+            // its own entry did (or later: only releases more).
             Some("assistant") => {
                 out.extend(self.cut.drain(..));
+                let at = self.idle_since(&v, out);
                 self.request(out);
+                if at.is_some() {
+                    self.answered_ns = at;
+                }
             }
             Some("system")
                 if v.get("subtype").and_then(Value::as_str) == Some("chat_compression") =>
@@ -268,11 +294,42 @@ impl Clearing {
     /// through a queue). Clearing as if it were made now releases no more
     /// than it will: it sends these results and maybe more, which only
     /// clear more.
-    fn settle(&mut self, out: &mut HashSet<String>) {
+    fn settle(&mut self, out: &mut HashSet<String>, now_ns: i64) {
         out.extend(self.cut.iter().cloned());
         if !self.fresh.is_empty() {
             self.clear(out);
         }
+        if self
+            .answered_ns
+            .is_some_and(|at| now_ns.saturating_sub(at) >= IDLE_NS)
+        {
+            self.idle(out);
+        }
+    }
+
+    /// The entry `v`'s time; when it is an idle hour after the last
+    /// answer, what a request then clears is released first.
+    fn idle_since(&mut self, v: &Value, out: &mut HashSet<String>) -> Option<i64> {
+        let at = v
+            .get("timestamp")
+            .and_then(Value::as_str)
+            .and_then(epoch_ns)?;
+        if self
+            .answered_ns
+            .is_some_and(|was| at.saturating_sub(was) >= IDLE_NS)
+        {
+            self.idle(out);
+        }
+        Some(at)
+    }
+
+    /// What a request an idle hour after the last answer clears: every
+    /// result but the newest KEEP (with output). Counted over those sent
+    /// and those not sent yet alike, which only releases more.
+    fn idle(&mut self, out: &mut HashSet<String>) {
+        let mut kept = 0;
+        self.fresh = keep_newest(std::mem::take(&mut self.fresh), &mut kept, out);
+        self.sent = keep_newest(std::mem::take(&mut self.sent), &mut kept, out);
     }
 
     /// What a request that sends the fresh results clears, if their
@@ -305,6 +362,35 @@ impl Clearing {
             out.extend(self.sent.drain(..held).filter(|i| i.shows).map(|i| i.id));
         }
     }
+}
+
+/// `items` (oldest first) without those past the newest KEEP with output,
+/// `kept` counting the newer ones kept already; the calls whose views came
+/// from the results left out go to `out`.
+fn keep_newest(items: Vec<Item>, kept: &mut usize, out: &mut HashSet<String>) -> Vec<Item> {
+    let mut held: Vec<Item> = items
+        .into_iter()
+        .rev()
+        .filter_map(|i| {
+            if i.chars == 0 || *kept < KEEP {
+                *kept += usize::from(i.chars > 0);
+                return Some(i);
+            }
+            if i.shows {
+                out.insert(i.id);
+            }
+            None
+        })
+        .collect();
+    held.reverse();
+    held
+}
+
+/// An entry's `timestamp` (RFC 3339, as Qwen Code writes it) in
+/// nanoseconds since the epoch.
+fn epoch_ns(at: &str) -> Option<i64> {
+    let t: jiff::Timestamp = at.parse().ok()?;
+    i64::try_from(t.as_nanosecond()).ok()
 }
 
 /// Whether a line may be an entry that matters here, from its bytes: only
@@ -385,6 +471,66 @@ mod tests {
         let with_at: Vec<(u64, &[u8])> = lines.iter().map(|l| (0, l.as_slice())).collect();
         r.lines(&with_at);
         r.finish().compacted
+    }
+
+    /// An answer's entry written `ago` seconds ago.
+    fn answered(ago: i64) -> Vec<u8> {
+        let at = jiff::Timestamp::now() - jiff::SignedDuration::from_secs(ago);
+        serde_json::to_vec(&json!({"type": "assistant", "timestamp": at.to_string(),
+            "message": {"role": "model", "parts": []}}))
+        .unwrap()
+    }
+
+    #[test]
+    fn an_idle_hour_after_the_last_answer_keeps_only_the_newest_five() {
+        // 8 reads answered 2 hours ago: Qwen Code clears all but the
+        // newest 5 before the next request (the same process) or not at
+        // all (a new one): fsview takes them as cleared.
+        let mut lines = Vec::new();
+        for i in 1..=8 {
+            lines.push(result(&format!("c{i}"), "read_file", "x"));
+        }
+        lines.push(answered(2 * 3600));
+        assert_eq!(whole(&lines), ids(1..=3));
+        let got: HashSet<String> = read_each(&lines).into_iter().flatten().collect();
+        assert_eq!(got, ids(1..=3));
+        // A shell command's result counts among the newest, an edit's too
+        // (not released: its view is the call's own).
+        lines.insert(8, result("e9", "edit", "ok"));
+        assert_eq!(whole(&lines), ids(1..=4));
+        // Ten minutes: nothing.
+        lines.pop();
+        lines.push(answered(600));
+        assert_eq!(whole(&lines), HashSet::new());
+        // Answered now, then (by the entries' times, 2 hours later) a
+        // prompt and its answer, read by the next hook: the request after
+        // the prompt cleared them, whatever the hook's own time.
+        let mut lines: Vec<Vec<u8>> = (1..=8)
+            .map(|i| result(&format!("c{i}"), "read_file", "x"))
+            .collect();
+        lines.push(answered(0));
+        let later = (jiff::Timestamp::now() + jiff::SignedDuration::from_hours(2)).to_string();
+        lines.push(
+            serde_json::to_vec(&json!({"type": "user", "timestamp": later,
+                "message": {"role": "user", "parts": [{"text": "back"}]}}))
+            .unwrap(),
+        );
+        lines.push(answered(-2 * 3600));
+        assert_eq!(whole(&lines), ids(1..=3));
+        let mut state: Option<String> = None;
+        let mut got = HashSet::new();
+        for batch in [&lines[..9], &lines[9..]] {
+            let batch: Vec<&[u8]> = batch.iter().map(|l| l.as_slice()).collect();
+            match QWEN_CODE.read(&batch, state.as_deref()) {
+                Step::Read { state: s, .. } => state = Some(s),
+                Step::Release { calls, state: s } => {
+                    got.extend(calls);
+                    state = Some(s);
+                }
+                Step::Resync { .. } => panic!("no resync"),
+            }
+        }
+        assert_eq!(got, ids(1..=3));
     }
 
     fn ids(range: std::ops::RangeInclusive<u32>) -> HashSet<String> {
