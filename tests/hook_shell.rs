@@ -1439,3 +1439,54 @@ fn claude_a_shell_writer_is_named_only_for_what_it_wrote() {
         "{why}"
     );
 }
+
+// Ways around the shell's gate an adversarial pass found: a link the line
+// makes, then a write through it; a hard link made by `cp -l`, written
+// next; someone's file moved to a new name, then overwritten; `--backup`
+// that makes none; `mv -n -f`, where the last wins. Each is refused; a
+// temporary file moved over its target stays the agent's own.
+#[test]
+fn claude_links_moves_and_backups_that_make_none_are_gated() {
+    let a = claude();
+    a.env.write("notes.txt", "someone's notes\n");
+    a.env.write("sub/keep.txt", "keep\n");
+    let pre = |cmd: &str| a.send(&a.with_command("pre_shell_other", cmd), &[]);
+    let post = |cmd: &str| {
+        a.send(&a.with_command("post_shell_other", cmd), &[])
+            .expect(0, "");
+    };
+    let refused = |cmd: &str| {
+        let r = pre(cmd);
+        assert!(
+            r.stdout.contains("\"permissionDecision\":\"deny\""),
+            "{cmd}: {}",
+            r.stdout
+        );
+    };
+    for cmd in [
+        "ln -s notes.txt s.txt && echo x > s.txt",
+        "ln notes.txt h.txt && echo x > h.txt",
+        "cp -s notes.txt s.txt && printf 'x\\n' > s.txt",
+        "cp --backup=none sub/keep.txt notes.txt",
+        "mv --backup=off sub/keep.txt notes.txt",
+        "mv -n -f sub/keep.txt notes.txt",
+    ] {
+        refused(cmd);
+    }
+    // In two steps.
+    pre("cp -l notes.txt h.txt").expect(0, "");
+    std::fs::hard_link(a.env.path("notes.txt"), a.env.path("h.txt")).unwrap();
+    post("cp -l notes.txt h.txt");
+    refused("echo x > h.txt");
+    a.env.write("draft.txt", "my uncommitted draft\n");
+    pre("mv draft.txt plan.md").expect(0, "");
+    std::fs::rename(a.env.path("draft.txt"), a.env.path("plan.md")).unwrap();
+    post("mv draft.txt plan.md");
+    refused("echo agent text > plan.md");
+    // The agent's own temporary file, moved over a new file: its own.
+    let tmp = "sed s/keep/kept/ sub/keep.txt > tmp.txt && mv tmp.txt new.txt";
+    pre(tmp).expect(0, "");
+    a.env.write("new.txt", "kept\n");
+    post(tmp);
+    pre("echo again > new.txt").expect(0, "");
+}

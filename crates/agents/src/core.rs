@@ -1966,7 +1966,7 @@ fn shell_written(s: &Session<'_>, writes: &[OwnWrite], command: &str) -> Result<
     let Some(store) = s.open_existing()? else {
         return Ok(());
     };
-    let mut targets: Vec<(PathBuf, bool, Option<&Path>, bool)> = Vec::new();
+    let mut targets: Vec<(PathBuf, bool, Option<&Path>, bool, bool)> = Vec::new();
     for w in writes {
         if w.link.is_some_and(|l| l.makes) {
             continue; // a link holds no one's text
@@ -1975,16 +1975,18 @@ fn shell_written(s: &Session<'_>, writes: &[OwnWrite], command: &str) -> Result<
             continue;
         };
         let whole = w.how == crate::shell::How::Whole;
+        let moves = w.link.is_some_and(|l| l.moves);
         match targets.iter_mut().find(|t| t.0 == canonical) {
             Some(t) => {
                 t.1 |= whole;
                 t.2 = t.2.or(w.from.as_deref());
                 t.3 |= w.live;
+                t.4 |= moves;
             }
-            None => targets.push((canonical, whole, w.from.as_deref(), w.live)),
+            None => targets.push((canonical, whole, w.from.as_deref(), w.live, moves)),
         }
     }
-    for (canonical, whole, from, live) in targets {
+    for (canonical, whole, from, live, moves) in targets {
         let Some(row) = store.own(&s.conversation, &canonical)? else {
             continue;
         };
@@ -2013,6 +2015,47 @@ fn shell_written(s: &Session<'_>, writes: &[OwnWrite], command: &str) -> Result<
             store.own_forget(&s.conversation, &canonical)?;
             continue;
         };
+        // A move puts the source's text here, and leaves it nowhere else:
+        // the agent's own only when the source was (written by this same
+        // line, or its own output, unchanged). Someone's file moved here
+        // is still theirs; where the agent held it whole, it holds it here.
+        if let (true, Some(from)) = (moves, from) {
+            let made_here = writes.iter().any(|w| w.path == from);
+            let src = match paths::resolve(s.cwd(), from) {
+                Ok(Resolved::Existing { canonical, .. } | Resolved::Missing { canonical }) => {
+                    Some(canonical)
+                }
+                _ => None,
+            };
+            let was_own = src
+                .as_ref()
+                .map(|c| store.own(&s.conversation, c))
+                .transpose()?
+                .flatten()
+                .and_then(|row| row.fingerprint)
+                .is_some_and(|f| f.hash.is_some() && f.hash == fp.hash);
+            if !made_here && !was_own {
+                store.own_forget(&s.conversation, &canonical)?;
+                let held = match (&src, &bytes) {
+                    (Some(src), Some(b)) => full_text(&store, &s.sid, src)?
+                        .filter(|kept| kept == b)
+                        .and_then(|kept| String::from_utf8(kept).ok()),
+                    _ => None,
+                };
+                if let Some(text) = held {
+                    changed(
+                        s,
+                        &Changed {
+                            path: canonical,
+                            text,
+                            before: None,
+                            whole: true,
+                        },
+                    )?;
+                }
+                continue;
+            }
+        }
         store.own_wrote(&s.conversation, &canonical, &fp, bytes.as_deref())?;
         let known = match (from, &bytes) {
             (Some(from), Some(bytes)) if whole => copied_text(s, &store, from, bytes)?,

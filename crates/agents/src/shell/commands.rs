@@ -159,7 +159,7 @@ pub const WRITERS: &[Writer] = &[
     },
     Writer {
         names: &["cp", "mv", "install"],
-        file: "the destination; a directory (or `-t DIR`): the file of the source's name in it. None with `-n`, a `--backup`, `install -d`. A symlink there: `mv` and `cp --remove-destination` replace it (nothing asked), `cp` and `install` write through it",
+        file: "the destination; a directory (or `-t DIR`): the file of the source's name in it. None with `-n` (`mv`: unless a later `-f`), a `--backup` (not `--backup=none` or `off`), `install -d`. A symlink there: `mv` and `cp --remove-destination` replace it (nothing asked), `cp` and `install` write through it. `cp -l` and `cp -s` make links, as `ln`. What `mv` moves from someone's file is not the agent's own output after it",
         asks: How::Whole,
         files: Files::Destination,
         examples: &[
@@ -170,10 +170,10 @@ pub const WRITERS: &[Writer] = &[
     },
     Writer {
         names: &["ln"],
-        file: "with `-f`, the link's name; a symlink there is replaced, not the file behind it (nothing asked; `-n`: a link to a directory too)",
+        file: "with `-f`, the link's name; a symlink there is replaced, not the file behind it (nothing asked; `-n`: a link to a directory too). Without `-f` nothing there is lost, and nothing is asked. A write through a link the same command line made is a write of the file it names",
         asks: How::Whole,
         files: Files::Destination,
-        examples: &[("ln -sf t link", "link whole"), ("ln -s t link", "")],
+        examples: &[("ln -sf t link", "link whole"), ("ln -s t link", "link whole")],
     },
     Writer {
         names: &["truncate"],

@@ -132,19 +132,52 @@ fn own_writes(writes: &[Write], dir: Option<&Path>, background: bool) -> Vec<Own
 /// each of them holds before it runs ([`Event::ShellWriting`]).
 pub fn about_to_run(command: &str, dir: Option<&Path>) -> Vec<Event> {
     let writes = writes(command);
-    let mut events: Vec<Event> = writes
-        .iter()
-        .filter(|w| w.how != How::Append)
-        .map(|w| {
-            Event::ShellWrite(crate::event::ShellWrite {
-                path: join(dir, &w.path),
-                whole: w.how == How::Whole,
-                into: w.into.clone(),
-                link: w.link,
-                edits: w.edit.clone(),
-            })
-        })
-        .collect();
+    let mut events: Vec<Event> = Vec::new();
+    // Links the line makes, and the files each names: a write through one
+    // later in the line writes that file, which the disk before the line
+    // does not show (`ln -s notes.txt s && echo x > s`).
+    let mut made: Vec<(PathBuf, Vec<PathBuf>)> = Vec::new();
+    for w in &writes {
+        let at = join(dir, &w.path);
+        let here = |at: &Path| match &w.into {
+            Some(n) if at.is_dir() => at.join(n),
+            _ => at.to_path_buf(),
+        };
+        for (link, names) in &made {
+            if *link == here(&at) && w.how != How::Append && w.link.is_none_or(|l| !l.makes) {
+                for n in names {
+                    events.push(Event::ShellWrite(crate::event::ShellWrite {
+                        path: n.clone(),
+                        whole: w.how == How::Whole,
+                        into: None,
+                        link: None,
+                        edits: w.edit.clone(),
+                    }));
+                }
+            }
+        }
+        if let (Some(l), Some(from)) = (w.link.filter(|l| l.makes), &w.from) {
+            let link = here(&at);
+            let mut names = vec![join(dir, from)];
+            if l.symbolic && from.is_relative() {
+                // A symbolic link's source is read from its own directory.
+                if let Some(parent) = link.parent() {
+                    names.push(parent.join(from));
+                }
+            }
+            made.push((link, names));
+        }
+        if w.how == How::Append || w.link.is_some_and(|l| l.keeps) {
+            continue;
+        }
+        events.push(Event::ShellWrite(crate::event::ShellWrite {
+            path: at,
+            whole: w.how == How::Whole,
+            into: w.into.clone(),
+            link: w.link,
+            edits: w.edit.clone(),
+        }));
+    }
     for mut d in discards(command) {
         d.dir = join(dir, &d.dir);
         events.push(Event::GitDiscard(d));

@@ -163,7 +163,20 @@ fn from(mut w: Write, source: &str) -> Write {
 
 /// A write that replaces a symlink at its destination.
 fn link(mut w: Write, makes: bool, even_to_dir: bool) -> Write {
-    w.link = Some(Link { makes, even_to_dir });
+    w.link = Some(Link {
+        makes,
+        even_to_dir,
+        ..Link::default()
+    });
+    w
+}
+
+/// A move: the source's text goes there.
+fn moved(mut w: Write) -> Write {
+    w.link = Some(Link {
+        moves: true,
+        ..Link::default()
+    });
     w
 }
 
@@ -264,22 +277,30 @@ fn writes_it_finds() {
         ("cp -b a.txt b.txt", vec![]),
         (
             "mv -f new.txt old.txt",
-            vec![link(into("old.txt", "new.txt"), false, false)],
+            vec![moved(into("old.txt", "new.txt"))],
         ),
+        (
+            "mv -n -f new.txt old.txt",
+            vec![moved(into("old.txt", "new.txt"))],
+        ),
+        ("mv -f -n new.txt old.txt", vec![]),
+        ("cp --backup=none a.txt b.txt", vec![into("b.txt", "a.txt")]),
+        ("cp --backup=numbered a.txt b.txt", vec![]),
         (
             "cp --remove-destination a.txt b.txt",
             vec![link(into("b.txt", "a.txt"), false, false)],
         ),
         (
             "ln -sfn target link",
-            vec![link(
-                Write {
-                    into: Some("target".into()),
-                    ..w("link", Whole)
-                },
-                true,
-                true,
-            )],
+            vec![Write {
+                link: Some(Link {
+                    makes: true,
+                    even_to_dir: true,
+                    symbolic: true,
+                    ..Link::default()
+                }),
+                ..into("link", "target")
+            }],
         ),
         (
             "install -m 644 a.txt /opt/b.txt",
@@ -288,14 +309,15 @@ fn writes_it_finds() {
         ("install -d build", vec![]),
         (
             "ln -sf target link",
-            vec![link(
-                Write {
-                    into: Some("target".into()),
-                    ..w("link", Whole)
-                },
-                true,
-                false,
-            )],
+            vec![Write {
+                link: Some(Link {
+                    makes: true,
+                    even_to_dir: false,
+                    symbolic: true,
+                    ..Link::default()
+                }),
+                ..into("link", "target")
+            }],
         ),
         (
             "touch a.txt -d yesterday b.txt; touch -r ref c",
@@ -309,7 +331,22 @@ fn writes_it_finds() {
             "(cd web && npm start > ../web.log) & wait",
             vec![background(w("web/../web.log", Whole))],
         ),
-        ("ln -s target link", vec![]),
+        (
+            "ln -s target link",
+            vec![Write {
+                link: Some(Link {
+                    makes: true,
+                    symbolic: true,
+                    keeps: true,
+                    ..Link::default()
+                }),
+                ..into("link", "target")
+            }],
+        ),
+        (
+            "cp -l a.txt b.txt",
+            vec![link(into("b.txt", "a.txt"), true, false)],
+        ),
         ("truncate -s 0 big.log", vec![w("big.log", Whole)]),
         ("truncate -s +1M big.log", vec![]),
         (

@@ -54,13 +54,24 @@ pub struct Write {
 
 /// What a command does to a symlink where it writes: it replaces the link,
 /// and the file the link points to is not touched.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Link {
-    /// It makes a link (`ln`): what it leaves there holds no one's text.
+    /// It makes a link (`ln`, `cp -l`, `cp -s`): what it leaves there holds
+    /// no one's text, but names the file its source names.
     pub makes: bool,
     /// A link to a directory is replaced too (`ln -n`, `-T`), where
     /// otherwise the command writes into the directory it points to.
     pub even_to_dir: bool,
+    /// The link it makes is a symbolic one (`ln -s`, `cp -s`): its source
+    /// is read from the link's directory.
+    pub symbolic: bool,
+    /// It moves its source there (`mv`): the source's text is nowhere
+    /// else afterwards.
+    pub moves: bool,
+    /// It makes a link only where nothing is (`ln` without `-f`, `cp -n
+    /// -s`): nothing there is lost, and nothing is gated; the link is
+    /// known for the writes after it in the command line.
+    pub keeps: bool,
 }
 
 /// The files a command line writes, as far as it names them literally;
@@ -616,6 +627,8 @@ pub(super) fn copies<'a>(
     let (mut no_clobber, mut backup, mut force, mut no_target_dir, mut dirs_only) =
         (false, false, false, false, false);
     let (mut remove_destination, mut no_dereference) = (false, false);
+    // `ln -s`, `cp -s`: a symbolic link; `cp -l`: a hard link.
+    let (mut symbolic, mut hard) = (false, false);
     let mut opts = true;
     let mut i = 0;
     while i < args.len() {
@@ -633,8 +646,16 @@ pub(super) fn copies<'a>(
                     "--update" if value == Some("none") || value == Some("none-fail") => {
                         no_clobber = true
                     }
-                    "--backup" => backup = true,
-                    "--force" => force = true,
+                    // `none` and `off`: never make backups.
+                    "--backup" => backup = !matches!(value, Some("none" | "off")),
+                    "--force" => {
+                        force = true;
+                        // mv: the last of -i, -f and -n wins.
+                        no_clobber &= name != "mv";
+                    }
+                    "--symbolic" if name == "ln" => symbolic = true,
+                    "--symbolic-link" if name == "cp" => symbolic = true,
+                    "--link" if name == "cp" => hard = true,
                     "--no-target-directory" => no_target_dir = true,
                     "--remove-destination" => remove_destination = true,
                     "--no-dereference" => no_dereference = true,
@@ -660,7 +681,13 @@ pub(super) fn copies<'a>(
                         'n' if name != "ln" => no_clobber = true,
                         'n' => no_dereference = true,
                         'b' => backup = true,
-                        'f' => force = true,
+                        'f' => {
+                            force = true;
+                            // mv: the last of -i, -f and -n wins.
+                            no_clobber &= name != "mv";
+                        }
+                        's' if name == "ln" || name == "cp" => symbolic = true,
+                        'l' if name == "cp" => hard = true,
                         'T' => no_target_dir = true,
                         'd' if name == "install" => dirs_only = true,
                         _ => {}
@@ -685,29 +712,46 @@ pub(super) fn copies<'a>(
     }
     // Nothing is lost: not overwritten, or kept as a backup; `ln` without
     // -f refuses an existing destination; `install -d` makes directories.
-    if no_clobber || backup || dirs_only || (name == "ln" && !force) {
+    // A link made so is still said (`keeps`): a write through it later in
+    // the line writes the file it names.
+    let makes_link = name == "ln" || (name == "cp" && (symbolic || hard));
+    let keeps = no_clobber || backup || (name == "ln" && !force);
+    if dirs_only || (keeps && !makes_link) {
         return Vec::new();
     }
     let base_of = |s: Option<&str>| {
         s.and_then(|s| Path::new(s.trim_end_matches('/')).file_name())
             .map(|n| n.to_string_lossy().into_owned())
     };
-    let copied = |s: Option<&'a str>| s.filter(|_| name != "ln");
+    // A link's source too: the file its name will stand for.
+    let copied = |s: Option<&'a str>| s;
     // `ln -f` unlinks what is there, `mv` renames over it, `cp
     // --remove-destination` unlinks it first: a link there is replaced.
-    // `cp` and `install` otherwise write through it.
+    // `cp` and `install` otherwise write through it; `cp -l` and `cp -s`
+    // make links as `ln` does.
     let link = match name {
         "ln" => Some(Link {
             makes: true,
             even_to_dir: no_dereference || no_target_dir,
+            symbolic,
+            keeps,
+            ..Link::default()
+        }),
+        "cp" if symbolic || hard => Some(Link {
+            makes: true,
+            even_to_dir: no_target_dir,
+            symbolic,
+            keeps,
+            ..Link::default()
         }),
         "mv" => Some(Link {
-            makes: false,
             even_to_dir: no_target_dir,
+            moves: true,
+            ..Link::default()
         }),
         "cp" if remove_destination => Some(Link {
-            makes: false,
             even_to_dir: no_target_dir,
+            ..Link::default()
         }),
         _ => None,
     };
