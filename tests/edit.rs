@@ -1067,3 +1067,23 @@ fn a_writer_is_named_only_for_what_it_wrote_after_the_askers_view() {
         "fsview-edit in session \"B\" at HH:MM"
     );
 }
+
+// A file with bytes that are not UTF-8: a read shows them as U+FFFD, so a
+// whole write from what was shown would replace them unseen. Refused with
+// one line (exit 2, nothing written); an edit of its other lines keeps them.
+#[test]
+fn a_whole_write_over_bytes_shown_as_replacement_characters_is_refused() {
+    let env = Env::new();
+    env.write("lat.txt", b"caf\xe9\nline two\n");
+    assert_eq!(env.run("fsview-read", &["lat.txt"]).code, 0);
+    env.run_stdin("fsview-write", &["lat.txt"], "caf\u{fffd}\nline 2\n".as_bytes())
+        .expect(2, "")
+        .stderr_is("fsview-write: lat.txt holds bytes that are not UTF-8, which a read shows as U+FFFD: writing it whole would replace them; change its lines with an edit instead\n");
+    assert_eq!(body(&env, "lat.txt"), b"caf\xe9\nline two\n");
+    let r = env.run(
+        "fsview-edit",
+        &["-q", "lat.txt", "--old", "line two", "--new", "line 2"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(body(&env, "lat.txt"), b"caf\xe9\nline 2\n");
+}

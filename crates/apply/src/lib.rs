@@ -461,6 +461,18 @@ fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, E
             }
             Err(r) => return Ok(refusal(cx, req, canonical, r)),
         },
+        // A read shows bytes that are not UTF-8 as U+FFFD: a whole text
+        // written back from it would lose them, unseen. An edit keeps them.
+        Change::Write(content)
+            if matches!(enc, encoding::Encoding::Utf8 { .. })
+                && std::str::from_utf8(&text).is_err()
+                && content.as_slice() != bytes.as_slice() =>
+        {
+            return Err(Error::new(format!(
+                "{} holds bytes that are not UTF-8, which a read shows as U+FFFD: writing it whole would replace them; change its lines with an edit instead",
+                quote(&req.path)
+            )));
+        }
         Change::Write(content) => (content.clone(), 1),
     };
     // What the agent is shown of an edit of lines it saw: the lines changed.
