@@ -651,13 +651,43 @@ pub fn stdin_bytes(what: &str, how: &str) -> Result<Vec<u8>, Error> {
             "standard input is a terminal, not {what}; {how}"
         )));
     }
+    read_most(&mut io::stdin().lock(), what, "standard input")
+}
+
+/// The most input read whole: what a tool for text files takes from
+/// standard input or a `--content` file (fsview-mcp takes about as much
+/// in one message). Past it, one line says so rather than memory growing
+/// until the machine runs out (`< /dev/zero`).
+pub const MAX_INPUT: u64 = 1 << 30;
+
+/// All of `from`, which holds `what`, read from `source` ("standard
+/// input", a file's name): at most [`MAX_INPUT`] bytes.
+pub fn read_most(from: &mut impl io::Read, what: &str, source: &str) -> Result<Vec<u8>, Error> {
+    read_at_most(from, what, source, MAX_INPUT)
+}
+
+fn read_at_most(
+    from: &mut impl io::Read,
+    what: &str,
+    source: &str,
+    max: u64,
+) -> Result<Vec<u8>, Error> {
     let mut buf = Vec::new();
-    io::Read::read_to_end(&mut io::stdin().lock(), &mut buf).map_err(|e| {
+    io::Read::read_to_end(&mut io::Read::take(from, max + 1), &mut buf).map_err(|e| {
         Error::new(format!(
-            "cannot read {what} from standard input: {}",
+            "cannot read {what} from {source}: {}",
             fsview_store::error::plain_io(&e)
         ))
     })?;
+    if buf.len() as u64 > max {
+        return Err(Error::new(format!(
+            "{what} from {source} is over {}; fsview takes text of at most that",
+            match max {
+                m if m >= 1 << 30 && m % (1 << 30) == 0 => format!("{} GiB", m >> 30),
+                m => format!("{m} bytes"),
+            }
+        )));
+    }
     Ok(buf)
 }
 
@@ -737,6 +767,18 @@ pub fn parse_size(s: &str) -> Result<u64, crate::usage::Refused> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn input_past_the_most_is_one_error() {
+        let mut zeros = std::io::Read::take(std::io::repeat(0), 11);
+        let e = read_at_most(&mut zeros, "the new content", "standard input", 10).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "the new content from standard input is over 10 bytes; fsview takes text of at most that"
+        );
+        let mut ten = std::io::Read::take(std::io::repeat(0), 10);
+        assert_eq!(read_at_most(&mut ten, "x", "y", 10).unwrap().len(), 10);
+    }
+
     use super::*;
 
     #[test]

@@ -148,7 +148,10 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
 fn content(args: &Args) -> Result<Vec<u8>, Error> {
     match &args.content {
         Some(f) if f.as_os_str() != "-" => {
-            std::fs::read(f).map_err(|e| Error::io("read --content", f, &e))
+            let mut file =
+                std::fs::File::open(f).map_err(|e| Error::io("read --content", f, &e))?;
+            let shown = common::shown(f);
+            common::read_most(&mut file, "the new content", &shown)
         }
         _ => common::stdin_bytes(
             "the new content",

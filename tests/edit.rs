@@ -1087,3 +1087,13 @@ fn a_whole_write_over_bytes_shown_as_replacement_characters_is_refused() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(body(&env, "lat.txt"), b"caf\xe9\nline 2\n");
 }
+
+// A name ending in `/` names a directory: never created as a file.
+#[test]
+fn a_path_ending_in_a_slash_is_not_made_a_file() {
+    let env = Env::new();
+    env.run_stdin("fsview-write", &["newdir/"], b"x\n")
+        .expect(2, "")
+        .stderr_is("fsview-write: newdir/ ends in /, which names a directory; fsview-write changes regular files: name one\n");
+    assert!(!env.path("newdir").exists());
+}

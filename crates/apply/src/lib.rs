@@ -239,6 +239,15 @@ impl Report {
 
 /// Apply one request. See the crate documentation for the steps.
 pub fn apply(cx: &Context<'_>, req: &Request) -> Result<Report, Error> {
+    // A name ending in `/` names a directory: never a file to create
+    // (open(2) says EISDIR), whatever resolving it drops.
+    if req.path.as_os_str().as_encoded_bytes().ends_with(b"/") {
+        return Err(Error::new(format!(
+            "{} ends in /, which names a directory; {} changes regular files: name one",
+            quote(&req.path),
+            cx.tool
+        )));
+    }
     // A file that appears between the gate and its creation sends us
     // round again: the gate then answers for the file that is there.
     for _ in 0..3 {

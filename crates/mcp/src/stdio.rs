@@ -180,6 +180,12 @@ where
                 Ok(m) => {
                     self.line = line;
                     self.line.clear();
+                    // A tools/call the SDK could not read as one comes as a
+                    // request of an unknown method: said as what it is.
+                    if let Some((why, id)) = bad_tool_call(&m) {
+                        self.answer(ErrorData::invalid_params(why, None), Some(id));
+                        continue;
+                    }
                     return Some(m);
                 }
                 Err(e) => e,
@@ -202,6 +208,33 @@ where
     async fn close(&mut self) -> Result<(), Self::Error> {
         self.write.lock().await.flush().await
     }
+}
+
+/// What is wrong with a `tools/call` the SDK took for a request of an
+/// unknown method (its params not a tool's name and arguments), and its id.
+fn bad_tool_call(m: &RxJsonRpcMessage<RoleServer>) -> Option<(String, RequestId)> {
+    use rmcp::model::{ClientRequest, JsonRpcMessage};
+    let JsonRpcMessage::Request(r) = m else {
+        return None;
+    };
+    let ClientRequest::CustomRequest(c) = &r.request else {
+        return None;
+    };
+    if c.method != "tools/call" {
+        return None;
+    }
+    let why = match &c.params {
+        Some(Value::Object(p)) => match (p.get("name"), p.get("arguments")) {
+            (Some(Value::String(_)), Some(a)) if !a.is_object() && !a.is_null() => {
+                "tools/call: params.arguments must be an object of the tool's arguments"
+            }
+            (Some(Value::String(_)), _) => "tools/call: its params are not a tool call",
+            (None, _) => "tools/call: params.name is missing; name the tool to call",
+            (Some(_), _) => "tools/call: params.name must be the tool's name, a string",
+        },
+        _ => "tools/call: params must be an object with the tool's name and arguments",
+    };
+    Some((why.to_string(), r.id.clone()))
 }
 
 fn size(n: usize) -> String {

@@ -904,6 +904,29 @@ fn malformed_input_gets_an_error_and_the_server_keeps_serving() {
         r["error"]["message"],
         "unknown tool \"Read\"; the tools are read, edit, write, changed and context"
     );
+    // A tools/call the SDK cannot read as one: invalid params, saying
+    // what is wrong (it was "method not found").
+    for (params, want) in [
+        (
+            json!({"name": "read", "arguments": "a.txt"}),
+            "tools/call: params.arguments must be an object of the tool's arguments",
+        ),
+        (
+            json!({"name": 5, "arguments": {}}),
+            "tools/call: params.name must be the tool's name, a string",
+        ),
+        (
+            json!({"arguments": {}}),
+            "tools/call: params.name is missing; name the tool to call",
+        ),
+    ] {
+        let r = c.request("tools/call", params);
+        assert_eq!(
+            (r["error"]["code"].clone(), r["error"]["message"].clone()),
+            (json!(-32602), json!(want)),
+            "{r}"
+        );
+    }
     // Bad arguments are a tool error the model can correct.
     for (name, args, want) in [
         ("read", json!({}), "read: file_path is required (a string)"),
