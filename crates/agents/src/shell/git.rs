@@ -65,12 +65,48 @@ pub enum Loses {
 /// variable).
 pub fn discards(command: &str) -> Vec<Discard> {
     let mut out = Vec::new();
+    // A `git add` earlier in the line makes untracked files tracked, which
+    // a discard after it then loses too (`git add -A && git reset --hard`):
+    // git, asked before the line, would not count them.
+    let mut added = false;
     for cmd in commands(command, &Dir::Known(PathBuf::new())) {
-        if let Some(d) = git_discard(&cmd) {
+        if let Some(mut d) = git_discard(&cmd) {
+            if let (true, Loses::SinceCommit { untracked, .. }) = (added, &mut d.loses) {
+                *untracked = true;
+            }
             out.push(d);
+        } else if git_adds(&cmd) {
+            added = true;
         }
     }
     out
+}
+
+/// Whether `cmd` is a `git add` (any form: it may stage untracked files).
+fn git_adds(cmd: &Simple) -> bool {
+    let words = strip_wrappers(&cmd.words);
+    let mut it = words.iter().map(|w| w.as_deref());
+    if !it
+        .next()
+        .flatten()
+        .is_some_and(|n| n.rsplit('/').next() == Some("git"))
+    {
+        return false;
+    }
+    let mut rest = it.peekable();
+    while let Some(Some(a)) = rest.peek() {
+        match *a {
+            "-C" | "-c" => {
+                rest.next();
+                rest.next();
+            }
+            a if a.starts_with('-') => {
+                rest.next();
+            }
+            _ => break,
+        }
+    }
+    matches!(rest.next(), Some(Some("add" | "stage")))
 }
 
 pub(super) fn git_discard(cmd: &Simple) -> Option<Discard> {
@@ -113,6 +149,7 @@ pub(super) fn git_discard(cmd: &Simple) -> Option<Discard> {
         "stash" => stash(rest)?,
         "clean" => clean(rest)?,
         "switch" => switch(rest)?,
+        "rm" => rm(rest)?,
         _ => return None,
     };
     let words = std::iter::once("git")
@@ -177,13 +214,28 @@ pub(super) fn checkout(args: &[&str]) -> Option<(Vec<String>, Loses)> {
         args,
         &["-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"],
     );
+    let force = has(&opts, 'f', &["--force"]);
+    // A new branch forced onto a start point: the work tree becomes it,
+    // changes and all (`git checkout -f -B main HEAD`). Unforced, git
+    // refuses to lose a change.
+    if opts.iter().any(|o| matches!(*o, "-b" | "-B" | "--orphan")) {
+        return force.then(|| {
+            let rev = before.first().map_or("HEAD", |r| r).to_string();
+            (
+                Vec::new(),
+                Loses::SinceCommit {
+                    rev,
+                    untracked: false,
+                    ignored: false,
+                },
+            )
+        });
+    }
     if opts.iter().any(|o| {
-        matches!(*o, "-b" | "-B" | "--orphan" | "-p" | "--patch" | "--detach")
-            || o.starts_with("--pathspec-from-file")
+        matches!(*o, "-p" | "--patch" | "--detach") || o.starts_with("--pathspec-from-file")
     }) {
         return None;
     }
-    let force = has(&opts, 'f', &["--force"]);
     let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     match after {
         // git checkout [REV] -- PATHS
@@ -204,6 +256,24 @@ pub(super) fn checkout(args: &[&str]) -> Option<(Vec<String>, Loses)> {
         _ if before.len() == 1 && force => Some((Vec::new(), head())),
         _ => Some((strings(&before), Loses::CheckoutAmbiguous)),
     }
+}
+
+/// `git rm -f PATHS`: the files go, their changes with them (unforced,
+/// git refuses to remove a changed file; `--cached` keeps the work tree).
+pub(super) fn rm(args: &[&str]) -> Option<(Vec<String>, Loses)> {
+    let (opts, before, after) = operands(args, &["--pathspec-from-file"]);
+    if !has(&opts, 'f', &["--force"])
+        || has(&opts, 'n', &["--dry-run", "--cached"])
+        || opts.iter().any(|o| o.starts_with("--pathspec-from-file"))
+    {
+        return None;
+    }
+    let paths: Vec<String> = before
+        .iter()
+        .chain(after.iter().flatten())
+        .map(|s| s.to_string())
+        .collect();
+    (!paths.is_empty()).then_some((paths, head()))
 }
 
 pub(super) fn restore(args: &[&str]) -> Option<(Vec<String>, Loses)> {

@@ -823,6 +823,32 @@ fn git_discards_it_finds() {
             vec![d("", &[], head.clone())],
         ),
         ("git stash", vec![d("", &[], head.clone())]),
+        // A `git add` before it: what was untracked is lost too.
+        (
+            "git add -A && git reset --hard -q",
+            vec![d("", &[], at("HEAD", true, false))],
+        ),
+        (
+            "git add . && git stash",
+            vec![d("", &[], at("HEAD", true, false))],
+        ),
+        // A new branch forced onto a start point; unforced, git refuses.
+        (
+            "git checkout -B main HEAD --force",
+            vec![d("", &[], head.clone())],
+        ),
+        (
+            "git checkout -f -b topic v2",
+            vec![d("", &[], at("v2", false, false))],
+        ),
+        ("git checkout -b topic", vec![]),
+        // git rm -f: the files and their changes; unforced, git refuses.
+        (
+            "git rm -qf notes.txt",
+            vec![d("", &["notes.txt"], head.clone())],
+        ),
+        ("git rm notes.txt", vec![]),
+        ("git rm -f --cached notes.txt", vec![]),
         ("git stash -u", vec![d("", &[], at("HEAD", true, false))]),
         (
             "git stash push --all",
