@@ -100,8 +100,30 @@ impl SessionArgs {
                     tool,
                 )?;
             }
+        } else if let Some((conversation, agent)) = self.split_sid() {
+            // `--sid S/A` is `--sid S --agent A`: the agent's session of
+            // conversation S (listed, shown and dropped with it), however
+            // it was made.
+            store.start_agent(
+                conversation,
+                agent,
+                None,
+                fsview_store::agents::Start::Empty,
+                tool,
+            )?;
         }
         Ok(())
+    }
+
+    /// `--sid S/A` without `--agent`: conversation S and agent A (not the
+    /// main thread: `S/main` is S).
+    fn split_sid(&self) -> Option<(&str, &str)> {
+        if self.agent.is_some() {
+            return None;
+        }
+        self.session_id
+            .split_once('/')
+            .filter(|(c, a)| !c.is_empty() && !a.is_empty() && *a != MAIN_AGENT)
     }
 
     /// The session holding the views the tool works on: `--sid`, or with
@@ -109,7 +131,10 @@ impl SessionArgs {
     pub fn sid(&self) -> String {
         match self.agent_id() {
             Some(a) => fsview_store::agents::sid_of(&self.session_id, a),
-            None => self.session_id.clone(),
+            None => match self.session_id.strip_suffix("/main") {
+                Some(c) if self.agent.is_none() && !c.is_empty() => c.to_string(),
+                _ => self.session_id.clone(),
+            },
         }
     }
 

@@ -836,3 +836,44 @@ fn path_prints_the_session_file_in_use() {
         )
     );
 }
+
+// `--sid S/A` is `--sid S --agent A`: the agent's session of conversation
+// S, dropped with it; `--sid S/main` is S's main thread.
+#[test]
+fn a_sid_with_a_slash_names_an_agent_of_the_conversation() {
+    let env = Env::new();
+    env.write("a.txt", "a\n");
+    env.run("fsview-read", &["-q", "--sid", "F/w", "a.txt"])
+        .expect(0, "1\ta\n");
+    env.run("fsview-read", &["-q", "--sid", "F", "a.txt"])
+        .expect(0, "1\ta\n");
+    let r = env.run("fsview-session", &["list", "--json"]);
+    let parents: Vec<(String, Option<String>)> = r
+        .stdout
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (
+                v["sid"].as_str().unwrap().to_string(),
+                v["parent"].as_str().map(String::from),
+            )
+        })
+        .collect();
+    assert_eq!(
+        parents,
+        [
+            ("F".to_string(), None),
+            ("F/w".to_string(), Some("F".to_string()))
+        ]
+    );
+    assert_eq!(env.run("fsview-session", &["drop", "--sid", "F"]).code, 0);
+    env.run("fsview-check-edit", &["--sid", "F/w", "a.txt"])
+        .expect(
+            1,
+            "a.txt: not_read: File has not been read yet. Read it first before writing to it.\n",
+        );
+    env.run("fsview-read", &["-q", "--sid", "D/main", "a.txt"])
+        .expect(0, "1\ta\n");
+    env.run("fsview-check-edit", &["--sid", "D", "a.txt"])
+        .expect(0, "a.txt: ok\n");
+}
