@@ -86,11 +86,7 @@ pub fn discards(command: &str) -> Vec<Discard> {
 fn git_adds(cmd: &Simple) -> bool {
     let words = strip_wrappers(&cmd.words);
     let mut it = words.iter().map(|w| w.as_deref());
-    if !it
-        .next()
-        .flatten()
-        .is_some_and(|n| n.rsplit('/').next() == Some("git"))
-    {
+    if it.next().flatten().map(|n| n.rsplit('/').next()) != Some(Some("git")) {
         return false;
     }
     let mut rest = it.peekable();
