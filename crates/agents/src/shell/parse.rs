@@ -531,7 +531,11 @@ pub(super) fn shell_script(cmd: &Simple) -> Option<String> {
             w.as_deref()
                 .is_some_and(|w| w.starts_with('-') && !w.starts_with("--") && w.contains('c'))
         })?;
-        rest.get(at + 1)?.clone()
+        // `bash -c -- SCRIPT`: the script is after the end of options.
+        match rest.get(at + 1)?.as_deref() {
+            Some("--") => rest.get(at + 2)?.clone(),
+            _ => rest.get(at + 1)?.clone(),
+        }
     };
     match base {
         "bash" | "sh" | "dash" | "zsh" | "ksh" => {

@@ -366,6 +366,19 @@ fn writes_it_finds() {
             vec![w("log.txt", Append)],
         ),
         ("python3 -c \"print(open('in.txt').read())\"", vec![]),
+        // In a comment or a string: no call.
+        (
+            "python3 - <<'EOF'\n# never open('notes.txt', 'w') here\nprint(len(open('notes.txt').read()))\nEOF",
+            vec![],
+        ),
+        (
+            "python3 -c \"print('open(\\\"n.txt\\\", \\\"w\\\")')\"",
+            vec![],
+        ),
+        (
+            "node -e \"// fs.writeFileSync('n.txt', 'x')\nconsole.log(1)\"",
+            vec![],
+        ),
         (
             "python3 - <<'EOF'\nfrom pathlib import Path\nPath('p.txt').write_text('x')\nEOF",
             vec![w("p.txt", Whole)],
@@ -406,6 +419,10 @@ fn writes_it_finds() {
         ("echo $(sed -i s/a/b/ f.txt)", vec![w("f.txt", Edit)]),
         (
             "bash -c 'echo x > inner.txt'",
+            vec![with_text(w("inner.txt", Whole), "x\n")],
+        ),
+        (
+            "bash -c -- 'echo x > inner.txt'",
             vec![with_text(w("inner.txt", Whole), "x\n")],
         ),
         (

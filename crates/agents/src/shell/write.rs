@@ -809,6 +809,9 @@ pub(super) fn code_of<'a>(python: bool, args: &[Option<&'a str>]) -> Option<&'a 
 pub(super) fn python_writes(code: &str) -> Vec<(String, How)> {
     let mut out = Vec::new();
     for (at, _) in code.match_indices("open(") {
+        if !in_code(code, at, "#") {
+            continue;
+        }
         // Not `os.open(`, `fdopen(`, `urlopen(`: a name of its own.
         let before = code[..at].chars().next_back();
         if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
@@ -848,6 +851,9 @@ pub(super) fn python_writes(code: &str) -> Vec<(String, How)> {
         out.push((path, how));
     }
     for (at, _) in code.match_indices("Path(") {
+        if !in_code(code, at, "#") {
+            continue;
+        }
         let Some((path, rest)) = string_literal(&code[at + 5..]) else {
             continue;
         };
@@ -871,12 +877,39 @@ pub(super) fn node_writes(code: &str) -> Vec<(String, How)> {
         ("appendFile(", How::Append),
     ] {
         for (at, _) in code.match_indices(call) {
+            if !in_code(code, at, "//") {
+                continue;
+            }
             if let Some((path, _)) = string_literal(&code[at + call.len()..]) {
                 out.push((path, how));
             }
         }
     }
     out
+}
+
+/// Whether `code` at byte `at` is code: not inside a string literal or a
+/// comment (`comment` to the end of the line) opened earlier on its line.
+/// A string over several lines is not followed: such code counts as code,
+/// which only gates more.
+fn in_code(code: &str, at: usize, comment: &str) -> bool {
+    let start = code[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = &code[start..at];
+    let mut quote: Option<char> = None;
+    let mut chars = line.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match quote {
+            Some(_) if c == '\\' => {
+                chars.next();
+            }
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if matches!(c, '\'' | '"' | '`') => quote = Some(c),
+            None if line[i..].starts_with(comment) => return false,
+            None => {}
+        }
+    }
+    quote.is_none()
 }
 
 /// A string literal at the start of `s` (after spaces): `'...'` or
