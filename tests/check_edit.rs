@@ -667,3 +667,17 @@ fn same_lines(got: &str, want: &str, lines: usize) {
     assert_eq!(wrong, []);
     assert_eq!((got.lines().count(), want.lines().count()), (lines, lines));
 }
+
+// A file name with a newline: escaped in the diff's header too, so the
+// diff stays one diff.
+#[test]
+fn a_name_with_a_newline_is_escaped_in_the_diff_header() {
+    let env = Env::new();
+    env.write("new\nline.txt", "a\n");
+    assert_eq!(env.run("fsview-read", &["new\nline.txt"]).code, 0);
+    env.write("new\nline.txt", "b\n");
+    env.run("fsview-check-edit", &["--changed"]).expect(
+        1,
+        "new\\nline.txt: modified (content)\n--- new\\nline.txt (as viewed)\n+++ new\\nline.txt (now)\n@@ -1 +1 @@\n-a\n+b\n",
+    );
+}

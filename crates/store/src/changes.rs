@@ -351,7 +351,9 @@ pub(crate) fn diff(
         ),
         false => (old, new),
     };
-    let name = crate::paths::display(cwd, path).display().to_string();
+    // Escaped as every message escapes a path: a newline in a name would
+    // break the diff's header in two.
+    let name = crate::error::quote(&crate::paths::display(cwd, path));
     // Saturating: a view may start at any line the session file can hold.
     let span = |(offset, count): (u64, u64)| match count {
         0 | 1 => format!(", line {offset}"),
