@@ -1490,3 +1490,23 @@ fn claude_links_moves_and_backups_that_make_none_are_gated() {
     post(tmp);
     pre("echo again > new.txt").expect(0, "");
 }
+
+// A directory copied over files the agent never read: each file it would
+// overwrite is gated; into a fresh directory, nothing is asked.
+#[test]
+fn claude_a_directory_copied_over_unread_files_is_gated() {
+    let a = claude();
+    a.env.write("notes.txt", "someone's notes\n");
+    a.env.write("sub/notes.txt", "other\n");
+    std::fs::create_dir_all(a.env.path("out")).unwrap();
+    for cmd in ["cp -r sub/. .", "cp -a sub/. .", "cp -rT sub ."] {
+        let r = a.send(&a.with_command("pre_shell_other", cmd), &[]);
+        assert!(
+            r.stdout.contains("\"permissionDecision\":\"deny\""),
+            "{cmd}: {}",
+            r.stdout
+        );
+    }
+    a.send(&a.with_command("pre_shell_other", "cp -r sub out/"), &[])
+        .expect(0, "");
+}

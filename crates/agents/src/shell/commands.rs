@@ -159,7 +159,7 @@ pub const WRITERS: &[Writer] = &[
     },
     Writer {
         names: &["cp", "mv", "install"],
-        file: "the destination; a directory (or `-t DIR`): the file of the source's name in it. None with `-n` (`mv`: unless a later `-f`), a `--backup` (not `--backup=none` or `off`), `install -d`. A symlink there: `mv` and `cp --remove-destination` replace it (nothing asked), `cp` and `install` write through it. `cp -l` and `cp -s` make links, as `ln`. What `mv` moves from someone's file is not the agent's own output after it",
+        file: "the destination; a directory (or `-t DIR`): the file of the source's name in it. None with `-n` (`mv`: unless a later `-f`), a `--backup` (not `--backup=none` or `off`), `install -d`. A symlink there: `mv` and `cp --remove-destination` replace it (nothing asked), `cp` and `install` write through it. `cp -l` and `cp -s` make links, as `ln`. A directory copied (`-r`, `-a`): each file under the destination it would overwrite (the first 10,000 files of the source). What `mv` moves from someone's file is not the agent's own output after it",
         asks: How::Whole,
         files: Files::Destination,
         examples: &[

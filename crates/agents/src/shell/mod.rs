@@ -170,6 +170,30 @@ pub fn about_to_run(command: &str, dir: Option<&Path>) -> Vec<Event> {
         if w.how == How::Append || w.link.is_some_and(|l| l.keeps) {
             continue;
         }
+        // A directory copied (`cp -r SRC DEST`): each file it holds
+        // overwrites the file of its name under the destination.
+        if let Some(src) = w.from.as_ref().map(|f| join(dir, f)).filter(|f| f.is_dir()) {
+            if w.link.is_none_or(|l| !l.moves && !l.makes) {
+                let contents = src.as_os_str().as_encoded_bytes().ends_with(b"/.");
+                let root = match &w.into {
+                    Some(n) if !contents && at.is_dir() => at.join(n),
+                    _ => at.clone(),
+                };
+                for rel in files_under(&src, COPIED_FILES) {
+                    let target = root.join(&rel);
+                    if target.is_file() {
+                        events.push(Event::ShellWrite(crate::event::ShellWrite {
+                            path: target,
+                            whole: true,
+                            into: None,
+                            link: None,
+                            edits: None,
+                        }));
+                    }
+                }
+                continue;
+            }
+        }
         events.push(Event::ShellWrite(crate::event::ShellWrite {
             path: at,
             whole: w.how == How::Whole,
@@ -184,6 +208,35 @@ pub fn about_to_run(command: &str, dir: Option<&Path>) -> Vec<Event> {
     }
     events.push(Event::ShellWriting(own_writes(&writes, dir, false)));
     events
+}
+
+/// How many files of a directory copied are looked at: past them, the
+/// rest of a copy is not gated (said in docs/shell.md).
+const COPIED_FILES: usize = 10_000;
+
+/// The regular files under `dir` (links not followed), as paths relative
+/// to it: at most `most`.
+fn files_under(dir: &Path, most: usize) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![PathBuf::new()];
+    while let Some(rel) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(dir.join(&rel)) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let Ok(ft) = e.file_type() else { continue };
+            let name = rel.join(e.file_name());
+            if ft.is_dir() {
+                todo.push(name);
+            } else if ft.is_file() {
+                out.push(name);
+                if out.len() >= most {
+                    return out;
+                }
+            }
+        }
+    }
+    out
 }
 
 fn join(dir: Option<&Path>, path: &Path) -> PathBuf {
