@@ -386,12 +386,50 @@ def discards_gated(kit):
     return scenario
 
 
+def links_moves_gated(kit):
+    """Ways around the gate by naming (an adversarial pass found them):
+    a link the command line makes, then a write through it; someone's
+    untracked draft moved to a new name, then overwritten; a backup that
+    makes none. Alone each runs; with fsview the writes are refused (the
+    move itself loses nothing, and runs)."""
+    def scenario(run):
+        ws = run.ws
+        ws.write("notes.txt", "the user's notes, never shown to the model\n")
+        ws.write("sub/keep.txt", "keep\n")
+        ws.commit()
+        ws.write("draft.txt", "the user's uncommitted draft\n")
+        link = kit.sh("ln -s notes.txt s.txt && printf 'x\\n' > s.txt")
+        move = kit.sh("mv draft.txt plan.md")
+        over = kit.sh("printf 'agent text\\n' > plan.md")
+        backup = kit.sh("cp --backup=none sub/keep.txt notes.txt")
+        turns = [[link], [move], [over], [backup], [kit.done]]
+        with kit.agent(run, turns) as (proto, a):
+            kit.wire(run, a)
+            r = kit.prompt(a, "work in the shell")
+            run.eq(r.code, 0, "exit code")
+            want = "refused" if run.fsview else "ran"
+            for call, what in [(link, "`ln -s notes.txt s.txt && printf x > s.txt`"),
+                               (over, "`mv draft.txt plan.md`, then `printf ... > plan.md`"),
+                               (backup, "`cp --backup=none sub/keep.txt notes.txt`")]:
+                got = outcome(kit, proto, call)
+                run.check(got.startswith(want), "%s: %s" % (what, got))
+                run.step(what, got)
+            run.check(outcome(kit, proto, move) == "ran", "the move itself runs: %s" % outcome(kit, proto, move))
+            if run.fsview:
+                run.eq([ws.read("notes.txt"), ws.read("plan.md")],
+                       ["the user's notes, never shown to the model\n", "the user's uncommitted draft\n"],
+                       "the user's text after the refused commands")
+
+    return scenario
+
+
 def scenarios(kit, runs=(False, True)):
     """The shell scenarios for a suite's SCENARIOS list."""
     return [
         ("shell-writes-gated", writes_gated(kit), runs),
         ("shell-normal-work", normal_work(kit), runs),
         ("shell-discards-gated", discards_gated(kit), runs),
+        ("shell-links-moves-gated", links_moves_gated(kit), runs),
     ]
 
 

@@ -161,8 +161,10 @@ pub fn about_to_run(command: &str, dir: Option<&Path>) -> Vec<Event> {
             let mut names = vec![join(dir, from)];
             if l.symbolic && from.is_relative() {
                 // A symbolic link's source is read from its own directory.
-                if let Some(parent) = link.parent() {
-                    names.push(parent.join(from));
+                if let Some(other) = link.parent().map(|p| p.join(from)) {
+                    if !names.contains(&other) {
+                        names.push(other);
+                    }
                 }
             }
             made.push((link, names));
