@@ -2037,9 +2037,7 @@ fn shell_written(s: &Session<'_>, writes: &[OwnWrite], command: &str) -> Result<
             if !made_here && !was_own {
                 store.own_forget(&s.conversation, &canonical)?;
                 let held = match (&src, &bytes) {
-                    (Some(src), Some(b)) => full_text(&store, &s.sid, src)?
-                        .filter(|kept| kept == b)
-                        .and_then(|kept| String::from_utf8(kept).ok()),
+                    (Some(src), Some(b)) => held_text(s, &store, src, b)?,
                     _ => None,
                 };
                 if let Some(text) = held {
@@ -2110,13 +2108,20 @@ fn copied_text(
     let Ok(Resolved::Existing { canonical, .. }) = paths::resolve(s.cwd(), from) else {
         return Ok(None);
     };
-    let Some(kept) = full_text(store, &s.sid, &canonical)? else {
-        return Ok(None);
-    };
-    if kept != bytes {
-        return Ok(None);
-    }
-    Ok(String::from_utf8(kept).ok())
+    held_text(s, store, &canonical, bytes)
+}
+
+/// [`copied_text`] of a file already resolved (one that may be gone: the
+/// source of a move).
+fn held_text(
+    s: &Session<'_>,
+    store: &Store,
+    canonical: &Path,
+    bytes: &[u8],
+) -> Result<Option<String>, Problem> {
+    Ok(full_text(store, &s.sid, canonical)?
+        .filter(|kept| kept == bytes)
+        .and_then(|kept| String::from_utf8(kept).ok()))
 }
 
 /// The agent's command replaced the whole file with what the agent was not

@@ -139,25 +139,20 @@ pub fn about_to_run(command: &str, dir: Option<&Path>) -> Vec<Event> {
     let mut made: Vec<(PathBuf, Vec<PathBuf>)> = Vec::new();
     for w in &writes {
         let at = join(dir, &w.path);
-        let here = |at: &Path| match &w.into {
+        // The file it writes: `into` names it when `at` is a directory.
+        let here = match &w.into {
             Some(n) if at.is_dir() => at.join(n),
-            _ => at.to_path_buf(),
+            _ => at.clone(),
         };
         for (link, names) in &made {
-            if *link == here(&at) && w.how != How::Append && w.link.is_none_or(|l| !l.makes) {
+            if *link == here && w.how != How::Append && w.link.is_none_or(|l| !l.makes) {
                 for n in names {
-                    events.push(Event::ShellWrite(crate::event::ShellWrite {
-                        path: n.clone(),
-                        whole: w.how == How::Whole,
-                        into: None,
-                        link: None,
-                        edits: w.edit.clone(),
-                    }));
+                    events.push(gated(n.clone(), w.how == How::Whole, w.edit.clone()));
                 }
             }
         }
         if let (Some(l), Some(from)) = (w.link.filter(|l| l.makes), &w.from) {
-            let link = here(&at);
+            let link = here;
             let mut names = vec![join(dir, from)];
             if l.symbolic && from.is_relative() {
                 // A symbolic link's source is read from its own directory.
@@ -184,13 +179,7 @@ pub fn about_to_run(command: &str, dir: Option<&Path>) -> Vec<Event> {
                 for rel in files_under(&src, COPIED_FILES) {
                     let target = root.join(&rel);
                     if target.is_file() {
-                        events.push(Event::ShellWrite(crate::event::ShellWrite {
-                            path: target,
-                            whole: true,
-                            into: None,
-                            link: None,
-                            edits: None,
-                        }));
+                        events.push(gated(target, true, None));
                     }
                 }
                 continue;
@@ -210,6 +199,18 @@ pub fn about_to_run(command: &str, dir: Option<&Path>) -> Vec<Event> {
     }
     events.push(Event::ShellWriting(own_writes(&writes, dir, false)));
     events
+}
+
+/// The gate's question for a file the line writes by another name than
+/// its own (through a link it made, inside a directory it copies).
+fn gated(path: PathBuf, whole: bool, edits: Option<crate::event::Edits>) -> Event {
+    Event::ShellWrite(crate::event::ShellWrite {
+        path,
+        whole,
+        into: None,
+        link: None,
+        edits,
+    })
 }
 
 /// How many files of a directory copied are looked at: past them, the
