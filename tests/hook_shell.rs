@@ -1491,6 +1491,33 @@ fn claude_links_moves_and_backups_that_make_none_are_gated() {
     pre("echo again > new.txt").expect(0, "");
 }
 
+// `env -C DIR` (and `sudo -D DIR`, `uv run --directory DIR`) runs its
+// command in DIR: a write there is gated as the file there, not as the one
+// of that name the agent read here.
+#[test]
+fn claude_a_write_run_in_another_directory_is_gated_there() {
+    let a = claude();
+    a.env.write("notes.txt", "mine\n");
+    a.env.write("sub/notes.txt", "someone's notes\n");
+    let mut p = a.with_command("post_shell_cat", "cat notes.txt");
+    p["tool_response"]["stdout"] = json!("mine");
+    a.send(&p, &[]).expect(0, "").stderr_is("");
+    let pre = |cmd: &str| a.send(&a.with_command("pre_shell_other", cmd), &[]);
+    for cmd in [
+        "env -C sub sed -i 1d notes.txt",
+        "env --chdir=sub bash -c 'echo x > notes.txt'",
+        "cd src 2>/dev/null; env -C \"$PWD/sub\" tee notes.txt",
+    ] {
+        let r = pre(cmd);
+        let denied = r.stdout.contains("\"permissionDecision\":\"deny\"");
+        // The last names its directory by a variable: not followed, so
+        // not gated (as `cd "$D"` is not), and never the file read here.
+        assert_eq!(denied, !cmd.contains("$PWD"), "{cmd}: {}", r.stdout);
+    }
+    pre("sed -i 1d notes.txt").expect(0, "");
+    pre("env -C sub tee new.txt").expect(0, "");
+}
+
 // A directory copied over files the agent never read: each file it would
 // overwrite is gated; into a fresh directory, nothing is asked.
 #[test]

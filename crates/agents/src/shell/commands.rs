@@ -8,6 +8,9 @@
 //! below), so a command added here is documented and tested where it is
 //! added.
 
+use std::path::PathBuf;
+
+use super::parse::Dir;
 use super::write::{awk_option, perl_option, sed_option, How, Opt};
 
 /// A command that writes files, and how fsview finds them.
@@ -251,9 +254,10 @@ pub struct Wrapper {
     pub takes_value: &'static [&'static str],
     /// What comes between its options and the command it runs.
     pub then: Then,
-    /// Options that run the command elsewhere (another directory): with
-    /// one of them, nothing is looked through.
-    pub elsewhere: &'static [&'static str],
+    /// Options whose value is the directory the command runs in (`env
+    /// -C DIR`): what it names is looked for there. Redirections stay the
+    /// outer shell's.
+    pub chdir: &'static [&'static str],
     /// Command lines, each with the writes the reader finds in it.
     pub examples: &'static [(&'static str, &'static str)],
 }
@@ -279,7 +283,7 @@ pub const WRAPPERS: &[Wrapper] = &[
         ],
         takes_value: &[],
         then: Then::Command,
-        elsewhere: &[],
+        chdir: &[],
         examples: &[
             ("nohup sed -i s/a/b/ f", "f edit"),
             ("setsid -f cp a b", "b whole"),
@@ -287,51 +291,60 @@ pub const WRAPPERS: &[Wrapper] = &[
     },
     Wrapper {
         names: &["env"],
-        takes_value: &["-u", "-C", "-S"],
+        takes_value: &["-u", "-C", "-S", "--unset", "--chdir", "--split-string"],
         then: Then::Assignments,
-        elsewhere: &[],
-        examples: &[("env -u X A=1 sed -i s/a/b/ f", "f edit")],
+        chdir: &["-C", "--chdir"],
+        examples: &[
+            ("env -u X A=1 sed -i s/a/b/ f", "f edit"),
+            ("env -C sub sed -i s/a/b/ f > log", "log whole, sub/f edit"),
+            ("env --chdir=/srv A=1 tee f", "/srv/f whole"),
+        ],
     },
     Wrapper {
         names: &["sudo", "doas"],
-        takes_value: &["-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t"],
+        takes_value: &[
+            "-u", "-g", "-C", "-D", "-h", "-p", "-U", "-r", "-t", "--user", "--group", "--chdir",
+        ],
         then: Then::Command,
-        elsewhere: &[],
-        examples: &[("sudo -u root tee /etc/x.conf", "/etc/x.conf whole")],
+        chdir: &["-D", "--chdir"],
+        examples: &[
+            ("sudo -u root tee /etc/x.conf", "/etc/x.conf whole"),
+            ("sudo -D /etc tee x.conf", "/etc/x.conf whole"),
+        ],
     },
     Wrapper {
         names: &["nice"],
         takes_value: &["-n"],
         then: Then::Command,
-        elsewhere: &[],
+        chdir: &[],
         examples: &[("nice -n 5 sort -o s s", "s whole")],
     },
     Wrapper {
         names: &["timeout"],
         takes_value: &["-s", "-k", "--signal", "--kill-after"],
         then: Then::Word("the time"),
-        elsewhere: &[],
+        chdir: &[],
         examples: &[("timeout -k 1 5 cp a b", "b whole")],
     },
     Wrapper {
         names: &["stdbuf"],
         takes_value: &["-i", "-o", "-e"],
         then: Then::Command,
-        elsewhere: &[],
+        chdir: &[],
         examples: &[("stdbuf -o L tee out.txt", "out.txt whole")],
     },
     Wrapper {
         names: &["ionice"],
         takes_value: &["-c", "-n", "-p", "-P", "-u"],
         then: Then::Command,
-        elsewhere: &[],
+        chdir: &[],
         examples: &[("ionice -c 3 cp a b", "b whole")],
     },
     Wrapper {
         names: &["taskset"],
         takes_value: &["-c", "--cpu-list"],
         then: Then::Mask,
-        elsewhere: &[],
+        chdir: &[],
         examples: &[
             ("taskset -c 0,1 cp a b", "b whole"),
             ("taskset 0x3 cp a b", "b whole"),
@@ -341,21 +354,21 @@ pub const WRAPPERS: &[Wrapper] = &[
         names: &["chrt"],
         takes_value: &[],
         then: Then::Word("the priority"),
-        elsewhere: &[],
+        chdir: &[],
         examples: &[("chrt -f 10 cp a b", "b whole")],
     },
     Wrapper {
         names: &["flock"],
         takes_value: &["-w", "-E", "--timeout", "--conflict-exit-code"],
         then: Then::Word("the lock file"),
-        elsewhere: &[],
+        chdir: &[],
         examples: &[("flock -w 5 /tmp/l sed -i s/a/b/ f", "f edit")],
     },
     Wrapper {
         names: &["npx", "bunx"],
         takes_value: &["-p", "--package"],
         then: Then::Command,
-        elsewhere: &[],
+        chdir: &[],
         examples: &[
             ("npx -y tsx -e \"require('fs').writeFileSync('o', '')\"", ""),
             ("npx --package=x tee out.txt", "out.txt whole"),
@@ -376,7 +389,7 @@ pub const WRAPPERS: &[Wrapper] = &[
             "--directory",
         ],
         then: Then::Command,
-        elsewhere: &["--directory"],
+        chdir: &["--directory"],
         examples: &[
             (
                 "uv run --with rich python -c \"open('o.txt', 'w')\"",
@@ -384,7 +397,7 @@ pub const WRAPPERS: &[Wrapper] = &[
             ),
             (
                 "uv run --directory sub python -c \"open('o.txt', 'w')\"",
-                "",
+                "sub/o.txt whole",
             ),
         ],
     },
@@ -392,7 +405,7 @@ pub const WRAPPERS: &[Wrapper] = &[
         names: &["poetry run", "pipenv run"],
         takes_value: &[],
         then: Then::Command,
-        elsewhere: &[],
+        chdir: &[],
         examples: &[("poetry run python -c \"open('o.txt', 'w')\"", "o.txt whole")],
     },
 ];
@@ -401,50 +414,47 @@ pub const WRAPPERS: &[Wrapper] = &[
 /// of its own ([`WRAPPERS`]; `flock FILE -c SCRIPT` runs a script, read as
 /// one).
 pub(super) fn strip_wrappers(words: &[Option<String>]) -> &[Option<String>] {
+    unwrap(words, &Dir::Known(PathBuf::new())).0
+}
+
+/// [`strip_wrappers`], and the directory the command they run runs in:
+/// `dir`, or where a wrapper's [`Wrapper::chdir`] option sends it (unknown
+/// when that is not a literal word).
+pub(super) fn unwrap<'a>(words: &'a [Option<String>], dir: &Dir) -> (&'a [Option<String>], Dir) {
     let mut w = words;
+    let mut dir = dir.clone();
     loop {
         let Some((Some(name), rest)) = w.split_first() else {
-            return w;
+            return (w, dir);
         };
         let base = name.rsplit('/').next().unwrap_or(name);
         let Some((wrapper, rest)) = wrapper(base, rest) else {
-            return w;
+            return (w, dir);
         };
         if base == "flock"
             && rest
                 .iter()
                 .any(|a| matches!(a.as_deref(), Some("-c" | "--command")))
         {
-            return w;
+            return (w, dir);
         }
-        let skip_opts = |rest: &[Option<String>]| {
-            let mut i = 0;
-            while let Some(Some(a)) = rest.get(i) {
-                if a == "--" {
-                    return i + 1;
-                }
-                if !a.starts_with('-') {
-                    break;
-                }
-                i += if wrapper.takes_value.contains(&a.as_str()) {
-                    2
-                } else {
-                    1
-                };
+        let mut opts = 0;
+        while let Some(a) = rest.get(opts) {
+            let Some(a) = a.as_deref() else {
+                break;
+            };
+            if a == "--" {
+                opts += 1;
+                break;
             }
-            i
-        };
-        let opts = skip_opts(rest);
-        let elsewhere = rest[..opts.min(rest.len())].iter().any(|a| {
-            a.as_deref().is_some_and(|a| {
-                wrapper
-                    .elsewhere
-                    .iter()
-                    .any(|e| a == *e || a.strip_prefix(e).is_some_and(|v| v.starts_with('=')))
-            })
-        });
-        if elsewhere {
-            return &[];
+            if !a.starts_with('-') {
+                break;
+            }
+            let value = wrapper.takes_value.contains(&a);
+            if let Some(to) = chdir_to(wrapper, a, value.then(|| rest.get(opts + 1))) {
+                dir = dir.cd(to.as_deref());
+            }
+            opts += if value { 2 } else { 1 };
         }
         let n = match wrapper.then {
             Then::Command => opts,
@@ -469,10 +479,36 @@ pub(super) fn strip_wrappers(words: &[Option<String>]) -> &[Option<String>] {
             }
         };
         if n > rest.len() {
-            return &[];
+            return (&[], dir);
         }
         w = &rest[n..];
     }
+}
+
+/// The directory option `a` of `wrapper` sends its command to: `Some(None)`
+/// for one fsview cannot read (a word not literal, or missing); `None`
+/// when `a` is no such option. `next`: the word after `a`, when `a` takes
+/// it as its value.
+fn chdir_to(
+    wrapper: &Wrapper,
+    a: &str,
+    next: Option<Option<&Option<String>>>,
+) -> Option<Option<String>> {
+    for c in wrapper.chdir {
+        if a == *c {
+            return Some(next.flatten().cloned().flatten());
+        }
+        if let Some(v) = a.strip_prefix(c) {
+            // `--chdir=DIR`, and `-CDIR` for a short option.
+            if let Some(v) = v.strip_prefix('=') {
+                return Some(Some(v.to_string()));
+            }
+            if !c.starts_with("--") && !v.is_empty() {
+                return Some(Some(v.to_string()));
+            }
+        }
+    }
+    None
 }
 
 /// The wrapper a command of this name is, and the words after its name
@@ -528,10 +564,10 @@ pub fn wrappers_doc() -> Vec<String> {
             Then::Assignments => "its options and its `NAME=VALUE` words".to_string(),
             Then::Mask => "its options and a mask, unless `-c` gave the list".to_string(),
         };
-        if !w.elsewhere.is_empty() {
+        if !w.chdir.is_empty() {
             then.push_str(&format!(
-                "; nothing is read with {} (the command runs in another directory)",
-                names(w.elsewhere)
+                "; the files it names are in the directory given by {}",
+                names(w.chdir)
             ));
         }
         let opts = match w.takes_value {

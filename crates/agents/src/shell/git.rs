@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::commands::strip_wrappers;
+use super::commands::{strip_wrappers, unwrap};
 use super::parse::{commands, Dir, Simple};
 
 /// A git command that throws away changes in the work tree.
@@ -106,7 +106,7 @@ fn git_adds(cmd: &Simple) -> bool {
 }
 
 pub(super) fn git_discard(cmd: &Simple) -> Option<Discard> {
-    let words = strip_wrappers(&cmd.words);
+    let (words, runs_in) = unwrap(&cmd.words, &cmd.dir);
     let (name, args) = words.split_first()?;
     let name = name.as_deref()?;
     if name.rsplit('/').next() != Some("git") {
@@ -118,8 +118,8 @@ pub(super) fn git_discard(cmd: &Simple) -> Option<Discard> {
         .map(|a| a.as_deref())
         .collect::<Option<Vec<_>>>()?;
     // Git's own options, before the subcommand.
-    let mut dir = match &cmd.dir {
-        Dir::Known(d) => d.clone(),
+    let mut dir = match runs_in {
+        Dir::Known(d) => d,
         Dir::Unknown => return None,
     };
     let mut i = 0;

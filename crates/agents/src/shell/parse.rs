@@ -14,7 +14,7 @@ use brush_parser::ast;
 use brush_parser::word::{self, WordPiece, WordPieceWithSource};
 use brush_parser::ParserOptions;
 
-use super::commands::strip_wrappers;
+use super::commands::{strip_wrappers, unwrap};
 use super::write::How;
 
 /// The command line as bash parses it; `None` when it does not parse.
@@ -502,7 +502,7 @@ pub(super) fn simple(
     // commands too, where it runs.
     if let Some(script) = shell_script(&cmd) {
         let from = out.len();
-        out.extend(commands(&script, &cmd.dir));
+        out.extend(commands(&script, &unwrap(&cmd.words, &cmd.dir).1));
         if cmd.background {
             for c in &mut out[from..] {
                 c.background = true;

@@ -775,6 +775,44 @@ fn a_script_is_run_by_its_program() {
 }
 
 #[test]
+fn a_wrapper_that_changes_directory_takes_what_it_runs_there() {
+    use How::*;
+    let cases: Vec<(&str, Vec<Write>)> = vec![
+        // The command's files there, its redirection here.
+        (
+            "env -C sub sed -i 1d notes.txt > log.txt",
+            vec![w("log.txt", Whole), w("sub/notes.txt", Edit)],
+        ),
+        ("env -Csub tee a.txt", vec![w("sub/a.txt", Whole)]),
+        ("env --chdir sub tee a.txt", vec![w("sub/a.txt", Whole)]),
+        (
+            "cd src && env -C .. tee a.txt",
+            vec![w("src/../a.txt", Whole)],
+        ),
+        ("sudo -D /etc tee x.conf", vec![w("/etc/x.conf", Whole)]),
+        (
+            "env -C sub bash -c 'echo hi > a.txt'",
+            vec![with_text(w("sub/a.txt", Whole), "hi\n")],
+        ),
+        (
+            "env -C sub cp notes.txt ../b.txt",
+            vec![Write {
+                into: Some("notes.txt".into()),
+                ..from(w("sub/../b.txt", Whole), "sub/notes.txt")
+            }],
+        ),
+        // A directory fsview cannot read: nothing relative is guessed.
+        (
+            "env -C \"$D\" tee a.txt /abs/b.txt",
+            vec![w("/abs/b.txt", Whole)],
+        ),
+    ];
+    for (cmd, want) in cases {
+        assert_eq!(writes(cmd), want, "{cmd}");
+    }
+}
+
+#[test]
 fn git_discards_it_finds() {
     let idx = Loses::SinceIndex;
     let at = |rev: &str, untracked, ignored| Loses::SinceCommit {
@@ -822,6 +860,17 @@ fn git_discards_it_finds() {
             vec![d("", &["."], Loses::CheckoutAmbiguous)],
         ),
         ("git checkout -f", vec![d("", &[], head.clone())]),
+        // In the directory a wrapper runs it in; none, when that is not
+        // a literal word.
+        (
+            "env -C sub git checkout -- f.rs",
+            vec![d("sub", &["f.rs"], idx.clone())],
+        ),
+        (
+            "sudo --chdir=/srv git -C app restore f.rs",
+            vec![d("/srv/app", &["f.rs"], idx.clone())],
+        ),
+        ("env -C \"$D\" git checkout -- f.rs", vec![]),
         ("git checkout --force main", vec![d("", &[], head.clone())]),
         ("git restore f.rs", vec![d("", &["f.rs"], idx.clone())]),
         ("git restore -- .", vec![d("", &["."], idx.clone())]),

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::commands::{strip_wrappers, writer, Files};
+use super::commands::{strip_wrappers, unwrap, writer, Files};
 use super::filter::{perl_script, sed_script};
 use super::parse::{commands, Dir, Redirect, Simple};
 use crate::event::{Edits, Replace};
@@ -138,8 +138,12 @@ pub(super) fn command_writes(cmd: &Simple, out: &mut Vec<Write>) {
     let from = std::cell::Cell::new(None);
     let link = std::cell::Cell::new(None);
     let edit = std::cell::Cell::new(None);
+    // Redirections are the shell's, in its directory; what the command
+    // names is in the one its wrappers send it to (`env -C DIR`).
+    let (words, runs_in) = unwrap(&cmd.words, &cmd.dir);
+    let at = std::cell::RefCell::new(&cmd.dir);
     let mut push = |name: &str, how: How, into: Option<String>, text: Option<String>| {
-        if let Some(path) = cmd.dir.join(name) {
+        if let Some(path) = at.borrow().join(name) {
             out.push(Write {
                 path,
                 how,
@@ -161,7 +165,7 @@ pub(super) fn command_writes(cmd: &Simple, out: &mut Vec<Write>) {
             }
         }
     }
-    let words = strip_wrappers(&cmd.words);
+    *at.borrow_mut() = &runs_in;
     let Some((Some(name), args)) = words.split_first() else {
         return;
     };
@@ -245,7 +249,7 @@ pub(super) fn command_writes(cmd: &Simple, out: &mut Vec<Write>) {
         }
         Files::Destination => {
             for (dest, into, source, replaces) in copies(base, &args) {
-                from.set(source.and_then(|f| cmd.dir.join(f)));
+                from.set(source.and_then(|f| runs_in.join(f)));
                 link.set(replaces);
                 push(dest, How::Whole, into, None);
             }
