@@ -2,7 +2,8 @@
 //! is sent, which no hook reports.
 //!
 //! As written by Qwen Code 0.24.4 (seen with the real binary:
-//! `scripts/e2e-qwen batch-budget-cuts-views` and `size-clearing-drops-views`),
+//! `scripts/e2e-qwen batch-budget-cuts-views`, `size-clearing-drops-views` and
+//! `idle-clearing-drops-views`),
 //! the transcript is JSON Lines at the payloads' `transcript_path`
 //! (`~/.qwen/projects/PROJECT/chats/SESSION.jsonl`), one entry a line:
 //!
