@@ -643,6 +643,16 @@ impl Out {
         }
     }
 
+    /// What the caller must hear even under `--quiet`, since what it is
+    /// taken to hold depends on it (a merged edit's other change); with
+    /// `--json` the JSON carries it, and `--quiet` keeps stderr quiet.
+    pub fn told(&mut self, msg: &str, json: bool) {
+        if !(self.quiet && json) {
+            let _ = self.w.flush();
+            eprintln!("{}: {msg}", self.tool);
+        }
+    }
+
     /// An error about one input on stderr; the run goes on.
     pub fn error(&mut self, msg: &str) {
         let _ = self.w.flush();

@@ -80,7 +80,7 @@ Examples:
 /// lines from every line that change touched and its text is found exactly
 /// where it was (after a read of some lines, --offset/--limit: 3 or more
 /// lines inside them too): both are kept (verdict merged), and the other
-/// change is printed on stderr (with --json, as "merged"; after a read of
+/// change is printed on stderr, --quiet or not (with --json, as "merged"; after a read of
 /// some lines, what became of them and where they are now). --on-change refuse (or
 /// FSVIEW_ON_CHANGE=refuse) refuses every such edit as modified.
 ///
@@ -491,7 +491,9 @@ fn print(
             .as_deref()
             .map_or(String::new(), |w| format!(" by {w}"));
         let p = common::shown(path);
-        out.notice(&match m.lines {
+        // Even under --quiet: the view now holds that change, so the
+        // caller is told it (the JSON's "merged" tells it there).
+        let told = match m.lines {
             None => format!(
                 "{p}: merged: it had changed since it was read{by}; that change is kept, and the edit was made beside it:\n{}",
                 m.diff.trim_end()
@@ -505,7 +507,8 @@ fn print(
                 l.seen.0, l.seen.1, l.now.0, l.now.1,
                 m.diff.trim_end()
             ),
-        });
+        };
+        out.told(&told, json_out);
     }
     for n in &r.notices {
         out.notice(n);

@@ -980,6 +980,55 @@ fn an_edit_merges_in_a_file_with_a_byte_order_mark() {
     );
 }
 
+// --quiet keeps notices off stderr, but not a merge's other change: the
+// view now holds it, so the caller must have been told it (a whole write
+// from what it knew would else go through and drop that change unseen).
+#[test]
+fn a_quiet_edit_still_tells_the_change_it_merged_with() {
+    let env = Env::new();
+    let text: String = (1..=20).map(|i| format!("line {i}\n")).collect();
+    env.write("a.txt", &text);
+    read(&env, "a.txt");
+    env.write("a.txt", text.replace("line 15\n", "line 15 theirs\n"));
+    let r = env.run(
+        "fsview-edit",
+        &["-q", "a.txt", "--old", "line 2\n", "--new", "line two\n"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        r.stderr,
+        "fsview-edit: a.txt: merged: it had changed since it was read; that change is kept, and the edit was made beside it:\n--- a.txt\n+++ a.txt\n@@ -12,7 +12,7 @@\n line 12\n line 13\n line 14\n-line 15\n+line 15 theirs\n line 16\n line 17\n line 18\n"
+    );
+    // With --json the JSON tells it, and --quiet keeps stderr quiet.
+    env.write(
+        "a.txt",
+        body(&env, "a.txt")
+            .iter()
+            .map(|&b| b as char)
+            .collect::<String>()
+            .replace("line 18\n", "line 18 theirs\n"),
+    );
+    let r = env.run(
+        "fsview-edit",
+        &[
+            "-q",
+            "--json",
+            "a.txt",
+            "--old",
+            "line 3\n",
+            "--new",
+            "line three\n",
+        ],
+    );
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""));
+    let j: serde_json::Value = serde_json::from_str(r.stdout.trim()).unwrap();
+    assert_eq!(j["verdict"], "merged");
+    assert_eq!(
+        j["merged"]["diff"],
+        "--- a.txt\n+++ a.txt\n@@ -15,6 +15,6 @@\n line 15 theirs\n line 16\n line 17\n-line 18\n+line 18 theirs\n line 19\n line 20\n"
+    );
+}
+
 // Who changed it is named only for a change fsview saw made after the
 // asker last saw the file. Each of these was once named after a writer
 // whose trace merely held the same bytes.
