@@ -212,28 +212,53 @@ struct Shown {
     warnings: Vec<String>,
     /// The ones this call found, for stderr.
     new_warnings: Vec<String>,
+    /// What this call stored as shown, undone when the output does not
+    /// reach its reader ([`memo::Store::undo_build`]).
+    recorded: Recorded,
+}
+
+/// The user part and the files' views a build stored.
+#[derive(Default)]
+struct Recorded {
+    user: bool,
+    paths: Vec<PathBuf>,
 }
 
 fn run(args: &Args) -> Result<Outcome, Stop> {
     let cwd = common::current_dir()?;
     let setup = setup(args, &cwd)?;
     let mut out = Out::new(TOOL, args.common.quiet);
-    let result = if args.no_cache {
+    if args.no_cache {
         let store = args.common.open_existing(&cwd, TOOL)?;
-        preview(args, &setup, store.as_ref())?
-    } else {
-        let store = args.common.open(&cwd, TOOL)?;
-        memoized(args, &setup, &store)?
-    };
-    print(args, &mut out, &result)?;
+        let result = preview(args, &setup, store.as_ref())?;
+        print(args, &mut out, &result)?;
+        if !args.common.json && std::io::stderr().is_terminal() {
+            out.notice("previewed the context from disk (--no-cache): nothing stored");
+        }
+        return Ok(Outcome::Ok);
+    }
+    let store = args.common.open(&cwd, TOOL)?;
+    let result = memoized(args, &setup, &store)?;
+    // What was stored as shown holds only once it is out: a reader gone
+    // (a closed pipe), or a full disk, got none or part of it. Its views
+    // and the files given are taken back, and a user part built now is
+    // built again next time, when its views are recorded.
+    if let Err(e) = print(args, &mut out, &result) {
+        let r = &result.recorded;
+        if r.user || !r.paths.is_empty() {
+            let paths: Vec<&Path> = r.paths.iter().map(PathBuf::as_path).collect();
+            let _ = store.undo_build(&args.common.sid(), r.user, &paths);
+        }
+        return Err(e);
+    }
     // On a terminal, a person cannot tell a build from a reuse by the
     // text, which is the same bytes either way: say which it was. Scripts
     // read `cache` in --json, and their stderr stays as it was.
     if !args.common.json && std::io::stderr().is_terminal() {
-        out.notice(match (args.no_cache, result.cache_hit) {
-            (true, _) => "previewed the context from disk (--no-cache): nothing stored",
-            (false, true) => "reused the context built before (cache hit): the same bytes until ctx-invalidate clears it",
-            (false, false) => "built the context (cache miss): the next calls return these same bytes until ctx-invalidate clears it",
+        out.notice(if result.cache_hit {
+            "reused the context built before (cache hit): the same bytes until ctx-invalidate clears it"
+        } else {
+            "built the context (cache miss): the next calls return these same bytes until ctx-invalidate clears it"
         });
     }
     Ok(Outcome::Ok)
@@ -419,7 +444,10 @@ fn build(setup: &Setup, memo: &Memo, loaded: &HashSet<PathBuf>) -> Built {
             if let Some((_, _, ctx)) = &user {
                 loaded.extend(ctx.files.iter().map(|f| f.path.clone()));
             }
-            context::nested_for(o, &loaded)
+            let mut nested = context::nested_for(o, &loaded);
+            // What trims to nothing is never shown: not given, no view.
+            nested.files.retain(|f| !shown_text(f).is_empty());
+            nested
         }
         None => UserContext::default(),
     };
@@ -514,11 +542,13 @@ fn memoized_build(
             .iter()
             .map(|f| fingerprint_of(f, built.taken_ns))
             .collect();
+        // A file whose text trims to nothing is not shown at all: no view.
         let user_views: Vec<NewView<'_>> = built
             .user
             .iter()
             .flat_map(|(_, _, ctx)| ctx.files.iter())
             .zip(&user_fps)
+            .filter(|(f, _)| !shown_text(f).is_empty())
             .map(|(f, fp)| view_of(f, fp))
             .collect();
         let nested_views: Vec<NewView<'_>> = built
@@ -581,6 +611,20 @@ fn memoized_build(
                     r
                 };
                 add_nested(&mut r, &nested_files, built.nested.warnings);
+                r.recorded = Recorded {
+                    user: built.user.is_some(),
+                    paths: user_views
+                        .iter()
+                        .map(|v| v.path.to_path_buf())
+                        .chain(
+                            nested_views
+                                .iter()
+                                .zip(built.nested.files.iter().zip(&nested_new))
+                                .filter(|(_, (_, new))| **new)
+                                .map(|(v, _)| v.path.to_path_buf()),
+                        )
+                        .collect(),
+                };
                 return Ok(r);
             }
         }
@@ -723,6 +767,12 @@ fn shown(memo: &Memo, system_meta: &Value, user_meta: &Value, cache_hit: bool) -
         .and_then(Value::as_array)
         .map(|fs| {
             fs.iter()
+                // One whose text trims to nothing is not shown.
+                .filter(|f| {
+                    f.get("text")
+                        .and_then(Value::as_str)
+                        .is_none_or(|t| !render::js_trim(t).is_empty())
+                })
                 .map(|f| {
                     let mut f = f.clone();
                     if let Some(m) = f.as_object_mut() {
@@ -760,6 +810,7 @@ fn shown(memo: &Memo, system_meta: &Value, user_meta: &Value, cache_hit: bool) -
         files,
         warnings,
         new_warnings: Vec::new(),
+        recorded: Recorded::default(),
     }
 }
 
@@ -834,7 +885,7 @@ fn print(args: &Args, out: &mut Out, r: &Shown) -> Result<(), Stop> {
 /// lines, the first line's indentation and trailing white space never reach
 /// the agent.
 fn shown_text(f: &InjectedFile) -> &str {
-    f.text.trim()
+    render::js_trim(&f.text)
 }
 
 /// The view kind of an injected file: `full` only when what was shown is

@@ -1599,3 +1599,83 @@ fn on_a_terminal_ctx_build_says_whether_it_built_or_reused() {
     let r = repo.run("ctx-build", &[]);
     assert_eq!((r.code, r.stderr.as_str()), (0, ""));
 }
+
+// What ctx-build stores as shown holds once it is out. To a full disk, or
+// to a reader gone before the end, its views and the files it gave are
+// taken back, and the next call gives them again, recorded then.
+#[test]
+fn a_context_that_never_reached_its_reader_is_not_recorded_as_shown() {
+    let r = Repo::new();
+    let ctx_build = harness::bin("ctx-build");
+    let check = |path: &str| r.run("fsview-check-edit", &["--write", path]);
+    let full = r.sh(&format!("'{}' > /dev/full", ctx_build.display()));
+    assert_eq!(
+        (full.code, full.stderr.as_str()),
+        (
+            2,
+            "ctx-build: cannot write to standard output: no space left on device\n"
+        )
+    );
+    check("CLAUDE.md").expect(1, &format!("CLAUDE.md: not_read: {NOT_READ}\n"));
+    assert_eq!(r.build_json(&[])["cache"], "miss");
+    check("CLAUDE.md").expect(1, &format!("CLAUDE.md: processed_view: {PROCESSED}\n"));
+    // A nested file longer than a pipe holds, to a reader that stops
+    // after 10 bytes: the write fails with EPIPE, the run ends quietly.
+    let long: String = (1..=5000).map(|i| format!("API rule {i}\n")).collect();
+    r.env.write("packages/api/CLAUDE.md", &long);
+    let cut = r.sh(&format!(
+        "'{}' --for packages/api/src/server.ts | head -c 10 >/dev/null",
+        ctx_build.display()
+    ));
+    assert_eq!(cut.code, 0, "{}", cut.stderr);
+    check("packages/api/CLAUDE.md").expect(
+        1,
+        &format!("packages/api/CLAUDE.md: not_read: {NOT_READ}\n"),
+    );
+    let j = r.build_json(&["--for", "packages/api/src/server.ts"]);
+    let given: Vec<&str> = j["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["part"] == "nested")
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    let api = r.p("packages/api/CLAUDE.md").display().to_string();
+    assert!(given.contains(&api.as_str()), "{given:?}");
+    check("packages/api/CLAUDE.md").expect(0, "packages/api/CLAUDE.md: ok\n");
+}
+
+// A file whose text trims to nothing (white space, a byte-order mark) is
+// not shown, so it has no view; one that trims differently from its bytes
+// is shown processed, a byte-order mark being trimmed as JavaScript does.
+#[test]
+fn what_trims_away_is_not_recorded_as_shown() {
+    let r = Repo::new();
+    r.env.write(".claude/CLAUDE.md", "\u{feff}\n");
+    r.env
+        .write("CLAUDE.local.md", "\u{feff}\n\nMy local notes.\n");
+    let j = r.build_json(&[]);
+    let kinds: Vec<(String, String)> = j["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().to_string(),
+                f["kind"].as_str().unwrap().to_string(),
+            )
+        })
+        .filter(|(p, _)| p.ends_with("CLAUDE.local.md") || p.ends_with(".claude/CLAUDE.md"))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![(
+            r.p("CLAUDE.local.md").display().to_string(),
+            "processed".to_string()
+        )]
+    );
+    r.run("fsview-check-edit", &["--write", ".claude/CLAUDE.md", "CLAUDE.local.md"]).expect(
+        1,
+        &format!(".claude/CLAUDE.md: not_read: {NOT_READ}\nCLAUDE.local.md: processed_view: {PROCESSED}\n"),
+    );
+}

@@ -170,6 +170,45 @@ impl Store {
         })
     }
 
+    /// Take back what a build stored as shown when its output never
+    /// reached the reader: the user part (when `user`: built again next
+    /// time, its views recorded then), and the views of `paths` with their
+    /// mark as given (offered again next time). A view of one of them that
+    /// came another way goes too: a read again, at worst.
+    pub fn undo_build(&self, sid: &str, user: bool, paths: &[&Path]) -> Result<()> {
+        self.write(|conn| {
+            if user {
+                clear(
+                    conn,
+                    sid,
+                    Parts {
+                        system: false,
+                        user: true,
+                    },
+                )?;
+            }
+            for p in paths {
+                let path = path_bytes(p);
+                conn.execute(
+                    "DELETE FROM nested WHERE sid=?1 AND path=?2",
+                    params![sid, path],
+                )?;
+                conn.execute(
+                    "DELETE FROM views WHERE file_id IN (SELECT id FROM files WHERE sid=?1 AND path=?2)",
+                    params![sid, path],
+                )?;
+                conn.execute(
+                    "DELETE FROM files WHERE sid=?1 AND path=?2",
+                    params![sid, path],
+                )?;
+            }
+            let e = Event::new("ctx-build", "undo")
+                .verdict(if user { "user" } else { "files" })
+                .detail(Some("the context was not delivered in full"));
+            log_in(conn, sid, fingerprint::now_ns(), &e)
+        })
+    }
+
     /// Every session in the file.
     pub fn sessions(&self) -> Result<Vec<String>> {
         self.read(|conn| {
