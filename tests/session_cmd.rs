@@ -204,6 +204,40 @@ gone.rs  full  modified (deleted)  yes   just now  read    1-1 of 1
     assert_eq!(j[1]["change"], "deleted");
 }
 
+// A file a reminder told only in part (the lines read, of a range view)
+// stays modified until read, even changed back; a fork holds what its
+// parent was told, so it answers as its parent does.
+#[test]
+fn a_fork_keeps_what_its_parent_was_told() {
+    let env = Env::new();
+    let text: String = (1..=30).map(|i| format!("{i}\n")).collect();
+    env.write("a.txt", &text);
+    env.run(
+        "fsview-read",
+        &["-q", "--sid", "S", "--offset", "5", "--limit", "5", "a.txt"],
+    )
+    .expect(0, "5\t5\n6\t6\n7\t7\n8\t8\n9\t9\n");
+    env.write("a.txt", text.replacen("\n7\n", "\nSEVEN\n", 1));
+    let prompt = serde_json::json!({
+        "hook_event_name": "UserPromptSubmit", "session_id": "S",
+        "cwd": env.work, "prompt": "go",
+        "transcript_path": env.root().join("t.jsonl"),
+    });
+    assert_eq!(
+        env.run_stdin("fsview-hook", &["claude"], prompt.to_string().as_bytes())
+            .code,
+        0
+    );
+    env.write("a.txt", &text);
+    let modified = "a.txt: modified (content): File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.\n";
+    env.run("fsview-check-edit", &["--sid", "S", "a.txt"])
+        .expect(1, modified);
+    env.run("fsview-session", &["fork", "--from", "S", "--sid", "S/f"])
+        .expect(0, "forked \"S\" into \"S/f\": 1 file, 1 view, 0 context parts, 0 instruction files\n");
+    env.run("fsview-check-edit", &["--sid", "S/f", "a.txt"])
+        .expect(1, modified);
+}
+
 #[test]
 fn a_fork_starts_with_its_parents_views() {
     let env = Env::new();

@@ -427,6 +427,16 @@ pub(crate) fn copy_session(
          WHERE f.sid = ?1",
         params![from, to],
     )?;
+    // What a reminder told of a file holds the copy as it holds `from`: a
+    // file told in part stays modified until read, even changed back.
+    conn.execute(
+        "INSERT INTO told(file_id, change, dev, ino, btime_ns, ftype, size, mtime_ns, ctime_ns, taken_ns, hash, text_hash, told_ns)
+         SELECT nf.id, t.change, t.dev, t.ino, t.btime_ns, t.ftype, t.size, t.mtime_ns, t.ctime_ns, t.taken_ns, t.hash, t.text_hash, t.told_ns
+         FROM files f JOIN told t ON t.file_id = f.id
+         JOIN files nf ON nf.sid = ?2 AND nf.path = f.path
+         WHERE f.sid = ?1",
+        params![from, to],
+    )?;
     if !unseen.is_empty() {
         // Views `to` never saw, and then the files left with no view.
         for origin in unseen {
