@@ -233,7 +233,10 @@ fn a_fork_keeps_what_its_parent_was_told() {
     env.run("fsview-check-edit", &["--sid", "S", "a.txt"])
         .expect(1, modified);
     env.run("fsview-session", &["fork", "--from", "S", "--sid", "S/f"])
-        .expect(0, "forked \"S\" into \"S/f\": 1 file, 1 view, 0 context parts, 0 instruction files\n");
+        .expect(
+            0,
+            "forked \"S\" into \"S/f\": 1 file, 1 view, 0 context parts, 0 instruction files\n",
+        );
     env.run("fsview-check-edit", &["--sid", "S/f", "a.txt"])
         .expect(1, modified);
 }

@@ -93,11 +93,29 @@ fn corrupt_file_is_refused() {
 
 #[test]
 fn zero_length_file_is_a_new_session() {
+    use std::os::unix::fs::PermissionsExt;
     let env = Env::new();
     std::fs::write(&env.session, "").unwrap();
+    // Made by someone else (`touch`), readable by all: made private, as a
+    // file fsview creates, before it holds any text.
+    std::fs::set_permissions(&env.session, std::fs::Permissions::from_mode(0o644)).unwrap();
     env.write("a", "a\n");
     env.run("fsview-read", &["-q", "a"]).expect(0, "1\ta\n");
     env.run("fsview-check-edit", &["a"]).expect(0, "a: ok\n");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&env.session), 0o600);
+    assert_eq!(mode(&env.session.with_extension("db-wal")), 0o600);
+}
+
+// Two names of one file: SQLite would keep a log beside each, and two
+// processes through them would lose each other's writes.
+#[test]
+fn a_session_file_with_two_hard_links_is_refused() {
+    let env = Env::new();
+    env.write("a", "a\n");
+    env.run("fsview-read", &["-q", "a"]).expect(0, "1\ta\n");
+    std::fs::hard_link(&env.session, env.root().join("other.db")).unwrap();
+    refused(&env, &format!("session file {} has 2 hard links, and SQLite would keep a separate log for each name and corrupt it; use it by one name (a symbolic link is fine), or remove the other links", env.session.display()));
 }
 
 #[test]

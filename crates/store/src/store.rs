@@ -437,7 +437,14 @@ impl Store {
         fingerprint::check_policy().map_err(Error::new)?;
         refuse_network(path)?;
         let fresh = match inspect(path)? {
-            Some(len) => len == 0,
+            // An empty file made by someone else (`touch`) is taken as
+            // ours: private, as a file fsview creates is, since it will
+            // hold the texts of files.
+            Some(0) => {
+                private(path)?;
+                true
+            }
+            Some(_) => false,
             None if !create => return Ok(None),
             None => {
                 create_file(path)?;
@@ -1598,6 +1605,15 @@ fn inspect(path: &Path) -> Result<Option<u64>> {
             meta.uid()
         )));
     }
+    // SQLite keeps the write-ahead log beside the name it opened: two
+    // processes through two hard links would each keep a log of their own
+    // for one database, and lose each other's writes.
+    if meta.nlink() > 1 {
+        return Err(Error::new(format!(
+            "session file {p} has {} hard links, and SQLite would keep a separate log for each name and corrupt it; use it by one name (a symbolic link is fine), or remove the other links",
+            meta.nlink()
+        )));
+    }
     Ok(Some(meta.len()))
 }
 
@@ -1624,6 +1640,13 @@ fn sniff_header(path: &Path) -> Result<()> {
 
 /// Create the session file with mode 0600 (it holds file contents), and any
 /// missing directories above it with mode 0700.
+/// Make the session file readable and writable by its owner alone.
+fn private(path: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o600))
+        .map_err(|e| Error::io("make the session file private", path, &e))
+}
+
 fn create_file(path: &Path) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         if !dir.exists() {
