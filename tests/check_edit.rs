@@ -74,6 +74,38 @@ fn start_only_for_a_whole_file_write_after_a_range() {
         .expect(0, "app.log: ok\n");
 }
 
+// Read in parts, as a capped read says to ("read on with --offset"): once
+// the parts held show every line of the file as it is, each exactly, the
+// whole of it was seen. A gap, or a line a cap cut, is not all of it.
+#[test]
+fn parts_read_that_show_every_line_count_as_the_whole_file() {
+    let env = Env::new();
+    let lines: String = (1..=1000).map(|i| format!("{i}\n")).collect();
+    env.write("n.txt", &lines);
+    let read = |args: &[&str]| assert_eq!(env.run("fsview-read", args).code, 0);
+    read(&["-q", "--cap", "2K", "n.txt"]);
+    env.run("fsview-check-edit", &["--write", "n.txt"]).expect(
+        1,
+        "n.txt: start_only: File has only been read in part (lines 1-539 of 1000). Read the whole file before writing all of it.\n",
+    );
+    read(&["-q", "--offset", "541", "n.txt"]);
+    env.run("fsview-check-edit", &["--write", "n.txt"]).expect(
+        1,
+        "n.txt: start_only: File has only been read in part (lines 541-1000 of 1000). Read the whole file before writing all of it.\n",
+    );
+    read(&["-q", "--offset", "530", "--limit", "20", "n.txt"]);
+    env.run("fsview-check-edit", &["--write", "n.txt"])
+        .expect(0, "n.txt: ok\n");
+    // Line 1 is longer than the cap: its read showed only its start.
+    env.write("long.txt", format!("{}\n2\n3\n", "x".repeat(5000)));
+    read(&["-q", "--cap", "2K", "long.txt"]);
+    read(&["-q", "--offset", "2", "long.txt"]);
+    env.run("fsview-check-edit", &["--write", "long.txt"]).expect(
+        1,
+        "long.txt: start_only: File has only been read in part (lines 2-3 of 3). Read the whole file before writing all of it.\n",
+    );
+}
+
 #[test]
 fn processed_view_only() {
     let env = Env::new();

@@ -576,7 +576,10 @@ impl<'a> Gate<'a> {
             let any = views().next_back().cloned();
             return Ok(decision(Verdict::ProcessedView, canonical, any));
         };
-        if want == Want::Write && best.kind != Kind::Full {
+        if want == Want::Write
+            && best.kind != Kind::Full
+            && !(exists && pieces_cover(&canonical, views()))
+        {
             return Ok(decision(Verdict::StartOnly, canonical, Some(best)));
         }
         if !exists && want == Want::Write {
@@ -840,6 +843,43 @@ fn decision(verdict: Verdict, canonical: PathBuf, view: Option<ViewRecord>) -> D
         released: None,
         writer: None,
     }
+}
+
+/// Whether parts read one after another (`--offset`, or the start of a
+/// long file and then the rest) showed every line of the file as it is
+/// now, each exactly: the agent has seen the whole of it, as one read of
+/// it all would have shown it. Views of a record are all of one content
+/// (a change drops them), and each must still match the lines it names
+/// (a line cut by a cap does not), so this reads the file; the freshness
+/// check after it compares the content with the record's.
+fn pieces_cover<'a>(path: &Path, views: impl Iterator<Item = &'a ViewRecord>) -> bool {
+    let parts: Vec<&ViewRecord> = views
+        .filter(|v| matches!(v.kind, Kind::Range | Kind::Start) && v.lines > 0)
+        .collect();
+    if parts.len() < 2 {
+        return false;
+    }
+    let Ok(bytes) = std::fs::read(path) else {
+        return false;
+    };
+    let total = crate::show::count_lines(&bytes);
+    let mut spans: Vec<(u64, u64)> = parts
+        .iter()
+        .filter(|v| {
+            fingerprint::hash_bytes(crate::show::slice_lines(&bytes, v.offset, v.lines))
+                == v.shown_hash
+        })
+        .map(|v| (v.offset, v.offset.saturating_add(v.lines)))
+        .collect();
+    spans.sort_unstable();
+    let mut next = 1;
+    for (from, to) in spans {
+        if from > next {
+            return false;
+        }
+        next = next.max(to);
+    }
+    total > 0 && next > total
 }
 
 #[cfg(test)]
