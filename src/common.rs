@@ -194,6 +194,9 @@ pub enum Stop {
     Error(Error),
     /// Nobody reads our stdout any more.
     BrokenPipe,
+    /// Stdout cannot be written (a full disk): an error for the whole
+    /// run, whichever input it was writing.
+    Output(Error),
 }
 
 impl From<Error> for Stop {
@@ -207,7 +210,7 @@ impl From<io::Error> for Stop {
         if e.kind() == io::ErrorKind::BrokenPipe {
             Stop::BrokenPipe
         } else {
-            Stop::Error(Error::new(format!(
+            Stop::Output(Error::new(format!(
                 "cannot write to standard output: {}",
                 fsview_store::error::plain_io(&e)
             )))
@@ -221,7 +224,7 @@ pub fn finish(tool: &str, result: Result<Outcome, Stop>) -> u8 {
     match result {
         Ok(o) => o as u8,
         Err(Stop::BrokenPipe) => 0,
-        Err(Stop::Error(e)) => {
+        Err(Stop::Error(e) | Stop::Output(e)) => {
             eprintln!("{tool}: {e}");
             2
         }

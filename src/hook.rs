@@ -824,7 +824,7 @@ fn emit(reply: &Reply) -> u8 {
             .write(line)
             .and_then(|()| out.write("\n"))
             .and_then(|()| out.flush());
-        if let Err(Stop::Error(e)) = written {
+        if let Err(Stop::Error(e) | Stop::Output(e)) = written {
             eprintln!("{TOOL}: {e}");
             return 2;
         }

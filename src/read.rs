@@ -48,7 +48,9 @@ Examples:
 /// once that output is written out in full, records in the session what was
 /// shown (a closed pipe or an interrupt records nothing): a `full` view of the whole file, a
 /// `range` view of an --offset/--limit slice, or a `start` view when the
-/// whole file was asked for but the cap cut it. Directories, FIFOs, devices,
+/// whole file was asked for but the cap cut it (an empty file: `full`, read
+/// from any line; an offset past the end shows nothing and records
+/// nothing). Directories, FIFOs, devices,
 /// sockets and binary files are refused, never waited on. Notices (capped
 /// output, an empty file, an offset past the end, text that is not UTF-8) go
 /// to stderr, and into `notices` with --json.
@@ -327,6 +329,14 @@ fn show_one(
         }
     }
     out.flush()?;
+    if shown.shows_nothing() {
+        // Nothing shown, nothing seen: no view (a targeted edit of it
+        // then asks for a read).
+        for n in notices {
+            out.notice(&format!("{}: {n}", common::shown(&job.path)));
+        }
+        return Ok(());
+    }
     store.record_logged(&args.common.sid(), &view, |r| {
         let e = Event::new(TOOL, "read")
             .path(&canonical)

@@ -227,3 +227,32 @@ fn session_file_owned_by_another_user_is_refused() {
     ));
     assert_eq!(std::fs::read(&env.session).unwrap(), before);
 }
+
+// A stdout that cannot be written (a full disk) stops the run with one
+// line, whichever tool, and a read whose output was lost records nothing.
+#[test]
+fn a_full_stdout_is_one_line_and_records_nothing() {
+    let env = Env::new();
+    env.write("a.txt", "1\n2\n");
+    for (tool, args) in [
+        ("fsview-read", "a.txt"),
+        ("fsview-read", "--json a.txt"),
+        ("fsview-read", "a.txt a.txt"),
+        ("fsview-check-edit", "a.txt"),
+    ] {
+        let r = env.sh(&format!("{tool} {args} > /dev/full"));
+        assert_eq!(
+            (r.code, r.stderr.as_str()),
+            (
+                2,
+                format!("{tool}: cannot write to standard output: no space left on device\n")
+                    .as_str()
+            ),
+            "{tool} {args}"
+        );
+    }
+    env.run("fsview-check-edit", &["a.txt"]).expect(
+        1,
+        "a.txt: not_read: File has not been read yet. Read it first before writing to it.\n",
+    );
+}

@@ -367,3 +367,26 @@ fn written_with_content_holds_the_file_to_the_text_written() {
         .expect(2, "")
         .stderr_is("fsview-read: --content is the text written to one file: give exactly one PATH with --written --content\n");
 }
+
+// An empty file is all shown by any read of it, from whatever line; a
+// file with lines, read from past its end, showed nothing: no view.
+#[test]
+fn any_read_of_an_empty_file_is_full_and_one_past_the_end_is_none() {
+    let env = Env::new();
+    env.write("e.txt", "");
+    env.write("p.txt", "keep 1\nkeep 2\n");
+    let r = env.run("fsview-read", &["-o", "2", "e.txt"]);
+    assert_eq!(
+        (r.code, r.stdout.as_str(), r.stderr.as_str()),
+        (0, "", "fsview-read: e.txt: the file exists but is empty\n")
+    );
+    let r = env.run("fsview-read", &["-o", "5", "p.txt"]);
+    assert_eq!(
+        (r.code, r.stdout.as_str(), r.stderr.as_str()),
+        (0, "", "fsview-read: p.txt: the file exists but is shorter than the provided offset (5); the file has 2 lines\n")
+    );
+    env.run("fsview-check-edit", &["--write", "e.txt", "p.txt"]).expect(
+        1,
+        "e.txt: ok\np.txt: not_read: File has not been read yet. Read it first before writing to it.\n",
+    );
+}

@@ -172,7 +172,7 @@ impl Delivery {
                 eprintln!("{TOOL}: what changed was told, but not recorded: {e}");
             }
         }
-        if let Some((canonical, shown)) = &self.view {
+        if let Some((canonical, shown)) = self.view.as_ref().filter(|(_, s)| !s.shows_nothing()) {
             let view = NewView::of_shown(canonical, shown, Source::Read);
             let r = store.record_logged(&self.sid, &view, |r| {
                 let e = Event::new(TOOL, "read")

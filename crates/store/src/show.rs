@@ -106,6 +106,12 @@ impl Shown {
         std::str::from_utf8(&self.bytes).is_ok()
     }
 
+    /// Nothing of a file that has bytes was shown (an offset past its
+    /// end): there is no view to record.
+    pub fn shows_nothing(&self) -> bool {
+        self.lines == 0 && self.fingerprint.stat.size > 0
+    }
+
     /// The last line shown, or `offset - 1` when none was.
     pub fn last_line(&self) -> u64 {
         self.offset.saturating_add(self.lines).saturating_sub(1)
@@ -855,6 +861,12 @@ fn range_view(
         cut_line = cut_to_lines(&mut kept);
     }
     let lines = count_lines(&kept);
+    // An empty file is all shown by any read of it.
+    let offset = if stat.size == 0 && hash.is_some() {
+        1
+    } else {
+        offset
+    };
     // A "range" that began at line 1 and showed every byte saw the whole
     // file, unprocessed: that is a full view, whatever was asked.
     let whole = offset == 1
