@@ -57,7 +57,10 @@ Examples:
 /// each change in the session's event log.
 ///
 /// When the session file does not exist nothing is cached: ctx-invalidate
-/// exits 0 without creating it (except to store an --injection). --hook,
+/// exits 0 without creating it (except to store an --injection). Nor is
+/// anything cached for a session the file does not hold: it says so on
+/// stderr, naming the nearest ids, and exits 0 without making that
+/// session (again except for an --injection). --hook,
 /// for git hooks, prints nothing on stdout and never creates the file.
 ///
 /// `ctx-invalidate install-hooks` installs git hooks (post-checkout on a
@@ -174,6 +177,28 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
         vec![args.common.sid()]
     };
     for sid in &sids {
+        // A session the file does not hold has nothing cached to clear:
+        // none is made for it (a mistyped --sid), and it is said. Setting
+        // an injection ahead of a session's first build is the exception.
+        if args.injection.is_none() && !args.all_sessions {
+            if let Err(e) = store.require_session(sid) {
+                if args.common.json {
+                    let mut m = json::object("invalidate");
+                    m.insert("sid".into(), sid.clone().into());
+                    m.insert("cleared".into(), Vec::<String>::new().into());
+                    m.insert("injection".into(), Value::Null);
+                    m.insert("forgot".into(), 0.into());
+                    m.insert("reset".into(), false.into());
+                    m.insert("reason".into(), args.reason.clone().into());
+                    out.json(&Value::Object(m))?;
+                }
+                out.notice(&format!(
+                    "{}; nothing was cached for it, so nothing was cleared",
+                    e.message()
+                ));
+                continue;
+            }
+        }
         let report = apply(args, &store, sid, targets.as_deref())?;
         if args.common.json {
             let mut m = json::object("invalidate");

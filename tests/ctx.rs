@@ -1679,3 +1679,20 @@ fn what_trims_away_is_not_recorded_as_shown() {
         &format!(".claude/CLAUDE.md: not_read: {NOT_READ}\nCLAUDE.local.md: processed_view: {PROCESSED}\n"),
     );
 }
+
+// A mistyped --sid has nothing cached: ctx-invalidate says so, naming the
+// nearest ids, clears nothing and makes no session of it.
+#[test]
+fn invalidating_a_session_the_file_does_not_hold_clears_and_makes_nothing() {
+    let r = Repo::new();
+    assert_eq!(r.run("ctx-build", &["--sid", "conv-1234"]).code, 0);
+    r.run("ctx-invalidate", &["--sid", "conv-1243", "--reason", "branch switched"])
+        .expect(0, "")
+        .stderr_is(&format!(
+            "ctx-invalidate: no session \"conv-1243\" in {}; nearest: \"conv-1234\" (see `fsview-session list`); nothing was cached for it, so nothing was cleared\n",
+            r.env.session.display()
+        ));
+    assert_eq!(harness::sids(&r.env), ["conv-1234"]);
+    let j = r.build_json(&["--sid", "conv-1234"]);
+    assert_eq!(j["cache"], "hit");
+}
