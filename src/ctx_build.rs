@@ -267,8 +267,16 @@ fn run(args: &Args) -> Result<Outcome, Stop> {
 fn setup(args: &Args, cwd: &Path) -> Result<Setup, Error> {
     let cwd = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
     let today = today()?;
-    for name in &args.also {
-        if name.is_empty() || name == "." || name == ".." || name.contains('/') {
+    // An empty item (FSVIEW_INSTRUCTION_NAMES set but empty, `a,,b`, a
+    // trailing comma) names nothing, as an empty variable does elsewhere.
+    let also: Vec<String> = args
+        .also
+        .iter()
+        .filter(|n| !n.is_empty())
+        .cloned()
+        .collect();
+    for name in &also {
+        if name == "." || name == ".." || name.contains('/') {
             return Err(Error::new(format!(
                 "--also takes a file name such as AGENTS.md, not {name:?} (check --also and FSVIEW_INSTRUCTION_NAMES)"
             )));
@@ -301,7 +309,7 @@ fn setup(args: &Args, cwd: &Path) -> Result<Setup, Error> {
         home,
         managed_dir,
         user_dir,
-        extra_names: args.also.clone(),
+        extra_names: also,
         memory_file,
         allow_external_imports: args.allow_external_imports,
         for_paths: Vec::new(),

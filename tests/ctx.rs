@@ -1696,3 +1696,62 @@ fn invalidating_a_session_the_file_does_not_hold_clears_and_makes_nothing() {
     let j = r.build_json(&["--sid", "conv-1234"]);
     assert_eq!(j["cache"], "hit");
 }
+
+// A `git status` that fails (a damaged index) is not a clean tree.
+#[test]
+fn a_failed_git_status_is_shown_unknown_not_clean() {
+    let r = Repo::new();
+    std::fs::write(r.p(".git/index"), "garbage\n").unwrap();
+    let out = r.run("ctx-build", &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("Status:\n(unknown: `git status` failed)\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("(clean)"), "{}", out.stdout);
+}
+
+// FSVIEW_INSTRUCTION_NAMES set but empty, or with empty items, names
+// nothing (as an empty variable does elsewhere); a --memory file that is
+// not there is said, since it was named on purpose.
+#[test]
+fn empty_instruction_names_name_nothing_and_a_missing_memory_file_is_said() {
+    let r = Repo::new();
+    let plain = r.run("ctx-build", &["--no-cache"]);
+    assert_eq!(plain.code, 0, "{}", plain.stderr);
+    for names in ["", "AGENTS.md,,", ","] {
+        let mut c = r.cmd(harness::bin("ctx-build"));
+        c.arg("--no-cache").env("FSVIEW_INSTRUCTION_NAMES", names);
+        let out = harness::output(c, None);
+        assert_eq!(
+            (out.code, &out.stdout),
+            (0, &plain.stdout),
+            "{names:?}: {}",
+            out.stderr
+        );
+    }
+    let out = r.run("ctx-build", &["--no-cache", "--memory", "MEMROY.md"]);
+    assert_eq!(
+        (out.code, out.stderr.as_str()),
+        (
+            0,
+            format!(
+                "ctx-build: {}\nctx-build: {}: file not found; --memory skipped\n",
+                outside_warning(&r),
+                r.p("MEMROY.md").display()
+            )
+            .as_str()
+        )
+    );
+    let out = r.run("ctx-build", &["--no-cache", "--memory", "docs"]);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "ctx-build: {}\nctx-build: {}: is a directory; --memory skipped\n",
+            outside_warning(&r),
+            r.p("docs").display()
+        )
+    );
+}

@@ -81,7 +81,19 @@ pub fn user_context(opts: &Options) -> UserContext {
             follow_imports: false,
             is_memory: true,
         };
-        l.load_file(memory, &source);
+        // Named on purpose: its absence is said, unlike an instruction
+        // file's that may or may not be in a directory.
+        match std::fs::metadata(memory) {
+            Err(_) => l.warn(format!(
+                "{}: file not found; --memory skipped",
+                memory.display()
+            )),
+            Ok(m) if m.is_dir() => l.warn(format!(
+                "{}: is a directory; --memory skipped",
+                memory.display()
+            )),
+            Ok(_) => l.load_file(memory, &source),
+        }
     }
     l.finish()
 }

@@ -27,7 +27,8 @@
 //! JavaScript string length; the notice is the renderer's, since its wording
 //! changed between versions), last five commits, `user.name`. Outside a work
 //! tree there are no facts and no warning; no `git` at all is a warning,
-//! never a failure. The status loses trailing white space only, as in
+//! never a failure. A `git status` that fails is shown as unknown, not
+//! as "(clean)". The status loses trailing white space only, as in
 //! Claude Code, so the leading space of a first ` M file` line is kept; the
 //! log and the user name are trimmed at both ends.
 
@@ -37,6 +38,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::{GitFacts, SystemContext};
+
+/// The status shown when `git status` failed.
+pub const STATUS_FAILED: &str = "(unknown: `git status` failed)";
 
 /// UTF-16 code units of `git status --short` shown at most (Claude Code's
 /// 2,000 "characters", as JavaScript counts them).
@@ -231,9 +235,11 @@ fn status(git: &Git, cwd: &Path) -> (String, bool, bool) {
         }
     }
     let args = ["status", "--short", "--ignore-submodules=dirty"];
+    // A status that failed (a damaged index) is not an empty one: said as
+    // unknown, never as "(clean)", which Claude Code would show.
     let text = match git.run(cwd, &config, &args) {
         Ok(o) if o.ok => o.stdout,
-        _ => String::new(),
+        _ => STATUS_FAILED.to_string(),
     };
     let note = repository_drivers && lists_a_changed_tracked_file(&text);
     let (shown, cut) = cap_status(&text);

@@ -322,7 +322,7 @@ impl<'a> Loader<'a> {
         self.out
     }
 
-    fn warn(&mut self, line: String) {
+    pub(crate) fn warn(&mut self, line: String) {
         self.out.warnings.push(line);
     }
 
