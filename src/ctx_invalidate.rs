@@ -46,7 +46,10 @@ Examples:
 /// Clear the session's memoized context, forget views, or reset it.
 ///
 /// By default both memoized parts are cleared (the next ctx-build is a
-/// miss); --system or --user clears one. --injection TEXT stores a
+/// miss); --system or --user clears one. Clearing the user part also
+/// drops the views its build recorded of the instruction files it
+/// injected (the text at the front of every request is replaced when it is
+/// built again, which records what it injects then). --injection TEXT stores a
 /// system-prompt injection that the next ctx-build puts in the system part
 /// (`cacheBreaker: [CACHE_BREAKER: TEXT]`), and clears both parts, like
 /// Claude Code's setSystemPromptInjection; an empty TEXT removes it.

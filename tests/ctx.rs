@@ -1755,3 +1755,42 @@ fn empty_instruction_names_name_nothing_and_a_missing_memory_file_is_said() {
         )
     );
 }
+
+// The user part is sent at the front of every request: once it is cleared
+// and built again, the old text is gone from the conversation, and so are
+// the views of the files it held. What the rebuild injects is recorded
+// again; a file it no longer injects needs a read.
+#[test]
+fn a_rebuilt_user_part_holds_only_what_it_injects_now() {
+    let r = Repo::bare();
+    r.git(&["init", "-q", "-b", "main"]);
+    r.env.write("CLAUDE.md", "Root.\n@notes.md\n");
+    r.env.write("notes.md", "old notes\n");
+    r.env.write("mine.md", "read, not injected\n");
+    assert_eq!(r.run("fsview-read", &["-q", "mine.md"]).code, 0);
+    assert_eq!(r.run("ctx-build", &[]).code, 0);
+    let check = || {
+        r.run(
+            "fsview-check-edit",
+            &["--write", "CLAUDE.md", "notes.md", "mine.md"],
+        )
+    };
+    check().expect(0, "CLAUDE.md: ok\nnotes.md: ok\nmine.md: ok\n");
+    r.env.write("CLAUDE.md", "Root.\n");
+    r.run(
+        "ctx-invalidate",
+        &["--user", "--reason", "CLAUDE.md edited"],
+    )
+    .expect(0, "cleared the user context\n");
+    // Cleared: nothing of the old part is held.
+    check().expect(
+        1,
+        &format!("CLAUDE.md: not_read: {NOT_READ}\nnotes.md: not_read: {NOT_READ}\nmine.md: ok\n"),
+    );
+    let built = r.run("ctx-build", &[]);
+    assert!(!built.stdout.contains("old notes"), "{}", built.stdout);
+    check().expect(
+        1,
+        &format!("CLAUDE.md: ok\nnotes.md: not_read: {NOT_READ}\nmine.md: ok\n"),
+    );
+}

@@ -352,6 +352,9 @@ fn export_and_import_round_trip_into_another_session_file() {
     );
     assert_eq!(ctx_build(&env, &["--sid", "agent-7"]).code, 0);
     env.run("ctx-invalidate", &["--sid", "agent-7", "--injection", "v2"]);
+    // The injection cleared the context, and CLAUDE.md's view with it:
+    // built again, it is there again.
+    assert_eq!(ctx_build(&env, &["--sid", "agent-7"]).code, 0);
     let export = env.run("fsview-session", &["export", "--sid", "agent-7"]);
     assert_eq!(export.code, 0, "{}", export.stderr);
     let doc: Value = serde_json::from_str(&export.stdout).unwrap();
@@ -377,7 +380,7 @@ fn export_and_import_round_trip_into_another_session_file() {
     };
     import(&["import"]).expect(
         0,
-        "imported \"agent-7\": 3 files, 3 views, 1 context part, 1 instruction file, 3 new texts, 4 events\n",
+        "imported \"agent-7\": 3 files, 3 views, 3 context parts, 1 instruction file, 3 new texts, 5 events\n",
     );
     // Same views, same verdicts, as in the file it came from.
     let show = |session: &Path| {
@@ -449,7 +452,7 @@ fn export_and_import_round_trip_into_another_session_file() {
         .args(["import", "--replace"]);
     harness::output(c, Some(export.stdout.as_bytes())).expect(
         0,
-        "imported \"agent-7\": 3 files, 3 views, 1 context part, 1 instruction file, 0 new texts, 4 events\n",
+        "imported \"agent-7\": 3 files, 3 views, 3 context parts, 1 instruction file, 0 new texts, 5 events\n",
     );
 }
 

@@ -406,6 +406,59 @@ fn part(conn: &Connection, sid: &str, name: &str) -> rusqlite::Result<Option<Par
         .optional()
 }
 
+/// The views the user part's build recorded of its files, with their
+/// marks as given: a cleared user part is built again, and what the
+/// conversation is then sent replaces the old text at the front of every
+/// request, so the old text is no longer held. The rebuild records the
+/// files it injects again; a view of the same file that came another way
+/// (a read) stays.
+fn release_user_files(conn: &Connection, sid: &str) -> rusqlite::Result<()> {
+    let Some(user) = part(conn, sid, "user")? else {
+        return Ok(());
+    };
+    let meta: serde_json::Value = user
+        .meta
+        .as_deref()
+        .and_then(|m| serde_json::from_str(m).ok())
+        .unwrap_or_default();
+    let files = meta
+        .get("files")
+        .and_then(|f| f.as_array())
+        .cloned()
+        .unwrap_or_default();
+    for f in &files {
+        let path: Vec<u8> = match (
+            f.get("path_bytes").and_then(|b| b.as_str()),
+            f.get("path").and_then(|p| p.as_str()),
+        ) {
+            (Some(b), _) => {
+                use base64::Engine;
+                match base64::engine::general_purpose::STANDARD.decode(b) {
+                    Ok(bytes) => bytes,
+                    Err(_) => continue,
+                }
+            }
+            (None, Some(p)) => p.as_bytes().to_vec(),
+            (None, None) => continue,
+        };
+        conn.execute(
+            "DELETE FROM views WHERE source IN ('inject', 'import')
+               AND file_id IN (SELECT id FROM files WHERE sid=?1 AND path=?2)",
+            params![sid, path],
+        )?;
+        conn.execute(
+            "DELETE FROM files WHERE sid=?1 AND path=?2
+               AND id NOT IN (SELECT file_id FROM views)",
+            params![sid, path],
+        )?;
+        conn.execute(
+            "DELETE FROM nested WHERE sid=?1 AND path=?2",
+            params![sid, path],
+        )?;
+    }
+    Ok(())
+}
+
 /// Remember that the session was given `path`; true when it was new.
 fn add_nested(conn: &Connection, sid: &str, path: &Path) -> rusqlite::Result<bool> {
     let n = conn
@@ -415,6 +468,9 @@ fn add_nested(conn: &Connection, sid: &str, path: &Path) -> rusqlite::Result<boo
 }
 
 fn clear(conn: &Connection, sid: &str, parts: Parts) -> rusqlite::Result<()> {
+    if parts.user {
+        release_user_files(conn, sid)?;
+    }
     for (on, name) in [(parts.system, "system"), (parts.user, "user")] {
         if on {
             conn.execute(
