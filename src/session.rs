@@ -1016,7 +1016,15 @@ fn import(
     } else {
         dump.sid.clone()
     };
-    check_sid(&sid, "--sid")?;
+    if sid_given {
+        check_sid(&sid, "--sid")?;
+    } else if check_sid(&sid, "").is_err() {
+        return Err(Error::new(format!(
+            "the document's session id {} is not a valid one (1 to 200 printable characters); import it under another with --sid NEW",
+            quote_id(&sid)
+        ))
+        .into());
+    }
     let store = args.common.open_plain(cwd)?;
     let n = store.load(&dump, &sid, replace)?;
     if args.common.json {

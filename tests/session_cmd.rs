@@ -917,3 +917,26 @@ fn a_sid_with_a_slash_names_an_agent_of_the_conversation() {
     env.run("fsview-check-edit", &["--sid", "D", "a.txt"])
         .expect(0, "a.txt: ok\n");
 }
+
+// An export whose own session id is not a valid one names it, and how to
+// import it anyway; no --sid was given to blame.
+#[test]
+fn an_export_with_an_invalid_session_id_says_so_and_how_to_import_it() {
+    let env = Env::new();
+    env.write("a.txt", "a\n");
+    assert_eq!(
+        env.run("fsview-read", &["-q", "--sid", "S", "a.txt"]).code,
+        0
+    );
+    let export = env.run("fsview-session", &["export", "--sid", "S"]);
+    let mut doc: Value = serde_json::from_str(&export.stdout).unwrap();
+    doc["sid"] = json!("bad\nid");
+    let doc = doc.to_string();
+    env.run_stdin("fsview-session", &["import"], doc.as_bytes())
+        .expect(2, "")
+        .stderr_is("fsview-session: the document's session id \"bad\\nid\" is not a valid one (1 to 200 printable characters); import it under another with --sid NEW\n");
+    env.run_stdin("fsview-session", &["import", "--sid", "T"], doc.as_bytes()).expect(
+        0,
+        "imported \"T\" (exported as \"bad\\nid\"): 1 file, 1 view, 0 context parts, 0 instruction files, 0 new texts, 1 event\n",
+    );
+}
