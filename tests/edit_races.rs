@@ -25,7 +25,12 @@ fn spawn(env: &Env, tool: &str, args: &[&str]) -> Child {
 /// f.txt into "LINE L by agent N", all at once: each one's exit code and
 /// stderr.
 fn edit_all_at_once(env: &Env, line: impl Fn(usize) -> usize) -> Vec<(i32, String)> {
-    let children: Vec<Child> = (1..=8)
+    edit_n_at_once(env, 8, line)
+}
+
+/// [`edit_all_at_once`] with agents 1 to `n`.
+fn edit_n_at_once(env: &Env, n: usize, line: impl Fn(usize) -> usize) -> Vec<(i32, String)> {
+    let children: Vec<Child> = (1..=n)
         .map(|i| {
             let (sid, old, new) = (
                 format!("agent-{i}"),
@@ -157,6 +162,38 @@ fn eight_agents_editing_lines_far_apart_all_land() {
         match step {
             4 => assert_eq!(landed, 8, "round {round}: {results:?}"),
             _ => assert!(landed >= 1, "round {round}: {results:?}"),
+        }
+        assert_eq!(std::fs::read_to_string(env.path("f.txt")).unwrap(), want);
+    }
+}
+
+// Twenty agents at once, each 10 lines from the others: each waits for
+// every writer queued ahead of it (up to 19), then merges; none is refused
+// for having waited behind many (a bound of 16 waits once refused some).
+#[test]
+fn twenty_agents_editing_lines_far_apart_all_land() {
+    let env = Env::new();
+    for round in 0..3 {
+        env.write("f.txt", lines(200));
+        for i in 1..=20 {
+            let r = env.run(
+                "fsview-read",
+                &["-q", "--sid", &format!("agent-{i}"), "f.txt"],
+            );
+            assert_eq!(r.code, 0, "{}", r.stderr);
+        }
+        let line = |i: usize| i * 10 - 5;
+        let results = edit_n_at_once(&env, 20, line);
+        assert!(
+            results.iter().all(|r| r.0 == 0),
+            "round {round}: {results:?}"
+        );
+        let mut want = lines(200);
+        for i in 1..=20 {
+            want = want.replace(
+                &format!("line {}\n", line(i)),
+                &format!("LINE {} by agent {i}\n", line(i)),
+            );
         }
         assert_eq!(std::fs::read_to_string(env.path("f.txt")).unwrap(), want);
     }

@@ -459,7 +459,7 @@ fn export_and_import_round_trip_into_another_session_file() {
 #[test]
 fn a_malformed_export_imports_nothing() {
     let env = Env::new();
-    let bad: [(&[u8], &str); 6] = [
+    let bad: [(&[u8], &str); 8] = [
         (b"not json", "not JSON (expected ident at line 1 column 2)"),
         (
             b"{\"sid\": \"x\"}",
@@ -482,6 +482,15 @@ fn a_malformed_export_imports_nothing() {
         (
             b"{\"fsview_export\": 2, \"sid\": \"x\", \"parent\": null, \"created_ns\": 1, \"files\": [{\"path\": \"/a\", \"fingerprint\": {\"dev\": 1, \"ino\": 1, \"btime_ns\": null, \"ftype\": 0, \"size\": 1, \"mtime_ns\": 1, \"ctime_ns\": 1, \"taken_ns\": 1, \"sha256\": null}, \"viewed_ns\": 1, \"views\": [], \"told\": {\"change\": \"moved\", \"fingerprint\": null, \"text_sha256\": null, \"told_ns\": 1}}], \"texts\": {}, \"context\": [], \"nested\": [], \"events\": []}",
             "files[0].told.change: \"moved\" is not a change",
+        ),
+        // A view's lines are lines of the file.
+        (
+            b"{\"fsview_export\": 2, \"sid\": \"x\", \"parent\": null, \"created_ns\": 1, \"files\": [{\"path\": \"/a\", \"fingerprint\": {\"dev\": 1, \"ino\": 1, \"btime_ns\": null, \"ftype\": 0, \"size\": 1, \"mtime_ns\": 1, \"ctime_ns\": 1, \"taken_ns\": 1, \"sha256\": null}, \"viewed_ns\": 1, \"views\": [{\"kind\": \"range\", \"source\": \"read\", \"offset\": 0, \"lines\": 5, \"total_lines\": 100, \"shown_sha256\": \"0000000000000000000000000000000000000000000000000000000000000000\", \"text_sha256\": null, \"viewed_ns\": 1, \"origin\": null, \"released\": null, \"released_ns\": null}], \"told\": null}], \"texts\": {}, \"context\": [], \"nested\": [], \"events\": []}",
+            "files[0].views[0].offset: 0 is not a line number (lines count from 1)",
+        ),
+        (
+            b"{\"fsview_export\": 2, \"sid\": \"x\", \"parent\": null, \"created_ns\": 1, \"files\": [{\"path\": \"/a\", \"fingerprint\": {\"dev\": 1, \"ino\": 1, \"btime_ns\": null, \"ftype\": 0, \"size\": 1, \"mtime_ns\": 1, \"ctime_ns\": 1, \"taken_ns\": 1, \"sha256\": null}, \"viewed_ns\": 1, \"views\": [{\"kind\": \"range\", \"source\": \"read\", \"offset\": 10, \"lines\": 9223372036854775807, \"total_lines\": 100, \"shown_sha256\": \"0000000000000000000000000000000000000000000000000000000000000000\", \"text_sha256\": null, \"viewed_ns\": 1, \"origin\": null, \"released\": null, \"released_ns\": null}], \"told\": null}], \"texts\": {}, \"context\": [], \"nested\": [], \"events\": []}",
+            "files[0].views[0].lines: 9223372036854775807 lines from line 10 run past the file's 100",
         ),
     ];
     for (doc, why) in bad {

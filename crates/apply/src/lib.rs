@@ -392,6 +392,10 @@ fn create(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Option<Re
 /// Change a file the gate let through, or one the gate found changed
 /// since the view, for an edit that may be merged with that change
 /// ([`merge_edit`]): the check is made on the bytes read under the lock.
+/// How many times a mergeable edit locks the file again after writers
+/// ahead of it replaced it.
+const MERGE_RELOCKS: u32 = 256;
+
 fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, Error> {
     let tool = cx.tool;
     let store = cx
@@ -419,13 +423,16 @@ fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, E
         }
         // A writer before us may have replaced the file while we waited:
         // the file locked is no longer at the path. An edit that may be
-        // merged locks the one there now (a few times at most, as writers
-        // queue up); any other is refused.
+        // merged locks the one there now, once for each writer queued
+        // ahead of it (20 agents at once had 19: a bound of 16 refused the
+        // last ones' edits); any other is refused. Each try means another
+        // writer finished, so the bound only stops a file replaced without
+        // end.
         match replace::path_change(canonical, &locked.stat)
             .map_err(|e| Error::io("inspect", &req.path, &e))?
         {
             None => break locked,
-            Some(_) if can_merge && tries < 16 => tries += 1,
+            Some(_) if can_merge && tries < MERGE_RELOCKS => tries += 1,
             Some(c) => return Ok(modified(c)),
         }
     };

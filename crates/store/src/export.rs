@@ -422,6 +422,22 @@ pub fn parse(input: &[u8], root: impl FnOnce() -> Result<PathBuf>) -> Result<(Du
         let mut views = Vec::with_capacity(f.views.len());
         for (j, v) in f.views.iter().enumerate() {
             let at = |field: &str| format!("files[{i}].views[{j}].{field}");
+            if v.offset == 0 {
+                return Err(malformed(format!(
+                    "{}: 0 is not a line number (lines count from 1)",
+                    at("offset")
+                )));
+            }
+            if let Some(total) = v.total_lines {
+                if v.lines > 0 && (v.offset - 1).saturating_add(v.lines) > total {
+                    return Err(malformed(format!(
+                        "{}: {} lines from line {} run past the file's {total}",
+                        at("lines"),
+                        v.lines,
+                        v.offset
+                    )));
+                }
+            }
             views.push(ViewRecord {
                 kind: Kind::parse(&v.kind).ok_or_else(|| {
                     malformed(format!("{}: {:?} is not a view kind", at("kind"), v.kind))
