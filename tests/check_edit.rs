@@ -106,6 +106,45 @@ fn parts_read_that_show_every_line_count_as_the_whole_file() {
     );
 }
 
+// Only reads count as parts: an edit's range runs from its first change
+// to its last, which it did not all show (a replace-all of lines 2 and
+// 99 showed those, not 9 to 92). And parts that held the whole file go on
+// holding it after an edit, as a full read does.
+#[test]
+fn an_edits_range_is_no_part_and_parts_hold_past_an_edit() {
+    let env = Env::new();
+    let mut text = String::from("start\nTODO one\n");
+    for i in 3..=98 {
+        text.push_str(&format!("secret line {i}\n"));
+    }
+    text.push_str("TODO two\nend\n");
+    env.write("f", &text);
+    let ok = |args: &[&str]| assert_eq!(env.run(args[0], &args[1..]).code, 0, "{args:?}");
+    ok(&["fsview-read", "-q", "-o", "1", "-n", "5", "f"]);
+    ok(&[
+        "fsview-edit",
+        "-q",
+        "--all",
+        "f",
+        "--old",
+        "TODO",
+        "--new",
+        "DONE",
+    ]);
+    ok(&["fsview-read", "-q", "-o", "1", "-n", "1", "f"]);
+    ok(&["fsview-read", "-q", "-o", "100", "-n", "1", "f"]);
+    env.run("fsview-check-edit", &["--write", "f"]).expect(
+        1,
+        "f: start_only: File has only been read in part (line 100 of 100). Read the whole file before writing all of it.\n",
+    );
+    env.write("g", (1..=10).map(|i| format!("{i}\n")).collect::<String>());
+    ok(&["fsview-read", "-q", "-o", "1", "-n", "5", "g"]);
+    ok(&["fsview-read", "-q", "-o", "6", "-n", "5", "g"]);
+    ok(&["fsview-edit", "-q", "g", "--old", "3\n", "--new", "three\n"]);
+    env.run("fsview-check-edit", &["--write", "g"])
+        .expect(0, "g: ok\n");
+}
+
 #[test]
 fn processed_view_only() {
     let env = Env::new();

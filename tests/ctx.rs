@@ -1794,3 +1794,33 @@ fn a_rebuilt_user_part_holds_only_what_it_injects_now() {
         &format!("CLAUDE.md: ok\nnotes.md: not_read: {NOT_READ}\nmine.md: ok\n"),
     );
 }
+
+// A file the agent read, then injected too, is still read: neither a
+// cleared user part nor an undone build takes the read's view away.
+#[test]
+fn a_read_survives_the_context_that_injected_the_same_file() {
+    let r = Repo::bare();
+    r.git(&["init", "-q", "-b", "main"]);
+    r.env.write("CLAUDE.md", "Root.\n@notes.md\n");
+    r.env.write("notes.md", "notes\n");
+    r.env.write("sub/CLAUDE.md", "Nested rules.\n");
+    r.env.write("sub/x.rs", "x\n");
+    assert_eq!(
+        r.run("fsview-read", &["-q", "notes.md", "sub/CLAUDE.md"])
+            .code,
+        0
+    );
+    assert_eq!(r.run("ctx-build", &[]).code, 0);
+    r.run("ctx-invalidate", &["--user"])
+        .expect(0, "cleared the user context\n");
+    let full = r.sh(&format!(
+        "'{}' --for sub/x.rs > /dev/full",
+        harness::bin("ctx-build").display()
+    ));
+    assert_eq!(full.code, 2, "{}", full.stderr);
+    r.run(
+        "fsview-check-edit",
+        &["--write", "notes.md", "sub/CLAUDE.md"],
+    )
+    .expect(0, "notes.md: ok\nsub/CLAUDE.md: ok\n");
+}

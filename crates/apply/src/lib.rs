@@ -472,7 +472,7 @@ fn update(cx: &Context<'_>, req: &Request, canonical: &Path) -> Result<Report, E
         }
         Change::Edit(list) => match edits::apply(&text, true, list, cx.voice) {
             Ok(e) => {
-                knows_all = held_whole(store, &viewed);
+                knows_all = held_whole(store, &viewed, &bytes);
                 (e.text, e.replacements)
             }
             Err(r) => return Ok(refusal(cx, req, canonical, r)),
@@ -695,10 +695,13 @@ fn merge_edit(
 
 /// Whether the agent holds a `full` view of the file it edits: then it
 /// knows all of it once edited.
-fn held_whole(store: &Store, viewed: &FileRecord) -> bool {
-    store
-        .views(viewed.id)
-        .is_ok_and(|vs| vs.iter().any(|v| v.kind == Kind::Full && v.held()))
+/// Whether the agent holds all of the file, `bytes` as it viewed them: a
+/// full view, or parts read that show every line.
+fn held_whole(store: &Store, viewed: &FileRecord, bytes: &[u8]) -> bool {
+    store.views(viewed.id).is_ok_and(|vs| {
+        vs.iter().any(|v| v.kind == Kind::Full && v.held())
+            || fsview_store::gate::pieces_cover_bytes(bytes, vs.iter())
+    })
 }
 
 /// What the model is told with a merged edit's result.

@@ -846,31 +846,49 @@ fn decision(verdict: Verdict, canonical: PathBuf, view: Option<ViewRecord>) -> D
 }
 
 /// Whether parts read one after another (`--offset`, or the start of a
-/// long file and then the rest) showed every line of the file as it is
-/// now, each exactly: the agent has seen the whole of it, as one read of
-/// it all would have shown it. Views of a record are all of one content
-/// (a change drops them), and each must still match the lines it names
-/// (a line cut by a cap does not), so this reads the file; the freshness
-/// check after it compares the content with the record's.
+/// long file and then the rest) showed every line of the file at `path`
+/// as it is now; see [`pieces_cover_bytes`]. The freshness check after it
+/// compares the content with the record's.
 fn pieces_cover<'a>(path: &Path, views: impl Iterator<Item = &'a ViewRecord>) -> bool {
-    let parts: Vec<&ViewRecord> = views
-        .filter(|v| matches!(v.kind, Kind::Range | Kind::Start) && v.lines > 0)
-        .collect();
+    let parts: Vec<&ViewRecord> = views.filter(|v| is_piece(v)).collect();
     if parts.len() < 2 {
         return false;
     }
-    let Ok(bytes) = std::fs::read(path) else {
-        return false;
-    };
-    let total = crate::show::count_lines(&bytes);
-    let mut spans: Vec<(u64, u64)> = parts
-        .iter()
+    match std::fs::read(path) {
+        Ok(bytes) => pieces_cover_bytes(&bytes, parts.into_iter()),
+        Err(_) => false,
+    }
+}
+
+/// A view that shows the lines it names, exactly: a read's range or start.
+/// An edit's range view names the lines from its first change to its
+/// last, which it did not all show; a view injected or processed shows
+/// other text.
+fn is_piece(v: &ViewRecord) -> bool {
+    matches!(v.kind, Kind::Range | Kind::Start)
+        && v.source == Source::Read
+        && v.lines > 0
+        && v.held()
+}
+
+/// Whether the held parts among `views`, read one after another, showed
+/// every line of `bytes` (the file's content, the one the views are of:
+/// a change drops a record's views), each exactly: the agent has seen the
+/// whole of it, as one read of it all would have shown it. Each must still
+/// match the lines it names (a line a cap cut does not).
+pub fn pieces_cover_bytes<'a>(bytes: &[u8], views: impl Iterator<Item = &'a ViewRecord>) -> bool {
+    let total = crate::show::count_lines(bytes);
+    let mut spans: Vec<(u64, u64)> = views
+        .filter(|v| is_piece(v))
         .filter(|v| {
-            fingerprint::hash_bytes(crate::show::slice_lines(&bytes, v.offset, v.lines))
+            fingerprint::hash_bytes(crate::show::slice_lines(bytes, v.offset, v.lines))
                 == v.shown_hash
         })
         .map(|v| (v.offset, v.offset.saturating_add(v.lines)))
         .collect();
+    if spans.len() < 2 {
+        return false;
+    }
     spans.sort_unstable();
     let mut next = 1;
     for (from, to) in spans {

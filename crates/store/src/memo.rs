@@ -172,9 +172,9 @@ impl Store {
 
     /// Take back what a build stored as shown when its output never
     /// reached the reader: the user part (when `user`: built again next
-    /// time, its views recorded then), and the views of `paths` with their
-    /// mark as given (offered again next time). A view of one of them that
-    /// came another way goes too: a read again, at worst.
+    /// time, its views recorded then), and the views of `paths` it
+    /// injected, with their mark as given (offered again next time). A
+    /// read's view of one of them stays.
     pub fn undo_build(&self, sid: &str, user: bool, paths: &[&Path]) -> Result<()> {
         self.write(|conn| {
             if user {
@@ -193,12 +193,15 @@ impl Store {
                     "DELETE FROM nested WHERE sid=?1 AND path=?2",
                     params![sid, path],
                 )?;
+                // The build's views; a read of the same file stays.
                 conn.execute(
-                    "DELETE FROM views WHERE file_id IN (SELECT id FROM files WHERE sid=?1 AND path=?2)",
+                    "DELETE FROM views WHERE source IN ('inject', 'import')
+                       AND file_id IN (SELECT id FROM files WHERE sid=?1 AND path=?2)",
                     params![sid, path],
                 )?;
                 conn.execute(
-                    "DELETE FROM files WHERE sid=?1 AND path=?2",
+                    "DELETE FROM files WHERE sid=?1 AND path=?2
+                       AND id NOT IN (SELECT file_id FROM views)",
                     params![sid, path],
                 )?;
             }

@@ -874,7 +874,11 @@ pub(crate) fn record_in(
         "INSERT INTO views(file_id, kind, line_offset, line_count, source, total_lines, shown_hash, text_hash, viewed_ns, origin, conversation)
          VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
          ON CONFLICT(file_id, kind, line_offset, line_count) DO UPDATE SET
-           source=excluded.source, total_lines=excluded.total_lines,
+           -- The same lines of the same content, read and then injected:
+           -- still a read (clearing what was injected leaves it).
+           source=CASE WHEN views.source = 'read' AND excluded.source IN ('inject', 'import')
+                       THEN views.source ELSE excluded.source END,
+           total_lines=excluded.total_lines,
            shown_hash=excluded.shown_hash, text_hash=excluded.text_hash,
            viewed_ns=excluded.viewed_ns, copied=0, origin=excluded.origin,
            conversation=excluded.conversation, released=NULL, released_ns=NULL",
