@@ -414,47 +414,74 @@ pub const WRAPPERS: &[Wrapper] = &[
 /// of its own ([`WRAPPERS`]; `flock FILE -c SCRIPT` runs a script, read as
 /// one).
 pub(super) fn strip_wrappers(words: &[Option<String>]) -> &[Option<String>] {
-    unwrap(words, &Dir::Known(PathBuf::new())).0
+    unwrap(words, &Dir::Known(PathBuf::new())).words
 }
 
-/// [`strip_wrappers`], and the directory the command they run runs in:
-/// `dir`, or where a wrapper's [`Wrapper::chdir`] option sends it (unknown
-/// when that is not a literal word).
-pub(super) fn unwrap<'a>(words: &'a [Option<String>], dir: &Dir) -> (&'a [Option<String>], Dir) {
+/// A command seen through its wrappers.
+pub(super) struct Unwrapped<'a> {
+    /// The command the wrappers run, as words (none after `env -S`).
+    pub words: &'a [Option<String>],
+    /// Where it runs: the shell's directory, or where a wrapper's
+    /// [`Wrapper::chdir`] option sends it (unknown when that is not a
+    /// literal word).
+    pub dir: Dir,
+    /// `env -S STRING ARGS`: the command line it runs, STRING then ARGS,
+    /// as a script to read (`None` when a word of it is not literal).
+    pub split: Option<Option<String>>,
+}
+
+/// [`strip_wrappers`], with where the command runs and what `env -S`
+/// gives it. Options are read as getopt reads them: short ones grouped
+/// (`-iC DIR`, `-CDIR`), long ones by any unambiguous start (`--ch DIR`,
+/// `--chdir=DIR`).
+pub(super) fn unwrap<'a>(words: &'a [Option<String>], dir: &Dir) -> Unwrapped<'a> {
     let mut w = words;
     let mut dir = dir.clone();
     loop {
+        let done = |w, dir| Unwrapped {
+            words: w,
+            dir,
+            split: None,
+        };
         let Some((Some(name), rest)) = w.split_first() else {
-            return (w, dir);
+            return done(w, dir);
         };
         let base = name.rsplit('/').next().unwrap_or(name);
-        let Some((wrapper, rest)) = wrapper(base, rest) else {
-            return (w, dir);
+        let Some((wrapper, before, rest)) = wrapper(base, rest) else {
+            return done(w, dir);
         };
         if base == "flock"
             && rest
                 .iter()
                 .any(|a| matches!(a.as_deref(), Some("-c" | "--command")))
         {
-            return (w, dir);
+            return done(w, dir);
         }
+        // Options before a subcommand (`uv --directory D run`) are read
+        // first, the same way.
+        let mut split = None;
         let mut opts = 0;
-        while let Some(a) = rest.get(opts) {
-            let Some(a) = a.as_deref() else {
-                break;
-            };
-            if a == "--" {
-                opts += 1;
-                break;
+        for (words, at) in [(before, &mut 0), (rest, &mut opts)] {
+            while let Some(a) = words.get(*at) {
+                let Some(a) = a.as_deref() else {
+                    break;
+                };
+                if a == "--" {
+                    *at += 1;
+                    break;
+                }
+                if !a.starts_with('-') || a == "-" {
+                    break;
+                }
+                let o = option(wrapper, a, words.get(*at + 1));
+                if let Some(to) = o.chdir {
+                    dir = dir.cd(to.as_deref());
+                }
+                if o.split.is_some() {
+                    split = o.split;
+                }
+                *at += o.words;
             }
-            if !a.starts_with('-') {
-                break;
-            }
-            let value = wrapper.takes_value.contains(&a);
-            if let Some(to) = chdir_to(wrapper, a, value.then(|| rest.get(opts + 1))) {
-                dir = dir.cd(to.as_deref());
-            }
-            opts += if value { 2 } else { 1 };
         }
         let n = match wrapper.then {
             Then::Command => opts,
@@ -478,61 +505,151 @@ pub(super) fn unwrap<'a>(words: &'a [Option<String>], dir: &Dir) -> (&'a [Option
                 opts + usize::from(!listed)
             }
         };
+        if let Some(line) = split {
+            // The string is the command; the words after it, its
+            // arguments.
+            let args = rest.get(n.min(rest.len())..).unwrap_or_default();
+            let script = line.and_then(|l| {
+                let quoted: Option<Vec<String>> =
+                    args.iter().map(|a| a.as_deref().map(shell_quote)).collect();
+                quoted.map(|q| std::iter::once(l).chain(q).collect::<Vec<_>>().join(" "))
+            });
+            return Unwrapped {
+                words: &[],
+                dir,
+                split: Some(script),
+            };
+        }
         if n > rest.len() {
-            return (&[], dir);
+            return done(&[], dir);
         }
         w = &rest[n..];
     }
 }
 
-/// The directory option `a` of `wrapper` sends its command to: `Some(None)`
-/// for one fsview cannot read (a word not literal, or missing); `None`
-/// when `a` is no such option. `next`: the word after `a`, when `a` takes
-/// it as its value.
-fn chdir_to(
-    wrapper: &Wrapper,
-    a: &str,
-    next: Option<Option<&Option<String>>>,
-) -> Option<Option<String>> {
-    for c in wrapper.chdir {
-        if a == *c {
-            return Some(next.flatten().cloned().flatten());
-        }
-        if let Some(v) = a.strip_prefix(c) {
-            // `--chdir=DIR`, and `-CDIR` for a short option.
-            if let Some(v) = v.strip_prefix('=') {
-                return Some(Some(v.to_string()));
-            }
-            if !c.starts_with("--") && !v.is_empty() {
-                return Some(Some(v.to_string()));
-            }
-        }
-    }
-    None
+/// `s` as one shell word.
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
 }
 
-/// The wrapper a command of this name is, and the words after its name
-/// (and subcommand).
+/// What one option word of a wrapper does.
+struct OptionWord {
+    /// Words it takes: itself, and its value when that is the next word.
+    words: usize,
+    /// A directory option's value (`None` inside: not literal).
+    chdir: Option<Option<String>>,
+    /// `env -S`'s value.
+    split: Option<Option<String>>,
+}
+
+/// The option word `a` of `wrapper`; `next`, the word after it.
+fn option(wrapper: &Wrapper, a: &str, next: Option<&Option<String>>) -> OptionWord {
+    let named = |opt: &str, value: Option<Option<String>>, words: usize| {
+        let takes = |list: &[&str]| list.contains(&opt);
+        OptionWord {
+            words,
+            chdir: value.clone().filter(|_| takes(wrapper.chdir)),
+            split: value.filter(|_| {
+                wrapper.names.contains(&"env") && matches!(opt, "-S" | "--split-string")
+            }),
+        }
+    };
+    if let Some(long) = a.strip_prefix("--") {
+        let (name, inline) = match long.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (long, None),
+        };
+        let Some(full) = long_option(wrapper, name) else {
+            return OptionWord {
+                words: 1,
+                chdir: None,
+                split: None,
+            };
+        };
+        return match inline {
+            Some(v) => named(full, Some(Some(v.to_string())), 1),
+            None => named(full, Some(next.cloned().flatten()), 2),
+        };
+    }
+    // Short options grouped: the first that takes a value takes the rest
+    // of the word, else the next word.
+    for (i, c) in a.char_indices().skip(1) {
+        let opt = format!("-{c}");
+        if wrapper.takes_value.iter().any(|t| *t == opt) {
+            let attached = &a[i + c.len_utf8()..];
+            return match attached {
+                "" => named(&opt, Some(next.cloned().flatten()), 2),
+                v => named(&opt, Some(Some(v.to_string())), 1),
+            };
+        }
+    }
+    OptionWord {
+        words: 1,
+        chdir: None,
+        split: None,
+    }
+}
+
+/// The long option with a value that `name` names, exactly or by an
+/// unambiguous start, as getopt_long takes it (`--ch` for `--chdir`).
+fn long_option(wrapper: &Wrapper, name: &str) -> Option<&'static str> {
+    let longs = wrapper
+        .takes_value
+        .iter()
+        .filter_map(|t| t.strip_prefix("--").map(|n| (n, *t)));
+    let mut found = None;
+    for (n, t) in longs {
+        if n == name {
+            return Some(t);
+        }
+        if !name.is_empty() && n.starts_with(name) {
+            if found.is_some() {
+                return None; // ambiguous
+            }
+            found = Some(t);
+        }
+    }
+    found
+}
+
+/// Some of a command's words, each literal or not (`None`).
+type Words<'a> = &'a [Option<String>];
+
+/// The wrapper a command of this name is, the words between its name and
+/// its subcommand (options: `uv --directory D run`), and the words after.
 fn wrapper<'a>(
     base: &str,
     rest: &'a [Option<String>],
-) -> Option<(&'static Wrapper, &'a [Option<String>])> {
+) -> Option<(&'static Wrapper, Words<'a>, Words<'a>)> {
     for w in WRAPPERS {
         for n in w.names {
             match n.split_once(' ') {
-                Some((name, sub))
-                    if name == base && rest.first().and_then(|s| s.as_deref()) == Some(sub) =>
-                {
-                    return Some((w, &rest[1..]));
+                Some((name, sub)) if name == base => {
+                    let mut i = 0;
+                    while let Some(Some(a)) = rest.get(i) {
+                        if !a.starts_with('-') {
+                            break;
+                        }
+                        let takes = w.takes_value.contains(&a.as_str())
+                            || GLOBAL_WITH_VALUE.contains(&a.as_str());
+                        i += if takes { 2 } else { 1 };
+                    }
+                    if rest.get(i).and_then(|s| s.as_deref()) == Some(sub) {
+                        return Some((w, &rest[..i], &rest[i + 1..]));
+                    }
                 }
                 Some(_) => {}
-                None if *n == base => return Some((w, rest)),
+                None if *n == base => return Some((w, &[], rest)),
                 None => {}
             }
         }
     }
     None
 }
+
+/// Options with a value that a two-word wrapper's command takes before its
+/// subcommand (`uv --cache-dir D run`), besides its own.
+const GLOBAL_WITH_VALUE: &[&str] = &["--cache-dir", "--config-file", "--color"];
 
 /// docs/shell.md's table of writers, as the table above renders it.
 pub fn writers_doc() -> Vec<String> {

@@ -106,7 +106,8 @@ fn git_adds(cmd: &Simple) -> bool {
 }
 
 pub(super) fn git_discard(cmd: &Simple) -> Option<Discard> {
-    let (words, runs_in) = unwrap(&cmd.words, &cmd.dir);
+    let seen = unwrap(&cmd.words, &cmd.dir);
+    let (words, runs_in) = (seen.words, seen.dir);
     let (name, args) = words.split_first()?;
     let name = name.as_deref()?;
     if name.rsplit('/').next() != Some("git") {

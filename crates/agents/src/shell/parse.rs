@@ -14,7 +14,7 @@ use brush_parser::ast;
 use brush_parser::word::{self, WordPiece, WordPieceWithSource};
 use brush_parser::ParserOptions;
 
-use super::commands::{strip_wrappers, unwrap};
+use super::commands::unwrap;
 use super::write::How;
 
 /// The command line as bash parses it; `None` when it does not parse.
@@ -502,7 +502,7 @@ pub(super) fn simple(
     // commands too, where it runs.
     if let Some(script) = shell_script(&cmd) {
         let from = out.len();
-        out.extend(commands(&script, &unwrap(&cmd.words, &cmd.dir).1));
+        out.extend(commands(&script, &unwrap(&cmd.words, &cmd.dir).dir));
         if cmd.background {
             for c in &mut out[from..] {
                 c.background = true;
@@ -518,9 +518,14 @@ pub(super) fn simple(
 /// dash, zsh, ksh), a shell reading its script from a here-document or
 /// here-string (`bash <<'EOF'`, `sh -s <<EOF`: its text as written, what
 /// it names literally being certain whatever the outer shell expands),
-/// `eval` of literal words, `flock FILE -c SCRIPT`.
+/// `eval` of literal words, `flock FILE -c SCRIPT`, and the command line
+/// `env -S STRING` gives (read as a script: its quotes as the shell's).
 pub(super) fn shell_script(cmd: &Simple) -> Option<String> {
-    let words = strip_wrappers(&cmd.words);
+    let seen = unwrap(&cmd.words, &cmd.dir);
+    if let Some(line) = seen.split {
+        return line;
+    }
+    let words = seen.words;
     let [name, rest @ ..] = words else {
         return None;
     };

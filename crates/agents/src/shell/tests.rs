@@ -806,6 +806,23 @@ fn a_wrapper_that_changes_directory_takes_what_it_runs_there() {
             "env -C \"$D\" tee a.txt /abs/b.txt",
             vec![w("/abs/b.txt", Whole)],
         ),
+        // Options as getopt reads them: grouped, attached, abbreviated.
+        ("env -iC sub tee f", vec![w("sub/f", Whole)]),
+        ("env -vC sub tee f", vec![w("sub/f", Whole)]),
+        ("sudo -nD sub tee f", vec![w("sub/f", Whole)]),
+        ("env --ch sub tee f", vec![w("sub/f", Whole)]),
+        ("env -C=sub tee f", vec![w("=sub/f", Whole)]),
+        ("env -C a env -C b tee f", vec![w("a/b/f", Whole)]),
+        // Options before the subcommand.
+        ("uv --directory sub run tee f", vec![w("sub/f", Whole)]),
+        // env -S: the string is the command line.
+        ("env -S \"tee sub/f\"", vec![w("sub/f", Whole)]),
+        (
+            "env --split-string='tee sub/f' g",
+            vec![w("sub/f", Whole), w("g", Whole)],
+        ),
+        ("env -C sub -S \"tee f\"", vec![w("sub/f", Whole)]),
+        ("env -iS 'tee f'", vec![w("f", Whole)]),
     ];
     for (cmd, want) in cases {
         assert_eq!(writes(cmd), want, "{cmd}");
@@ -871,6 +888,10 @@ fn git_discards_it_finds() {
             vec![d("/srv/app", &["f.rs"], idx.clone())],
         ),
         ("env -C \"$D\" git checkout -- f.rs", vec![]),
+        (
+            "env -iC sub git checkout -- f.rs",
+            vec![d("sub", &["f.rs"], idx.clone())],
+        ),
         ("git checkout --force main", vec![d("", &[], head.clone())]),
         ("git restore f.rs", vec![d("", &["f.rs"], idx.clone())]),
         ("git restore -- .", vec![d("", &["."], idx.clone())]),

@@ -140,7 +140,8 @@ pub(super) fn command_writes(cmd: &Simple, out: &mut Vec<Write>) {
     let edit = std::cell::Cell::new(None);
     // Redirections are the shell's, in its directory; what the command
     // names is in the one its wrappers send it to (`env -C DIR`).
-    let (words, runs_in) = unwrap(&cmd.words, &cmd.dir);
+    let seen = unwrap(&cmd.words, &cmd.dir);
+    let (words, runs_in) = (seen.words, seen.dir);
     let at = std::cell::RefCell::new(&cmd.dir);
     let mut push = |name: &str, how: How, into: Option<String>, text: Option<String>| {
         if let Some(path) = at.borrow().join(name) {
