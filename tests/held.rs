@@ -1030,3 +1030,169 @@ fn a_shared_session_keeps_a_cursor_per_conversation() {
     );
     assert_eq!(cursors(), []);
 }
+
+/// A hand-written Claude Code conversation (the shapes of 2.1.332's
+/// transcript and payloads), for what its fixtures do not hold.
+struct Scripted {
+    env: crate::harness::Env,
+    transcript: PathBuf,
+    sid: &'static str,
+}
+
+impl Scripted {
+    fn new() -> Scripted {
+        let env = crate::harness::Env::new();
+        let transcript = env.root().join("t.jsonl");
+        Scripted {
+            env,
+            transcript,
+            sid: "11111111-1111-4111-8111-111111111111",
+        }
+    }
+
+    /// Transcript entries, each filled in with the session id.
+    fn write(&self, entries: &[Value]) {
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.transcript)
+            .unwrap();
+        for e in entries {
+            let mut e = e.clone();
+            e["sessionId"] = json!(self.sid);
+            writeln!(f, "{e}").unwrap();
+        }
+    }
+
+    fn hook(&self, mut payload: Value, args: &[&str]) -> crate::harness::Run {
+        payload["session_id"] = json!(self.sid);
+        payload["transcript_path"] = json!(self.transcript);
+        payload["cwd"] = json!(self.env.work);
+        let mut a = vec!["claude"];
+        a.extend_from_slice(args);
+        let r = self
+            .env
+            .run_stdin("fsview-hook", &a, payload.to_string().as_bytes());
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        r
+    }
+
+    /// The model's Read of `rel`, whole, as call `id` of prompt `prompt`,
+    /// its entries `u` (the call) and `u + 1` (the result) after `parent`.
+    fn read(&self, rel: &str, id: &str, prompt: &str, parent: &str, u: u32) {
+        let path = self.env.path(rel);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let n = text.lines().count() + 1;
+        let file = json!({"filePath": path, "content": text, "numLines": n, "startLine": 1, "totalLines": n});
+        self.write(&[json!({"parentUuid": parent, "type": "assistant", "uuid": format!("u{u}"),
+            "message": {"id": format!("m{u}"), "role": "assistant",
+                        "content": [{"type": "tool_use", "id": id, "name": "Read", "input": {"file_path": path}}]}})]);
+        self.hook(
+            json!({"prompt_id": prompt, "hook_event_name": "PostToolUse", "tool_name": "Read",
+                   "tool_input": {"file_path": path}, "tool_response": {"type": "text", "file": file},
+                   "tool_use_id": id}),
+            &[],
+        );
+        self.write(&[json!({"parentUuid": format!("u{u}"), "type": "user", "promptId": prompt,
+            "uuid": format!("u{}", u + 1),
+            "message": {"role": "user", "content": [{"tool_use_id": id, "type": "tool_result", "content": "(the lines)"}]},
+            "toolUseResult": {"type": "text", "file": file}})]);
+    }
+
+    fn prompt(&self, prompt: &str, parent: &str, u: &str) -> crate::harness::Run {
+        self.write(&[
+            json!({"parentUuid": parent, "type": "user", "promptId": prompt, "uuid": u,
+            "message": {"role": "user", "content": "go on"}}),
+        ]);
+        self.hook(
+            json!({"prompt_id": prompt, "hook_event_name": "UserPromptSubmit", "prompt": "go on"}),
+            &[],
+        )
+    }
+
+    fn answer(&self, parent: &str, u: &str) {
+        self.write(&[json!({"parentUuid": parent, "type": "assistant", "uuid": u,
+            "message": {"id": format!("m-{u}"), "role": "assistant", "content": [{"type": "text", "text": "ok"}]}})]);
+    }
+
+    /// The gate's answer to a Write of `rel` with `content`, as call `id`
+    /// of prompt `prompt` after entry `parent`.
+    fn write_file(&self, rel: &str, content: &str, id: &str, prompt: &str, parent: &str) -> String {
+        let path = self.env.path(rel);
+        let input = json!({"file_path": path, "content": content});
+        self.write(&[json!({"parentUuid": parent, "type": "assistant", "uuid": format!("w-{id}"),
+            "message": {"id": format!("m-{id}"), "role": "assistant",
+                        "content": [{"type": "tool_use", "id": id, "name": "Write", "input": input}]}})]);
+        self.hook(
+            json!({"prompt_id": prompt, "hook_event_name": "PreToolUse", "tool_name": "Write",
+                   "tool_input": input, "tool_use_id": id}),
+            &["--gate"],
+        )
+        .stdout
+    }
+}
+
+// A change told whole as a diff moves the view to the new text; that holds
+// only while both the telling and the read it was a diff of are in the
+// conversation. A rewind past the prompt that told it, or a cut of the read
+// (tool_results_cut), leaves the model the old text or a bare diff: a
+// Write from either is refused, the file given back.
+#[test]
+fn a_change_told_holds_only_with_what_told_it_and_what_it_was_a_diff_of() {
+    // Told at a prompt, then rewound past it.
+    let c = Scripted::new();
+    c.env.write("a.txt", "one\ntwo\nthree\n");
+    c.write(&[
+        json!({"parentUuid": null, "type": "user", "promptId": "p1", "uuid": "u1",
+        "message": {"role": "user", "content": "read a.txt"}}),
+    ]);
+    c.read("a.txt", "toolu_1", "p1", "u1", 2);
+    c.answer("u3", "u4");
+    c.env.write("a.txt", "ONE\ntwo\nthree\n");
+    let told = c.prompt("p2", "u4", "u5");
+    assert!(told.stdout.contains("+ONE"), "{}", told.stdout);
+    c.answer("u5", "u6");
+    // Unrewound, the told text holds: a Write from it goes through.
+    assert_eq!(
+        c.write_file("a.txt", "ONE\ntwo\nthree\nfour\n", "toolu_w0", "p2", "u6"),
+        ""
+    );
+    c.prompt("p3", "u4", "u7");
+    let got = c.write_file("a.txt", "one\ntwo\nthree\nfour\n", "toolu_w1", "p3", "u7");
+    assert!(
+        got.contains("\"permissionDecision\":\"deny\"")
+            && got.contains("(rewind)")
+            && got.contains("1\\tONE"),
+        "{got}"
+    );
+
+    // Told at a prompt, then the read it was a diff of cut.
+    let c = Scripted::new();
+    c.env.write("a.txt", lines(40, |i| format!("line {i}")));
+    c.write(&[
+        json!({"parentUuid": null, "type": "user", "promptId": "p1", "uuid": "u1",
+        "message": {"role": "user", "content": "read a.txt"}}),
+    ]);
+    c.read("a.txt", "toolu_1", "p1", "u1", 2);
+    c.answer("u3", "u4");
+    c.env.write(
+        "a.txt",
+        lines(40, |i| match i {
+            20 => "LINE TWENTY".to_string(),
+            i => format!("line {i}"),
+        }),
+    );
+    let told = c.prompt("p2", "u4", "u5");
+    assert!(told.stdout.contains("+LINE TWENTY"), "{}", told.stdout);
+    c.answer("u5", "u6");
+    c.write(&[
+        json!({"parentUuid": "u6", "type": "attachment", "uuid": "u7",
+        "attachment": {"type": "tool_results_cut", "callIds": ["toolu_1"]}}),
+    ]);
+    c.prompt("p3", "u7", "u8");
+    let got = c.write_file("a.txt", "from memory\n", "toolu_w1", "p3", "u8");
+    assert!(
+        got.contains("\"permissionDecision\":\"deny\"") && got.contains("(compaction)"),
+        "{got}"
+    );
+}

@@ -1053,7 +1053,7 @@ fn merged(
         // Refused instead, the change carried whole by the refusal.
         return Ok(None);
     }
-    remind::record(store, &s.sid, TOOL, &found)?;
+    remind::record(store, &s.sid, TOOL, &found, s.who.call.as_deref())?;
     log("told with the call");
     Ok(Some(Merge::Told(told)))
 }
@@ -1254,7 +1254,7 @@ fn carried(
     if agent.refuses_in_context() && !fits(agent, 500, &told) {
         return Ok(None);
     }
-    remind::record(store, &s.sid, TOOL, &found)?;
+    remind::record(store, &s.sid, TOOL, &found, s.who.call.as_deref())?;
     Ok(Some(told))
 }
 
@@ -2506,7 +2506,14 @@ fn prompt(
     if found.is_empty() {
         return Ok(Answer::Nothing);
     }
-    remind::record(&store, &s.sid, TOOL, &found)?;
+    // Told with a call's result, or with the prompt.
+    let origin = s.who.call.clone().or_else(|| {
+        s.who
+            .prompt
+            .as_deref()
+            .map(crate::transcript::prompt_origin)
+    });
+    remind::record(&store, &s.sid, TOOL, &found, origin.as_deref())?;
     Ok(Answer::Context(remind::render(s.cwd(), &found)))
 }
 

@@ -168,7 +168,7 @@ impl Delivery {
     pub fn record(self) {
         let store = self.connections.lease();
         if !self.told.is_empty() {
-            if let Err(e) = remind::record(&store, &self.sid, TOOL, &self.told) {
+            if let Err(e) = remind::record(&store, &self.sid, TOOL, &self.told, None) {
                 eprintln!("{TOOL}: what changed was told, but not recorded: {e}");
             }
         }

@@ -55,6 +55,11 @@ pub struct Settled {
     pub restored: usize,
 }
 
+/// Between the origins of a view that needs several (a change told as a
+/// diff: what carried it, and the view of the text it was taken from,
+/// which may be of unknown origin: empty, never held).
+pub const ORIGINS_SEP: char = '\n';
+
 /// The action [`Store::hold_only`] logs when it changed anything: verdict
 /// the reason, detail the counts.
 pub const RELEASE_ACTION: &str = "release";
@@ -99,10 +104,12 @@ impl Store {
                  WHERE file_id=?1 AND kind=?2 AND line_offset=?3 AND line_count=?4",
             )?;
             for (file_id, kind, offset, count, origin, released) in rows {
-                let is_live = origin.as_ref().is_some_and(|o| live.contains(o));
+                // A view of several origins holds while all of them do.
+                let parts = || origin.iter().flat_map(|o| o.split(ORIGINS_SEP));
+                let is_live = origin.is_some() && parts().all(|o| live.contains(o));
                 let in_scope = match scope {
                     Scope::All => true,
-                    Scope::Origins(known) => origin.as_ref().is_some_and(|o| known.contains(o)),
+                    Scope::Origins(known) => parts().any(|o| known.contains(o)),
                 };
                 if is_live && released {
                     set.execute(params![

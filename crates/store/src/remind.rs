@@ -164,6 +164,20 @@ impl Reminder {
     }
 }
 
+/// The origin of the full view whose text a diff of file `file_id` was
+/// taken from: the latest held one (`None` inside: of unknown origin).
+fn base_origin(conn: &rusqlite::Connection, file_id: i64) -> rusqlite::Result<Option<String>> {
+    use rusqlite::OptionalExtension;
+    Ok(conn
+        .prepare_cached(
+            "SELECT origin FROM views WHERE file_id=?1 AND kind='full' AND released IS NULL
+             ORDER BY viewed_ns DESC LIMIT 1",
+        )?
+        .query_row([file_id], |r| r.get::<_, Option<String>>(0))
+        .optional()?
+        .flatten())
+}
+
 /// Tell session `sid` of what changed since it last saw or heard of each of
 /// its files: select them, record what is told, and return the reminder's
 /// text, or `None` when there is nothing new. `tool` names the adapter in
@@ -179,7 +193,7 @@ pub fn remind(
     if found.is_empty() {
         return Ok(None);
     }
-    record(store, sid, tool, &found)?;
+    record(store, sid, tool, &found, None)?;
     Ok(Some(render(cwd, &found)))
 }
 
@@ -414,7 +428,18 @@ fn holds_whole_text(store: &Store, record: &FileRecord) -> Result<bool> {
 /// on the very record it was computed from (see the module documentation);
 /// a [`Reminder::whole`] one records the file's text as a `full` view
 /// instead. Returns how many views moved so.
-pub fn record(store: &Store, sid: &str, tool: &str, reminders: &[Reminder]) -> Result<usize> {
+///
+/// `origin`: where in the conversation the change was told (the call whose
+/// result carried it, the prompt), the origin of each view moved to the new
+/// text: it holds as long as that does (a rewind past it, a result cut,
+/// releases it), not as long as the read before it.
+pub fn record(
+    store: &Store,
+    sid: &str,
+    tool: &str,
+    reminders: &[Reminder],
+    origin: Option<&str>,
+) -> Result<usize> {
     let summaries: Vec<String> = reminders.iter().map(Reminder::summary).collect();
     crate::pause::point("told");
     store.write(|conn| {
@@ -431,6 +456,17 @@ pub fn record(store: &Store, sid: &str, tool: &str, reminders: &[Reminder]) -> R
                         quick: None,
                     };
                     let lines = crate::show::count_lines(text);
+                    // A diff is the new text only with the text it was
+                    // taken from: both must still be held (see
+                    // crate::held::ORIGINS_SEP). A whole text told alone
+                    // needs only what carried it.
+                    let origin = match origin {
+                        Some(carrier) if !r.rewrite => {
+                            let base = base_origin(conn, r.record.id)?.unwrap_or_default();
+                            Some(format!("{carrier}{}{base}", crate::held::ORIGINS_SEP))
+                        }
+                        other => other.map(String::from),
+                    };
                     let view = NewView {
                         path: &r.record.path,
                         fingerprint: &fp,
@@ -441,7 +477,7 @@ pub fn record(store: &Store, sid: &str, tool: &str, reminders: &[Reminder]) -> R
                         total_lines: Some(lines),
                         shown: text,
                         keep_text: true,
-                        origin: None,
+                        origin: origin.as_deref(),
                         conversation: None,
                     };
                     record_in(conn, sid, &view, now, &mut budget)?;

@@ -509,6 +509,8 @@ struct Node {
     results: Vec<String>,
     /// The calls whose results it cut (`tool_results_cut`).
     cut: Vec<String>,
+    /// The prompt whose turn it is part of (`promptId`).
+    prompt: Option<String>,
 }
 
 /// A whole re-read of Claude Code's transcript ([`Format::resync`]).
@@ -546,6 +548,7 @@ impl Resync for Whole {
                 calls: e.calls().map(|(id, c)| (id.to_string(), c)).collect(),
                 results: e.results().map(String::from).collect(),
                 cut: e.cut().map(<[String]>::to_vec).unwrap_or_default(),
+                prompt: e.prompt.clone(),
                 parent: e.parent,
                 uuid,
                 at: *at,
@@ -653,6 +656,25 @@ impl Resync for Whole {
             }
         }
         h.compacted.extend(cleared);
+        // What was told with a prompt holds while an entry of its turn is
+        // on the live chain (the prompt's own is, when any later one is).
+        let live_prompts: HashSet<&str> = live_nodes
+            .iter()
+            .filter_map(|&i| nodes[i].prompt.as_deref())
+            .collect();
+        for (i, n) in nodes.iter().enumerate() {
+            let Some(p) = n.prompt.as_deref() else {
+                continue;
+            };
+            let origin = super::prompt_origin(p);
+            if live_prompts.contains(p) {
+                h.live.insert(origin);
+            } else if boundary.is_some_and(|b| i < b) {
+                h.compacted.insert(origin);
+            } else {
+                h.abandoned.insert(origin);
+            }
+        }
         found.sort_by_key(|(at, _)| *at);
         h.found = found.into_iter().map(|(_, f)| f).collect();
         // Read on from here as if line by line: the live calls still
@@ -729,6 +751,46 @@ mod tests {
             .collect()
     }
 
+    /// [`resync_bytes`], with only the calls' and attachments' origins:
+    /// the prompts' ([`super::super::prompt_origin`]) are tested apart.
+    fn resync_calls(format: &dyn super::super::Format, all: &[u8]) -> (Holding, Vec<Found>) {
+        let (mut h, found) = resync_bytes(format, all);
+        for s in [&mut h.live, &mut h.abandoned, &mut h.compacted] {
+            s.retain(|o| !o.starts_with(super::super::PROMPT_ORIGIN));
+        }
+        (h, found)
+    }
+
+    /// The prompts' origins among `ids`.
+    fn prompts(ids: &HashSet<String>) -> Vec<String> {
+        let mut v: Vec<String> = ids
+            .iter()
+            .filter(|o| o.starts_with(super::super::PROMPT_ORIGIN))
+            .cloned()
+            .collect();
+        v.sort();
+        v
+    }
+
+    // What was told with a prompt holds while that prompt's turn is on the
+    // live chain: the rewound prompt's is abandoned, the others held.
+    #[test]
+    fn a_rewind_abandons_what_its_prompts_were_told() {
+        let (h, _) = resync_bytes(&CLAUDE_CODE, REWIND);
+        assert_eq!(
+            prompts(&h.live),
+            [
+                "prompt:6bae9701-8fc6-4940-8f41-71f990874779",
+                "prompt:f43c6e80-f1e4-4d62-b26f-43f929d6f831"
+            ]
+        );
+        assert_eq!(
+            prompts(&h.abandoned),
+            ["prompt:8d7d4fbe-44cc-447f-ab79-6c0b45105c81"]
+        );
+        assert!(prompts(&h.compacted).is_empty());
+    }
+
     fn set(ids: &[&str]) -> HashSet<String> {
         ids.iter().map(|s| s.to_string()).collect()
     }
@@ -793,7 +855,7 @@ mod tests {
     // what came after; every view of before is known and dropped.
     #[test]
     fn a_compaction_holds_what_it_reattached() {
-        let (h, found) = resync_bytes(&CLAUDE_CODE, MENTION_COMPACT);
+        let (h, found) = resync_calls(&CLAUDE_CODE, MENTION_COMPACT);
         assert_eq!(
             shown(&found),
             [
@@ -841,7 +903,7 @@ mod tests {
             "\"uuids\":[\"e837f4d4-d50c-4bbd-af67-b87a96979d35\",\"5862929c-0d19-4856-8233-d1b11f6cac4a\"]",
         );
         assert_ne!(kept.as_bytes(), MENTION_COMPACT);
-        let (h, _) = resync_bytes(&CLAUDE_CODE, kept.as_bytes());
+        let (h, _) = resync_calls(&CLAUDE_CODE, kept.as_bytes());
         assert!(h.live.contains("toolu_e2e_0003"));
         assert!(!h.compacted.contains("toolu_e2e_0003"));
     }
@@ -869,7 +931,7 @@ mod tests {
         assert!(CLAUDE_CODE.at_prompt(Some(&state), T_B));
         assert!(!CLAUDE_CODE.at_prompt(Some(&state), REWOUND));
         assert!(!CLAUDE_CODE.at_prompt(None, T_B));
-        let (h, _) = resync_bytes(&CLAUDE_CODE, REWIND);
+        let (h, _) = resync_calls(&CLAUDE_CODE, REWIND);
         assert!(CLAUDE_CODE.at_prompt(Some(&h.state), REWOUND));
         assert!(!CLAUDE_CODE.at_prompt(Some(&h.state), T_B));
         let told = CLAUDE_CODE.reached(Some(&state), "p-never").unwrap();
@@ -899,7 +961,7 @@ mod tests {
             CLAUDE_CODE.read(&all[rewound..], Some(&state)),
             Step::Resync { compaction: false }
         );
-        let (h, found) = resync_bytes(&CLAUDE_CODE, REWIND);
+        let (h, found) = resync_calls(&CLAUDE_CODE, REWIND);
         assert_eq!(h.live, set(&["toolu_e2e_0003", "toolu_e2e_0006"]));
         assert_eq!(h.abandoned, set(&["toolu_e2e_0005"]));
         assert!(h.compacted.is_empty());
@@ -934,7 +996,7 @@ mod tests {
             .to_string()
         };
         let on_chain = cut(&last, "cut-1");
-        let (before, _) = resync_bytes(&CLAUDE_CODE, REWIND);
+        let (before, _) = resync_calls(&CLAUDE_CODE, REWIND);
         assert_eq!(
             CLAUDE_CODE.read(&[on_chain.as_bytes()], Some(&before.state)),
             Step::Resync { compaction: false }
@@ -942,7 +1004,7 @@ mod tests {
         let mut bytes = REWIND.to_vec();
         bytes.extend_from_slice(on_chain.as_bytes());
         bytes.push(b'\n');
-        let (h, found) = resync_bytes(&CLAUDE_CODE, &bytes);
+        let (h, found) = resync_calls(&CLAUDE_CODE, &bytes);
         assert_eq!(h.live, set(&["toolu_e2e_0006"]));
         assert_eq!(h.compacted, set(&["toolu_e2e_0003"]));
         assert_eq!(h.abandoned, set(&["toolu_e2e_0005"]));
@@ -968,7 +1030,7 @@ mod tests {
             .as_bytes(),
         );
         bytes.push(b'\n');
-        let (h, _) = resync_bytes(&CLAUDE_CODE, &bytes);
+        let (h, _) = resync_calls(&CLAUDE_CODE, &bytes);
         assert_eq!(h.live, set(&["toolu_e2e_0003", "toolu_e2e_0006"]));
         assert!(h.compacted.is_empty(), "{:?}", h.compacted);
     }
@@ -980,7 +1042,7 @@ mod tests {
         let Step::Read { found, .. } = CLAUDE_CODE.read(&lines(PARALLEL), None) else {
             panic!("parallel results are no rewind");
         };
-        let (h, whole) = resync_bytes(&CLAUDE_CODE, PARALLEL);
+        let (h, whole) = resync_calls(&CLAUDE_CODE, PARALLEL);
         // The subagent's launch (toolu_e2e_0001) is a call of the
         // conversation too.
         assert_eq!(
@@ -990,7 +1052,7 @@ mod tests {
         assert_eq!(whole, found);
         assert_eq!(found.len(), 2);
         // A subagent's own transcript reads the same way.
-        let (h, _) = resync_bytes(&CLAUDE_CODE, SUBAGENT);
+        let (h, _) = resync_calls(&CLAUDE_CODE, SUBAGENT);
         assert_eq!(h.live, set(&["toolu_e2e_0009"]));
     }
 
@@ -1011,7 +1073,7 @@ mod tests {
     // is as much a view as a Read's.
     #[test]
     fn a_rewind_abandons_every_call_of_its_branch() {
-        let (h, found) = resync_bytes(&CLAUDE_CODE, &rewind_with_a_shell_read());
+        let (h, found) = resync_calls(&CLAUDE_CODE, &rewind_with_a_shell_read());
         assert_eq!(h.abandoned, set(&["toolu_e2e_0005"]));
         assert_eq!(h.live, set(&["toolu_e2e_0003", "toolu_e2e_0006"]));
         // A shell command's view is its hook's to record, not the
@@ -1073,7 +1135,7 @@ mod tests {
             .iter()
             .flat_map(|l| [*l, b"\n"].concat())
             .collect();
-        let (h, _) = resync_bytes(&CLAUDE_CODE, &head);
+        let (h, _) = resync_calls(&CLAUDE_CODE, &head);
         assert_eq!(h.live, set(&["toolu_e2e_0007", "toolu_e2e_0008"]));
         assert!(h.abandoned.is_empty(), "{:?}", h.abandoned);
         let Step::Read { found, .. } = CLAUDE_CODE.read(&all[r7 + 1..], Some(&h.state)) else {
@@ -1090,7 +1152,7 @@ mod tests {
                 .to_vec();
         all.extend_from_slice(PARALLEL);
         all.extend_from_slice(b"{\"type\":\"user\",\"uuid\":7}\n{\"truncated");
-        let (h, _) = resync_bytes(&CLAUDE_CODE, &all);
+        let (h, _) = resync_calls(&CLAUDE_CODE, &all);
         assert_eq!(
             h.live,
             set(&["toolu_e2e_0007", "toolu_e2e_0008", "toolu_e2e_0001"])

@@ -870,7 +870,30 @@ fn complete_lines(f: &File, from: u64, to: u64) -> Vec<u8> {
 /// there, neither is any call of its message, and the calls it does name
 /// came before it. Read a chunk at a time: every string between two
 /// quotes is looked up among the ids.
+/// The origin of what was told with prompt `id` (Claude Code's
+/// `prompt_id`, whose turn's transcript entries carry it as `promptId`):
+/// held while an entry of that turn is on the live chain.
+pub fn prompt_origin(id: &str) -> String {
+    format!("{PROMPT_ORIGIN}{id}")
+}
+
+/// How [`prompt_origin`] starts.
+pub const PROMPT_ORIGIN: &str = "prompt:";
+
+/// Of the origins `ids`, those `all`'s transcript does not name yet (a
+/// prompt's origin by its prompt id).
 pub fn unwritten(all: &Unwritten, ids: Vec<String>) -> Vec<String> {
+    let bare = |id: &String| id.strip_prefix(PROMPT_ORIGIN).unwrap_or(id).to_string();
+    let named: Vec<String> = ids.iter().map(bare).collect();
+    let left = unwritten_ids(all, named.clone());
+    ids.into_iter()
+        .zip(named)
+        .filter(|(_, n)| left.contains(n))
+        .map(|(id, _)| id)
+        .collect()
+}
+
+fn unwritten_ids(all: &Unwritten, ids: Vec<String>) -> Vec<String> {
     let Some(Opened::File(f, meta)) = all.path.as_deref().map(open) else {
         return ids;
     };
