@@ -47,13 +47,17 @@ _ctx__build() {
 
     case "${cmd}" in
         ctx__build)
-            opts="-q -h -V --for --also --allow-external-imports --layout --no-cache --memory --session --sid --agent --json --quiet --help --version"
+            opts="-q -h -V --for --origin --also --allow-external-imports --layout --no-cache --memory --session --sid --agent --json --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --origin)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

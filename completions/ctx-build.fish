@@ -17,6 +17,7 @@ function __fsview_session_ids
 end
 
 complete -c ctx-build -l for -d 'Files the agent is about to work on: also return their nested instruction files and matching conditional rules not given yet' -r -F
+complete -c ctx-build -l origin -d 'Where in the conversation the --for files are attached: their views hold as long as that does, released at a compaction or rewind that drops it' -r
 complete -c ctx-build -l also -d 'Another instruction file name to read in every directory, after CLAUDE.md' -r
 complete -c ctx-build -l layout -d 'Lay the context out as this Claude Code version did: 2.1.332 or 2.1.88' -r -f -a "2.1.332\t''
 2.1.88\t''"

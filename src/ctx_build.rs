@@ -140,6 +140,13 @@ pub struct Args {
     #[arg(long = "for", value_name = "PATH", num_args = 1..)]
     pub for_paths: Vec<PathBuf>,
 
+    /// Where in the conversation the --for files are attached (an agent's
+    /// id for it, such as fsview-hook's `prompt:ID`): their views hold as
+    /// long as that does, released at a compaction or rewind that drops
+    /// it. Without it they are fixed context, never released
+    #[arg(long, value_name = "ORIGIN", hide = true, requires = "for_paths")]
+    pub origin: Option<String>,
+
     /// Another instruction file name to read in every directory, after
     /// CLAUDE.md (repeatable; replaces FSVIEW_INSTRUCTION_NAMES)
     #[arg(
@@ -564,7 +571,7 @@ fn memoized_build(
             .files
             .iter()
             .zip(&nested_fps)
-            .map(|(f, fp)| view_of(f, fp))
+            .map(|(f, fp)| view_of(f, fp).with_origin(args.origin.as_deref()))
             .collect();
         let system_meta = built.system.as_ref().map(|(_, m)| m.to_string());
         let user_meta = built.user.as_ref().map(|(_, m, _)| m.to_string());

@@ -1196,3 +1196,49 @@ fn a_change_told_holds_only_with_what_told_it_and_what_it_was_a_diff_of() {
         "{got}"
     );
 }
+
+// A nested CLAUDE.md Claude Code attaches mid-conversation (InstructionsLoaded,
+// nested_traversal) is a message of that prompt's turn, not fixed context:
+// a rewind past the turn drops it. Attached again later, it is held again.
+#[test]
+fn a_nested_instruction_file_goes_with_the_turn_that_attached_it() {
+    let c = Scripted::new();
+    c.env.write("CLAUDE.md", "Root.\n");
+    c.env.write("sub/CLAUDE.md", "Use tabs.\n");
+    c.env.write("sub/x.txt", "x\n");
+    c.write(&[
+        json!({"parentUuid": null, "type": "user", "promptId": "p1", "uuid": "u1",
+        "message": {"role": "user", "content": "hello"}}),
+    ]);
+    c.answer("u1", "u2");
+    let loaded = |prompt: &str| {
+        c.hook(
+            json!({"prompt_id": prompt, "hook_event_name": "InstructionsLoaded",
+                   "file_path": c.env.path("sub/CLAUDE.md"), "memory_type": "Project",
+                   "load_reason": "nested_traversal", "trigger_file_path": c.env.path("sub/x.txt")}),
+            &[],
+        )
+    };
+    c.prompt("p2", "u2", "u3");
+    loaded("p2");
+    c.answer("u3", "u4");
+    assert_eq!(
+        c.write_file("sub/CLAUDE.md", "Use spaces.\n", "toolu_w0", "p2", "u4"),
+        ""
+    );
+    // Rewound to before p2: the prompt's hook reads the rewind.
+    c.prompt("p3", "u2", "u5");
+    let check = || {
+        c.env.run(
+            "fsview-check-edit",
+            &["--sid", c.sid, "--write", "sub/CLAUDE.md"],
+        )
+    };
+    check().expect(
+        1,
+        "sub/CLAUDE.md: not_read: File has not been read yet. Read it first before writing to it. (What it was shown of it is no longer in the conversation: rewind.)\n",
+    );
+    // Attached again in this turn: held again.
+    loaded("p3");
+    check().expect(0, "sub/CLAUDE.md: ok\n");
+}

@@ -2345,6 +2345,12 @@ fn instructions_for(opts: &Options, s: &Session<'_>, path: &Path) -> Result<(), 
     let mut a = ctx_args(opts, s);
     a.push("--for".into());
     a.push(path.into());
+    // Attached mid-conversation, in this prompt's turn: they go with it
+    // (a compaction, a rewind), unlike the instructions of the start.
+    if let Some(p) = s.who.prompt.as_deref() {
+        a.push("--origin".into());
+        a.push(crate::transcript::prompt_origin(p).into());
+    }
     sibling(opts, "ctx-build", &a, s.cwd())?;
     Ok(())
 }

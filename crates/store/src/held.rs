@@ -68,7 +68,8 @@ impl Store {
     /// Settle what session `sid` holds: its views shown by an origin in
     /// `live` are held (again, if they were released); the others `scope`
     /// names are released, for reason `why`. Views of the fixed context
-    /// (`inject`, `import`) are never touched. One transaction, logged as
+    /// (`inject`, `import` with no origin) are never touched; instructions
+    /// attached mid-conversation (with an origin) are. One transaction, logged as
     /// `tool` did it when anything changed.
     pub fn hold_only(
         &self,
@@ -80,11 +81,12 @@ impl Store {
     ) -> Result<Settled> {
         self.write(|conn| {
             let now = fingerprint::now_ns();
-            let rows: Vec<(i64, String, i64, i64, Option<String>, bool)> = {
+            let rows: Vec<(i64, String, i64, i64, Option<String>, bool, String)> = {
                 let mut stmt = conn.prepare_cached(
-                    "SELECT v.file_id, v.kind, v.line_offset, v.line_count, v.origin, v.released IS NOT NULL
+                    "SELECT v.file_id, v.kind, v.line_offset, v.line_count, v.origin, v.released IS NOT NULL, v.source
                      FROM views v JOIN files f ON v.file_id = f.id
-                     WHERE f.sid = ?1 AND v.source IN ('read', 'write')",
+                     WHERE f.sid = ?1 AND (v.source IN ('read', 'write')
+                       OR (v.source IN ('inject', 'import') AND v.origin IS NOT NULL))",
                 )?;
                 let rows = stmt.query_map([sid], |r| {
                     Ok((
@@ -94,6 +96,7 @@ impl Store {
                         r.get(3)?,
                         r.get(4)?,
                         r.get(5)?,
+                        r.get(6)?,
                     ))
                 })?;
                 rows.collect::<rusqlite::Result<_>>()?
@@ -103,7 +106,7 @@ impl Store {
                 "UPDATE views SET released=?5, released_ns=?6
                  WHERE file_id=?1 AND kind=?2 AND line_offset=?3 AND line_count=?4",
             )?;
-            for (file_id, kind, offset, count, origin, released) in rows {
+            for (file_id, kind, offset, count, origin, released, source) in rows {
                 // A view of several origins holds while all of them do.
                 let parts = || origin.iter().flat_map(|o| o.split(ORIGINS_SEP));
                 let is_live = origin.is_some() && parts().all(|o| live.contains(o));
@@ -124,6 +127,14 @@ impl Store {
                 } else if !is_live && in_scope && !released {
                     set.execute(params![file_id, kind, offset, count, why.as_str(), now])?;
                     settled.released += 1;
+                    // An instruction file attached mid-conversation and
+                    // gone with it may be attached again: given again.
+                    if source == "inject" || source == "import" {
+                        conn.execute(
+                            "DELETE FROM nested WHERE sid = ?1 AND path = (SELECT path FROM files WHERE id = ?2)",
+                            params![sid, file_id],
+                        )?;
+                    }
                 }
             }
             if settled != Settled::default() {
