@@ -60,6 +60,10 @@ pub struct Settled {
 /// which may be of unknown origin: empty, never held).
 pub const ORIGINS_SEP: char = '\n';
 
+/// A view as [`Store::hold_only`] settles it: file id, kind, first line,
+/// line count, origin, whether released, source.
+type ViewRow = (i64, String, i64, i64, Option<String>, bool, String);
+
 /// The action [`Store::hold_only`] logs when it changed anything: verdict
 /// the reason, detail the counts.
 pub const RELEASE_ACTION: &str = "release";
@@ -81,7 +85,7 @@ impl Store {
     ) -> Result<Settled> {
         self.write(|conn| {
             let now = fingerprint::now_ns();
-            let rows: Vec<(i64, String, i64, i64, Option<String>, bool, String)> = {
+            let rows: Vec<ViewRow> = {
                 let mut stmt = conn.prepare_cached(
                     "SELECT v.file_id, v.kind, v.line_offset, v.line_count, v.origin, v.released IS NOT NULL, v.source
                      FROM views v JOIN files f ON v.file_id = f.id
