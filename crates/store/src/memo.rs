@@ -188,22 +188,7 @@ impl Store {
                 )?;
             }
             for p in paths {
-                let path = path_bytes(p);
-                conn.execute(
-                    "DELETE FROM nested WHERE sid=?1 AND path=?2",
-                    params![sid, path],
-                )?;
-                // The build's views; a read of the same file stays.
-                conn.execute(
-                    "DELETE FROM views WHERE source IN ('inject', 'import')
-                       AND file_id IN (SELECT id FROM files WHERE sid=?1 AND path=?2)",
-                    params![sid, path],
-                )?;
-                conn.execute(
-                    "DELETE FROM files WHERE sid=?1 AND path=?2
-                       AND id NOT IN (SELECT file_id FROM views)",
-                    params![sid, path],
-                )?;
+                drop_injected(conn, sid, &path_bytes(p))?;
             }
             let e = Event::new("ctx-build", "undo")
                 .verdict(if user { "user" } else { "files" })
@@ -444,21 +429,29 @@ fn release_user_files(conn: &Connection, sid: &str) -> rusqlite::Result<()> {
             (None, Some(p)) => p.as_bytes().to_vec(),
             (None, None) => continue,
         };
-        conn.execute(
-            "DELETE FROM views WHERE source IN ('inject', 'import')
-               AND file_id IN (SELECT id FROM files WHERE sid=?1 AND path=?2)",
-            params![sid, path],
-        )?;
-        conn.execute(
-            "DELETE FROM files WHERE sid=?1 AND path=?2
-               AND id NOT IN (SELECT file_id FROM views)",
-            params![sid, path],
-        )?;
-        conn.execute(
-            "DELETE FROM nested WHERE sid=?1 AND path=?2",
-            params![sid, path],
-        )?;
+        drop_injected(conn, sid, &path)?;
     }
+    Ok(())
+}
+
+/// Drop what the context injected of the file at `path` (its canonical
+/// path's bytes): its inject and import views (a read's stays), its record
+/// when no view is left, and its mark as given.
+fn drop_injected(conn: &Connection, sid: &str, path: &[u8]) -> rusqlite::Result<()> {
+    conn.execute(
+        "DELETE FROM views WHERE source IN ('inject', 'import')
+           AND file_id IN (SELECT id FROM files WHERE sid=?1 AND path=?2)",
+        params![sid, path],
+    )?;
+    conn.execute(
+        "DELETE FROM files WHERE sid=?1 AND path=?2
+           AND id NOT IN (SELECT file_id FROM views)",
+        params![sid, path],
+    )?;
+    conn.execute(
+        "DELETE FROM nested WHERE sid=?1 AND path=?2",
+        params![sid, path],
+    )?;
     Ok(())
 }
 
