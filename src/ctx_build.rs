@@ -27,7 +27,6 @@ use std::collections::HashSet;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use base64::Engine;
 use clap::{CommandFactory, Parser};
 use serde_json::{json, Map, Value};
 
@@ -631,13 +630,7 @@ fn memoized_build(
                     paths: user_views
                         .iter()
                         .map(|v| v.path.to_path_buf())
-                        .chain(
-                            nested_views
-                                .iter()
-                                .zip(built.nested.files.iter().zip(&nested_new))
-                                .filter(|(_, (_, new))| **new)
-                                .map(|(v, _)| v.path.to_path_buf()),
-                        )
+                        .chain(nested_files.iter().map(|f| f.path.clone()))
                         .collect(),
                 };
                 return Ok(r);
@@ -705,7 +698,10 @@ fn hit(setup: &Setup, memo: &Memo, nested_warnings: Vec<String>) -> Shown {
     let mut changed = Vec::new();
     if let Some(files) = user_meta.get("files").and_then(Value::as_array) {
         for f in files {
-            let (Some(path), Some(fp)) = (path_of(f), f.get("fp").and_then(fp_from_json)) else {
+            let (Some(path), Some(fp)) = (
+                fsview_store::export::get_path(f, "path"),
+                f.get("fp").and_then(fp_from_json),
+            ) else {
                 continue;
             };
             if let Ok(Freshness::Stale(change)) = fingerprint::freshness(&path, &fp) {
@@ -1016,16 +1012,6 @@ fn git_from_json(v: &Value) -> Option<GitFacts> {
         log: text("log")?,
         user_name: text("user_name"),
     })
-}
-
-/// The path of a stored file entry (exact, even when not UTF-8).
-fn path_of(f: &Value) -> Option<PathBuf> {
-    use std::os::unix::ffi::OsStringExt;
-    if let Some(b) = f.get("path_bytes").and_then(Value::as_str) {
-        let bytes = base64::engine::general_purpose::STANDARD.decode(b).ok()?;
-        return Some(PathBuf::from(std::ffi::OsString::from_vec(bytes)));
-    }
-    f.get("path").and_then(Value::as_str).map(PathBuf::from)
 }
 
 fn fp_json(fp: &Fingerprint) -> Value {

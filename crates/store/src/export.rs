@@ -106,6 +106,16 @@ pub fn put_path(m: &mut Map<String, Value>, key: &str, p: &Path) {
     }
 }
 
+/// The path [`put_path`] put in `m` under `key` (exact, from
+/// `{key}_bytes`, when it was not UTF-8).
+pub fn get_path(m: &Value, key: &str) -> Option<PathBuf> {
+    if let Some(b) = m.get(format!("{key}_bytes")).and_then(Value::as_str) {
+        let bytes = b64().decode(b).ok()?;
+        return Some(PathBuf::from(OsString::from_vec(bytes)));
+    }
+    m.get(key).and_then(Value::as_str).map(PathBuf::from)
+}
+
 /// A canonical path as the document names it: relative to `top` when
 /// below it, else as it is.
 fn portable<'a>(p: &'a Path, top: Option<&Path>) -> &'a Path {

@@ -414,22 +414,11 @@ fn release_user_files(conn: &Connection, sid: &str) -> rusqlite::Result<()> {
         .and_then(|f| f.as_array())
         .cloned()
         .unwrap_or_default();
-    for f in &files {
-        let path: Vec<u8> = match (
-            f.get("path_bytes").and_then(|b| b.as_str()),
-            f.get("path").and_then(|p| p.as_str()),
-        ) {
-            (Some(b), _) => {
-                use base64::Engine;
-                match base64::engine::general_purpose::STANDARD.decode(b) {
-                    Ok(bytes) => bytes,
-                    Err(_) => continue,
-                }
-            }
-            (None, Some(p)) => p.as_bytes().to_vec(),
-            (None, None) => continue,
-        };
-        drop_injected(conn, sid, &path)?;
+    for path in files
+        .iter()
+        .filter_map(|f| crate::export::get_path(f, "path"))
+    {
+        drop_injected(conn, sid, &path_bytes(&path))?;
     }
     Ok(())
 }

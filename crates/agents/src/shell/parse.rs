@@ -500,9 +500,9 @@ pub(super) fn simple(
     }
     // `bash -c 'SCRIPT'`, `bash <<'EOF'`, `eval '...'`: the script's
     // commands too, where it runs.
-    if let Some(script) = shell_script(&cmd) {
+    if let Some((script, runs_in)) = shell_script(&cmd) {
         let from = out.len();
-        out.extend(commands(&script, &unwrap(&cmd.words, &cmd.dir).dir));
+        out.extend(commands(&script, &runs_in));
         if cmd.background {
             for c in &mut out[from..] {
                 c.background = true;
@@ -519,13 +519,19 @@ pub(super) fn simple(
 /// here-string (`bash <<'EOF'`, `sh -s <<EOF`: its text as written, what
 /// it names literally being certain whatever the outer shell expands),
 /// `eval` of literal words, `flock FILE -c SCRIPT`, and the command line
-/// `env -S STRING` gives (read as a script: its quotes as the shell's).
-pub(super) fn shell_script(cmd: &Simple) -> Option<String> {
+/// `env -S STRING` gives (read as a script: its quotes as the shell's);
+/// with the directory it runs in (`env -C DIR bash -c ...`).
+pub(super) fn shell_script(cmd: &Simple) -> Option<(String, Dir)> {
     let seen = unwrap(&cmd.words, &cmd.dir);
-    if let Some(line) = seen.split {
-        return line;
-    }
-    let words = seen.words;
+    let script = match seen.split {
+        Some(line) => line,
+        None => script_of(cmd, seen.words),
+    }?;
+    Some((script, seen.dir))
+}
+
+/// [`shell_script`]'s script, of the command `words` its wrappers run.
+fn script_of(cmd: &Simple, words: &[Option<String>]) -> Option<String> {
     let [name, rest @ ..] = words else {
         return None;
     };

@@ -142,31 +142,33 @@ pub(super) fn command_writes(cmd: &Simple, out: &mut Vec<Write>) {
     // names is in the one its wrappers send it to (`env -C DIR`).
     let seen = unwrap(&cmd.words, &cmd.dir);
     let (words, runs_in) = (seen.words, seen.dir);
-    let at = std::cell::RefCell::new(&cmd.dir);
-    let mut push = |name: &str, how: How, into: Option<String>, text: Option<String>| {
-        if let Some(path) = at.borrow().join(name) {
-            out.push(Write {
-                path,
-                how,
-                into,
-                text: text.filter(|_| how == How::Whole),
-                from: from.take(),
-                background: cmd.background,
-                link: link.take(),
-                edit: edit.take(),
-            });
-        }
-    };
+    let mut push_in =
+        |dir: &Dir, name: &str, how: How, into: Option<String>, text: Option<String>| {
+            if let Some(path) = dir.join(name) {
+                out.push(Write {
+                    path,
+                    how,
+                    into,
+                    text: text.filter(|_| how == How::Whole),
+                    from: from.take(),
+                    background: cmd.background,
+                    link: link.take(),
+                    edit: edit.take(),
+                });
+            }
+        };
     // What the command prints, when it spells it out.
     let printed = printed(cmd);
     for r in &cmd.redirects {
         if let Redirect::Out { path: Some(p), how } = r {
             if !p.is_empty() {
-                push(p, *how, None, printed.clone());
+                push_in(&cmd.dir, p, *how, None, printed.clone());
             }
         }
     }
-    *at.borrow_mut() = &runs_in;
+    let mut push = |name: &str, how: How, into: Option<String>, text: Option<String>| {
+        push_in(&runs_in, name, how, into, text)
+    };
     let Some((Some(name), args)) = words.split_first() else {
         return;
     };
